@@ -1,0 +1,425 @@
+import {
+  createMessageConnection,
+  ResponseError,
+  Trace,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
+import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
+import { truncate, type Logger } from '../core/log';
+import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
+import type {
+  AgentCapabilities,
+  AuthMethod,
+  ClientCapabilities,
+  ContentBlock,
+  CreateTerminalRequest,
+  CreateTerminalResponse,
+  InitializeRequest,
+  InitializeResponse,
+  KillTerminalRequest,
+  ListSessionsResponse,
+  LoadSessionResponse,
+  McpServer,
+  NewSessionResponse,
+  PromptResponse,
+  ReadTextFileRequest,
+  ReadTextFileResponse,
+  ReleaseTerminalRequest,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+  TerminalOutputRequest,
+  TerminalOutputResponse,
+  WaitForTerminalExitRequest,
+  WaitForTerminalExitResponse,
+  WriteTextFileRequest,
+  WriteTextFileResponse,
+} from './types';
+
+/** The ACP version this client speaks, and the oldest it accepts from an agent. */
+export const ACP_PROTOCOL_VERSION = 1;
+export const ACP_MIN_PROTOCOL_VERSION = 1;
+
+export const ErrorCodes = {
+  AuthRequired: -32000,
+  ResourceNotFound: -32002,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  RequestCancelled: -32800,
+} as const;
+
+/** What the client does when the agent asks something of it. Each may throw a ResponseError. */
+export interface AcpClientHandlers {
+  requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
+  readTextFile?(params: ReadTextFileRequest): Promise<ReadTextFileResponse>;
+  writeTextFile?(params: WriteTextFileRequest): Promise<WriteTextFileResponse>;
+  terminal?: {
+    create(params: CreateTerminalRequest): Promise<CreateTerminalResponse>;
+    output(params: TerminalOutputRequest): Promise<TerminalOutputResponse>;
+    waitForExit(params: WaitForTerminalExitRequest): Promise<WaitForTerminalExitResponse>;
+    kill(params: KillTerminalRequest): Promise<Record<string, never>>;
+    release(params: ReleaseTerminalRequest): Promise<Record<string, never>>;
+  };
+  /** Extension requests (`_vendor/method`) the host understands, e.g. `_agentao.cn/ask_user`. */
+  extRequests?: Record<string, (params: unknown, signal: AbortSignal) => Promise<unknown>>;
+}
+
+export interface AcpClientOptions {
+  logger: Logger;
+  handlers: AcpClientHandlers;
+  clientInfo?: { name: string; version: string; title?: string };
+  requestTimeoutMs?: number;
+  initializeTimeoutMs?: number;
+  maxLineBytes?: number;
+}
+
+export type Health = 'ok' | 'unresponsive';
+
+export class RequestTimeoutError extends Error {
+  constructor(
+    readonly method: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`The agent did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+export class ProtocolVersionError extends Error {
+  constructor(readonly agentVersion: unknown) {
+    super(
+      `The agent speaks ACP protocol version ${JSON.stringify(agentVersion)}; ` +
+        `Agent Host speaks versions ${ACP_MIN_PROTOCOL_VERSION}–${ACP_PROTOCOL_VERSION}. Update the agent or Agent Host.`,
+    );
+    this.name = 'ProtocolVersionError';
+  }
+}
+
+type Pending = { method: string; reject: (error: Error) => void };
+
+/** Pending agent→client requests that `session/cancel` must answer first. */
+type Interruptible = {
+  sessionId: string | undefined;
+  abort: AbortController;
+  /** The answer that means "cancelled" for this method. */
+  cancelled: unknown;
+  settle: (value: unknown) => void;
+};
+
+const PERMISSION_CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
+/** Extension requests (ask_user, elicitation) answer cancel with a flat outcome. */
+const EXT_CANCELLED = { outcome: 'cancelled' };
+
+/**
+ * The client side of one ACP connection to one agent process: framing, dispatch by shape,
+ * id matching, timeouts, tracing, and failing everything pending when the agent goes away.
+ */
+export class AcpClient {
+  readonly connection: MessageConnection;
+  private readonly pending = new Set<Pending>();
+  private readonly interruptible = new Set<Interruptible>();
+  private readonly updateListeners = new Set<(n: SessionNotification) => void>();
+  private readonly exitListeners = new Set<(exit: ExitInfo) => void>();
+  private readonly healthListeners = new Set<(health: Health, detail: string) => void>();
+  private health: Health = 'ok';
+  private init: InitializeResponse | undefined;
+  private closed: ExitInfo | undefined;
+
+  private constructor(
+    readonly process: AgentProcess,
+    private readonly options: AcpClientOptions,
+  ) {
+    const logger = options.logger;
+    const reader = new NdjsonMessageReader(process.child.stdout, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    const writer = new NdjsonMessageWriter(process.child.stdin);
+    this.connection = createMessageConnection(reader, writer, {
+      error: (m) => logger.error(m),
+      warn: (m) => logger.warn(m),
+      info: (m) => logger.info(m),
+      log: (m) => logger.debug(m),
+    });
+    reader.onError((error) => {
+      if (error instanceof FramingError) {
+        logger.error(`${error.message}${error.line ? `: ${truncate(error.line, 300)}` : ''} (dropped; connection continues)`);
+      } else {
+        logger.error(`Agent stdout: ${error.message}`);
+      }
+    });
+    void this.connection.trace(Trace.Compact, {
+      log: (message: unknown, data?: string) => {
+        if (typeof message === 'string') logger.trace(`rpc ${message}${data ? ` ${truncate(data, 400)}` : ''}`);
+      },
+    });
+    this.connection.onUnhandledNotification((n) => logger.debug(`Ignored notification ${n.method}`));
+    this.registerHandlers();
+    this.connection.listen();
+    void process.exited.then((exit) => this.handleExit(exit));
+  }
+
+  static spawn(spec: AgentSpawnSpec, options: AcpClientOptions): AcpClient {
+    return new AcpClient(AgentProcess.spawn(spec, options.logger), options);
+  }
+
+  get initializeResult(): InitializeResponse | undefined {
+    return this.init;
+  }
+
+  get agentCapabilities(): AgentCapabilities {
+    return this.init?.agentCapabilities ?? {};
+  }
+
+  get authMethods(): AuthMethod[] {
+    return this.init?.authMethods ?? [];
+  }
+
+  get exitInfo(): ExitInfo | undefined {
+    return this.closed;
+  }
+
+  get currentHealth(): Health {
+    return this.health;
+  }
+
+  onSessionUpdate(listener: (n: SessionNotification) => void): () => void {
+    this.updateListeners.add(listener);
+    return () => this.updateListeners.delete(listener);
+  }
+
+  onExit(listener: (exit: ExitInfo) => void): () => void {
+    const closed = this.closed;
+    if (closed) queueMicrotask(() => listener(closed));
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  onHealth(listener: (health: Health, detail: string) => void): () => void {
+    this.healthListeners.add(listener);
+    return () => this.healthListeners.delete(listener);
+  }
+
+  /** `initialize`, with honest capabilities and version negotiation. */
+  async initialize(capabilities: ClientCapabilities): Promise<InitializeResponse> {
+    const params: InitializeRequest = {
+      protocolVersion: ACP_PROTOCOL_VERSION,
+      clientCapabilities: capabilities,
+      clientInfo: this.options.clientInfo ?? { name: 'agent-host', version: '0.1.0', title: 'Agent Host' },
+    };
+    const result = await this.request<InitializeResponse>(
+      'initialize',
+      params,
+      this.options.initializeTimeoutMs ?? 60_000,
+    );
+    const v = result?.protocolVersion;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < ACP_MIN_PROTOCOL_VERSION || v > ACP_PROTOCOL_VERSION) {
+      throw new ProtocolVersionError(v);
+    }
+    this.init = result;
+    return result;
+  }
+
+  authenticate(methodId: string): Promise<unknown> {
+    return this.request('authenticate', { methodId }, 0);
+  }
+
+  newSession(cwd: string, mcpServers: McpServer[] = []): Promise<NewSessionResponse> {
+    return this.request('session/new', { cwd, mcpServers });
+  }
+
+  loadSession(sessionId: string, cwd: string, mcpServers: McpServer[] = []): Promise<LoadSessionResponse> {
+    this.require(this.agentCapabilities.loadSession === true, 'session/load', 'loadSession');
+    // The agent replays history before it answers: no timeout.
+    return this.request('session/load', { sessionId, cwd, mcpServers }, 0);
+  }
+
+  resumeSession(sessionId: string, cwd: string, mcpServers: McpServer[] = []): Promise<unknown> {
+    this.require(!!this.agentCapabilities.sessionCapabilities?.resume, 'session/resume', 'sessionCapabilities.resume');
+    return this.request('session/resume', { sessionId, cwd, mcpServers });
+  }
+
+  listSessions(params: { cwd?: string; cursor?: string } = {}): Promise<ListSessionsResponse> {
+    this.require(!!this.agentCapabilities.sessionCapabilities?.list, 'session/list', 'sessionCapabilities.list');
+    return this.request('session/list', params);
+  }
+
+  closeSession(sessionId: string): Promise<unknown> {
+    this.require(!!this.agentCapabilities.sessionCapabilities?.close, 'session/close', 'sessionCapabilities.close');
+    return this.request('session/close', { sessionId });
+  }
+
+  /** A prompt turn has no timeout: it ends with a stop reason, a cancel, or the agent's exit. */
+  prompt(sessionId: string, prompt: ContentBlock[]): Promise<PromptResponse> {
+    return this.request('session/prompt', { sessionId, prompt }, 0);
+  }
+
+  /** Answers every pending permission (and other interruptible) request with `cancelled`, then notifies. */
+  async cancel(sessionId: string): Promise<void> {
+    for (const entry of [...this.interruptible]) {
+      if (entry.sessionId === undefined || entry.sessionId === sessionId) {
+        entry.abort.abort();
+        entry.settle(entry.cancelled);
+      }
+    }
+    await this.notify('session/cancel', { sessionId });
+  }
+
+  setMode(sessionId: string, modeId: string): Promise<unknown> {
+    return this.request('session/set_mode', { sessionId, modeId });
+  }
+
+  setConfigOption(sessionId: string, configId: string, value: string | boolean): Promise<unknown> {
+    return this.request('session/set_config_option', { sessionId, configId, value });
+  }
+
+  /** Removed from the spec, still expected by agents that advertise `models`. */
+  setModel(sessionId: string, modelId: string): Promise<unknown> {
+    return this.request('session/set_model', { sessionId, modelId });
+  }
+
+  async notify(method: string, params: unknown): Promise<void> {
+    if (this.closed) throw new AgentExitedError(this.closed);
+    await this.connection.sendNotification(method, params);
+  }
+
+  /** A request with a timeout (ms; 0 = none) that fails at once if the agent exits. */
+  request<R>(method: string, params: unknown, timeoutMs = this.options.requestTimeoutMs ?? 60_000): Promise<R> {
+    if (this.closed) return Promise.reject(new AgentExitedError(this.closed));
+    return new Promise<R>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const entry: Pending = {
+        method,
+        reject: (error) => {
+          if (timer) clearTimeout(timer);
+          this.pending.delete(entry);
+          reject(error);
+        },
+      };
+      this.pending.add(entry);
+      if (timeoutMs > 0) {
+        timer = setTimeout(() => {
+          this.setHealth('unresponsive', `no answer to ${method} in ${timeoutMs} ms`);
+          entry.reject(new RequestTimeoutError(method, timeoutMs));
+        }, timeoutMs);
+      }
+      this.connection.sendRequest<R>(method, params).then(
+        (result) => {
+          if (!this.pending.has(entry)) return; // already timed out or failed on exit
+          if (timer) clearTimeout(timer);
+          this.pending.delete(entry);
+          this.setHealth('ok', `${method} answered`);
+          resolve(result);
+        },
+        (error: unknown) => {
+          if (!this.pending.has(entry)) return;
+          this.setHealth('ok', `${method} answered`);
+          entry.reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
+  /** Graceful stop: stdin closed, then SIGTERM, then SIGKILL to the whole process group. */
+  async shutdown(): Promise<ExitInfo> {
+    const exit = await this.process.shutdown();
+    this.handleExit(exit);
+    return exit;
+  }
+
+  private require(ok: boolean, method: string, capability: string): void {
+    if (!ok) throw new Error(`The agent does not support ${method} (capability ${capability} not advertised)`);
+  }
+
+  private setHealth(health: Health, detail: string): void {
+    if (this.health === health) return;
+    this.health = health;
+    if (health === 'unresponsive') this.options.logger.warn(`Agent is not answering: ${detail}`);
+    else this.options.logger.info(`Agent is answering again: ${detail}`);
+    for (const l of this.healthListeners) l(health, detail);
+  }
+
+  private handleExit(exit: ExitInfo): void {
+    if (this.closed) return;
+    this.closed = exit;
+    const log = exit.code === 0 || exit.signal === 'SIGTERM' ? this.options.logger.info : this.options.logger.error;
+    log.call(this.options.logger, describeExit(exit));
+    const error = new AgentExitedError(exit);
+    for (const p of [...this.pending]) p.reject(error);
+    for (const entry of [...this.interruptible]) entry.abort.abort();
+    this.connection.dispose();
+    for (const l of this.exitListeners) l(exit);
+  }
+
+  /**
+   * Runs a handler for an agent→client request that `session/cancel` may answer early;
+   * the handler sees an AbortSignal and its late result is dropped.
+   */
+  private interruptibleCall<T>(
+    sessionId: string | undefined,
+    cancelled: T,
+    run: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const abort = new AbortController();
+      let done = false;
+      const entry: Interruptible = {
+        sessionId,
+        abort,
+        cancelled,
+        settle: (value) => {
+          if (done) return;
+          done = true;
+          this.interruptible.delete(entry);
+          resolve(value as T);
+        },
+      };
+      this.interruptible.add(entry);
+      run(abort.signal).then(
+        (value) => entry.settle(value),
+        (error: unknown) => {
+          if (done) return;
+          done = true;
+          this.interruptible.delete(entry);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  private registerHandlers(): void {
+    const h = this.options.handlers;
+    const c = this.connection;
+    c.onNotification('session/update', (params: SessionNotification) => {
+      for (const l of this.updateListeners) l(params);
+    });
+    c.onRequest('session/request_permission', (params: RequestPermissionRequest) =>
+      this.interruptibleCall(params?.sessionId, PERMISSION_CANCELLED, (signal) => h.requestPermission(params, signal)),
+    );
+    if (h.readTextFile) {
+      const read = h.readTextFile.bind(h);
+      c.onRequest('fs/read_text_file', (params: ReadTextFileRequest) => read(params));
+    }
+    if (h.writeTextFile) {
+      const write = h.writeTextFile.bind(h);
+      c.onRequest('fs/write_text_file', (params: WriteTextFileRequest) => write(params));
+    }
+    if (h.terminal) {
+      const t = h.terminal;
+      c.onRequest('terminal/create', (p: CreateTerminalRequest) => t.create(p));
+      c.onRequest('terminal/output', (p: TerminalOutputRequest) => t.output(p));
+      c.onRequest('terminal/wait_for_exit', (p: WaitForTerminalExitRequest) => t.waitForExit(p));
+      c.onRequest('terminal/kill', (p: KillTerminalRequest) => t.kill(p));
+      c.onRequest('terminal/release', (p: ReleaseTerminalRequest) => t.release(p));
+    }
+    for (const [method, handler] of Object.entries(h.extRequests ?? {})) {
+      c.onRequest(method, (params: unknown) => {
+        const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
+        return this.interruptibleCall<unknown>(typeof sessionId === 'string' ? sessionId : undefined, EXT_CANCELLED, (signal) =>
+          handler(params, signal),
+        );
+      });
+    }
+    // Anything else (e.g. qwen's `craft/drainMidTurnQueue`) falls through to vscode-jsonrpc's -32601.
+  }
+}
+
+export { ResponseError };

@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { AcpSession, AuthRequiredError } from '../acp/acpSession';
+import { AgentExitedError } from '../core/agentProcess';
+import { streamLogger, type LogLevel } from '../core/log';
+import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+import { TURN_EXIT_CODES } from '../session/agentSession';
+import { policyDecider, type PolicyName } from '../session/permissions';
+import type { SessionEvent } from '../session/sessionModel';
+import { TextRenderer } from './textRenderer';
+
+const USAGE = `Usage: agent-host [options] <prompt…>
+
+Runs one prompt against an agent and prints the session as it happens.
+
+Agent (one of):
+  --config FILE        agents as [{name, command, args, env, protocol}] or {"agent_servers": {…}}
+  --agent NAME         which agent of --config (default: the first)
+  --command CMD        an ad-hoc agent; with --arg ARG (repeatable), --env K=V (repeatable)
+  --protocol acp|rpc   protocol of an ad-hoc agent (default acp)
+
+Options:
+  --cwd DIR            workspace folder (default: current directory)
+  --approve-all        allow every tool call
+  --approve-reads      allow read/search tool calls, reject the rest
+  --deny-all           reject every tool call (default)
+  --format text|json   readable text (default) or one JSON event per line
+  --timeout SECONDS    timeout of each request other than the prompt (default 60)
+  --log-level LEVEL    trace|debug|info|warn|error|off for stderr (default warn)
+
+Exit codes: 0 end_turn, 1 error, 2 usage, 3 agent failed to start, 4 agent exited mid-turn,
+            5 refusal, 6 max_tokens/max_turn_requests, 7 cancelled.`;
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`agent-host: ${message}\n`);
+  process.exit(code);
+}
+
+function resolveAgent(values: Record<string, unknown>): AgentConfig {
+  if (typeof values.command === 'string') {
+    const env: Record<string, string> = {};
+    for (const kv of (values.env as string[] | undefined) ?? []) {
+      const i = kv.indexOf('=');
+      if (i <= 0) fail(`--env expects K=V, got "${kv}"`, TURN_EXIT_CODES.usage!);
+      env[kv.slice(0, i)] = kv.slice(i + 1);
+    }
+    const protocol = (values.protocol as string | undefined) ?? 'acp';
+    if (protocol !== 'acp' && protocol !== 'rpc') fail('--protocol must be acp or rpc', TURN_EXIT_CODES.usage!);
+    return { name: 'cli', command: values.command, args: (values.arg as string[] | undefined) ?? [], env, protocol };
+  }
+  if (typeof values.config !== 'string') fail('give --config FILE or --command CMD\n\n' + USAGE, TURN_EXIT_CODES.usage!);
+  let agents: AgentConfig[];
+  try {
+    agents = parseAgentConfigs(JSON.parse(readFileSync(values.config, 'utf8')));
+  } catch (error) {
+    fail(`cannot read ${values.config}: ${(error as Error).message}`, TURN_EXIT_CODES.usage!);
+  }
+  const name = values.agent as string | undefined;
+  const agent = name ? agents.find((a) => a.name === name) : agents[0];
+  if (!agent) fail(`no agent named "${name}" in ${values.config} (have: ${agents.map((a) => a.name).join(', ')})`, TURN_EXIT_CODES.usage!);
+  return agent;
+}
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        agent: { type: 'string' },
+        command: { type: 'string' },
+        arg: { type: 'string', multiple: true },
+        env: { type: 'string', multiple: true },
+        protocol: { type: 'string' },
+        cwd: { type: 'string' },
+        'approve-all': { type: 'boolean' },
+        'approve-reads': { type: 'boolean' },
+        'deny-all': { type: 'boolean' },
+        format: { type: 'string' },
+        timeout: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const prompt = positionals.join(' ').trim();
+  if (!prompt) fail(`no prompt given\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
+  const policies = (['approve-all', 'approve-reads', 'deny-all'] as const).filter((p) => values[p]);
+  if (policies.length > 1) fail('choose one of --approve-all, --approve-reads, --deny-all', TURN_EXIT_CODES.usage!);
+  const policy: PolicyName = policies[0] ?? 'deny-all';
+  const format = values.format ?? 'text';
+  if (format !== 'text' && format !== 'json') fail('--format must be text or json', TURN_EXIT_CODES.usage!);
+  const timeoutS = values.timeout ? Number(values.timeout) : 60;
+  if (!(timeoutS > 0)) fail('--timeout must be a positive number of seconds', TURN_EXIT_CODES.usage!);
+  const agent = resolveAgent(values);
+  if (agent.protocol === 'rpc') fail('RPC-mode agents are not supported by this build yet', TURN_EXIT_CODES.usage!);
+  const cwd = path.resolve(values.cwd ?? process.cwd());
+  const logger = streamLogger((l) => process.stderr.write(l), (values['log-level'] as LogLevel | undefined) ?? 'warn');
+
+  const emit =
+    format === 'json'
+      ? (event: object) => process.stdout.write(`${JSON.stringify(event)}\n`)
+      : (() => {
+          const r = new TextRenderer((s) => process.stdout.write(s));
+          return (event: object) => r.render(event as SessionEvent | { type: string });
+        })();
+
+  let session: AcpSession;
+  try {
+    session = await AcpSession.start(agent, {
+      logger,
+      cwd,
+      decidePermission: policyDecider(policy),
+      requestTimeoutMs: timeoutS * 1000,
+      initializeTimeoutMs: timeoutS * 1000,
+    });
+  } catch (error) {
+    const err = error as Error;
+    emit({ type: 'result', outcome: 'start_failed', error: err.message, ...(error instanceof AuthRequiredError ? { authMethods: error.methods } : {}) });
+    if (format === 'text') process.stderr.write(`agent-host: ${err.message}\n`);
+    return TURN_EXIT_CODES.start_failed!;
+  }
+  emit({ type: 'session', sessionId: session.sessionId, agent: session.agentInfo, cwd });
+  session.model.on((event) => emit(event));
+
+  let interrupts = 0;
+  process.on('SIGINT', () => {
+    if (++interrupts === 1) void session.cancel();
+    else void session.shutdown().then(() => process.exit(TURN_EXIT_CODES.cancelled));
+  });
+
+  let outcome: string;
+  let error: string | undefined;
+  try {
+    outcome = (await session.prompt([{ type: 'text', text: prompt }])).stopReason;
+  } catch (e) {
+    error = (e as Error).message;
+    outcome = e instanceof AgentExitedError ? 'agent_exited' : 'error';
+  }
+  const exitCode = TURN_EXIT_CODES[outcome] ?? TURN_EXIT_CODES.error!;
+  emit({ type: 'result', outcome, exitCode, ...(error ? { error } : {}) });
+  if (error && format === 'text') process.stderr.write(`agent-host: ${error}\n`);
+  await session.shutdown();
+  return exitCode;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => fail((error as Error).stack ?? String(error), TURN_EXIT_CODES.error!),
+);

@@ -1,0 +1,47 @@
+import type { SessionEvent } from '../session/sessionModel';
+
+/** Renders session events as readable text, streaming message deltas as they grow. */
+export class TextRenderer {
+  private printed = new Map<string, number>();
+  private current: string | undefined;
+
+  constructor(private readonly write: (s: string) => void) {}
+
+  render(event: SessionEvent | { type: string; [k: string]: unknown }): void {
+    const e = event as SessionEvent;
+    switch (e.type) {
+      case 'entity': {
+        const entity = e.entity;
+        if (entity.kind === 'message') {
+          if (entity.role === 'user') return;
+          const done = this.printed.get(entity.id) ?? 0;
+          if (this.current !== entity.id) {
+            this.write(entity.role === 'thought' ? '\n[thinking] ' : '\n');
+            this.current = entity.id;
+          }
+          this.write(entity.text.slice(done));
+          this.printed.set(entity.id, entity.text.length);
+          return;
+        }
+        this.current = undefined;
+        if (entity.kind === 'tool_call') {
+          this.write(`\n[tool ${entity.status}] ${entity.title || entity.id} (${entity.toolKind})`);
+        } else if (entity.kind === 'permission') {
+          this.write(`\n[permission ${entity.state}] ${entity.title}${entity.answer ? ` → ${entity.answer}` : ''}`);
+        } else if (entity.kind === 'notice') {
+          this.write(`\n[${entity.severity}] ${entity.title}${entity.detail ? `: ${entity.detail}` : ''}`);
+        }
+        return;
+      }
+      case 'plan':
+        this.current = undefined;
+        this.write(`\n[plan]\n${e.entries.map((p) => `  [${p.status === 'completed' ? 'x' : ' '}] ${p.content}`).join('\n')}`);
+        return;
+      case 'turn':
+        if (e.state === 'idle') this.write(`\n[turn ended: ${e.stopReason ?? e.error ?? 'unknown'}]\n`);
+        return;
+      default:
+        return;
+    }
+  }
+}

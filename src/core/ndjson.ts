@@ -1,0 +1,192 @@
+import type { Readable, Writable } from 'node:stream';
+import {
+  AbstractMessageReader,
+  AbstractMessageWriter,
+  type DataCallback,
+  type Disposable,
+  type Message,
+  type MessageReader,
+  type MessageWriter,
+} from 'vscode-jsonrpc/node';
+
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+
+/** A line the framer could not turn into a message; the stream goes on after it. */
+export class FramingError extends Error {
+  constructor(
+    message: string,
+    readonly line: string,
+  ) {
+    super(message);
+    this.name = 'FramingError';
+  }
+}
+
+/**
+ * Splits a byte stream into lines on `\n` only (never on U+2028/U+2029 as readline does),
+ * tolerating `\r\n`. Lines longer than `maxLineBytes` are dropped whole with an error.
+ */
+export class LineSplitter {
+  private chunks: Buffer[] = [];
+  private pending = 0;
+  private discarding = false;
+
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly onLine: (line: string) => void,
+    private readonly onOversize: (bytes: number) => void,
+  ) {}
+
+  push(data: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const nl = data.indexOf(NEWLINE, start);
+      if (nl === -1) {
+        this.keep(data.subarray(start));
+        return;
+      }
+      const piece = data.subarray(start, nl);
+      start = nl + 1;
+      if (this.discarding || this.pending + piece.length > this.maxLineBytes) {
+        this.onOversize(this.pending + piece.length);
+        this.reset();
+        continue;
+      }
+      let line = this.pending === 0 ? piece : Buffer.concat([...this.chunks, piece]);
+      this.reset();
+      if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
+      if (line.length > 0) this.onLine(line.toString('utf8'));
+    }
+  }
+
+  /** Whatever was left without a final newline when the stream ended. */
+  end(): void {
+    if (!this.discarding && this.pending > 0) {
+      const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
+      if (line.trim()) this.onLine(line);
+    }
+    this.reset();
+  }
+
+  private keep(rest: Buffer): void {
+    if (rest.length === 0) return;
+    if (this.discarding) return;
+    if (this.pending + rest.length > this.maxLineBytes) {
+      // Stop buffering now; the rest of this line is thrown away when its newline arrives.
+      this.chunks = [];
+      this.pending = this.maxLineBytes + 1;
+      this.discarding = true;
+      return;
+    }
+    this.chunks.push(Buffer.from(rest));
+    this.pending += rest.length;
+  }
+
+  private reset(): void {
+    this.chunks = [];
+    this.pending = 0;
+    this.discarding = false;
+  }
+}
+
+/** Reads newline-delimited JSON-RPC messages; malformed lines are reported and skipped. */
+export class NdjsonMessageReader extends AbstractMessageReader implements MessageReader {
+  private callback: DataCallback | undefined;
+  private readonly splitter: LineSplitter;
+
+  constructor(
+    private readonly readable: Readable,
+    maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  ) {
+    super();
+    this.splitter = new LineSplitter(
+      maxLineBytes,
+      (line) => this.handleLine(line),
+      (bytes) =>
+        this.fireError(
+          new FramingError(`Dropped a line of ${bytes} bytes: over the ${maxLineBytes}-byte limit`, ''),
+        ),
+    );
+  }
+
+  listen(callback: DataCallback): Disposable {
+    this.callback = callback;
+    const onData = (data: Buffer) => this.splitter.push(data);
+    const onEnd = () => {
+      this.splitter.end();
+      this.fireClose();
+    };
+    const onError = (error: Error) => this.fireError(error);
+    this.readable.on('data', onData);
+    this.readable.on('end', onEnd);
+    this.readable.on('error', onError);
+    return {
+      dispose: () => {
+        this.readable.off('data', onData);
+        this.readable.off('end', onEnd);
+        this.readable.off('error', onError);
+        this.callback = undefined;
+      },
+    };
+  }
+
+  private handleLine(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (error) {
+      this.fireError(new FramingError(`Malformed JSON from agent: ${(error as Error).message}`, line));
+      return;
+    }
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      this.fireError(new FramingError('Agent sent a line that is not a JSON-RPC message object', line));
+      return;
+    }
+    this.callback?.(message as Message);
+  }
+}
+
+/**
+ * Writes one JSON message per line through a single queue, so frames never interleave and
+ * back-pressure from the agent's stdin is respected.
+ */
+export class NdjsonMessageWriter extends AbstractMessageWriter implements MessageWriter {
+  private queue: Promise<void> = Promise.resolve();
+  private errorCount = 0;
+
+  constructor(private readonly writable: Writable) {
+    super();
+  }
+
+  write(msg: Message): Promise<void> {
+    const frame = `${JSON.stringify(msg)}\n`;
+    const result = this.queue.then(() => this.writeFrame(frame));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  end(): void {
+    this.writable.end();
+  }
+
+  private writeFrame(frame: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.writable.destroyed || this.writable.writableEnded) {
+        reject(new Error('Agent stdin is closed'));
+        return;
+      }
+      const ok = this.writable.write(frame, 'utf8', (error) => {
+        if (error) {
+          this.errorCount++;
+          this.fireError(error, undefined, this.errorCount);
+          reject(error);
+        } else if (ok) {
+          resolve();
+        }
+      });
+      if (!ok) this.writable.once('drain', () => resolve());
+    });
+  }
+}

@@ -1,0 +1,47 @@
+/** One configured agent: the `agent_servers` shape other ACP clients use, plus the protocol. */
+export interface AgentConfig {
+  name: string;
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  protocol?: 'acp' | 'rpc';
+  cwd?: string;
+}
+
+/**
+ * Accepts either our list shape `[{name, command, …}]` or Zed's map shape
+ * `{"agent_servers": {"Name": {command, args, env}}}` (or the inner map alone), so configs paste across.
+ */
+export function parseAgentConfigs(value: unknown): AgentConfig[] {
+  if (Array.isArray(value)) return value.map((v, i) => validate(v, `agents[${i}]`));
+  if (value && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    const map = (obj.agent_servers ?? obj.agents ?? obj) as Record<string, unknown>;
+    if (Array.isArray(map)) return parseAgentConfigs(map);
+    return Object.entries(map).map(([name, v]) => validate({ name, ...(v as object) }, name));
+  }
+  throw new Error('Agent configuration must be a list of {name, command, …} or an {"agent_servers": {…}} map');
+}
+
+function validate(v: unknown, where: string): AgentConfig {
+  if (!v || typeof v !== 'object') throw new Error(`${where}: expected an object`);
+  const o = v as Record<string, unknown>;
+  if (typeof o.name !== 'string' || !o.name) throw new Error(`${where}: "name" must be a non-empty string`);
+  if (typeof o.command !== 'string' || !o.command) throw new Error(`${where}: "command" must be a non-empty string`);
+  if (o.args !== undefined && !(Array.isArray(o.args) && o.args.every((a) => typeof a === 'string'))) {
+    throw new Error(`${where}: "args" must be a list of strings`);
+  }
+  if (o.env !== undefined && (typeof o.env !== 'object' || o.env === null || Array.isArray(o.env))) {
+    throw new Error(`${where}: "env" must be an object of strings`);
+  }
+  const protocol = o.protocol ?? 'acp';
+  if (protocol !== 'acp' && protocol !== 'rpc') throw new Error(`${where}: "protocol" must be "acp" or "rpc"`);
+  return {
+    name: o.name,
+    command: o.command,
+    args: (o.args as string[] | undefined) ?? [],
+    env: Object.fromEntries(Object.entries((o.env as Record<string, unknown>) ?? {}).map(([k, val]) => [k, String(val)])),
+    protocol,
+    ...(typeof o.cwd === 'string' ? { cwd: o.cwd } : {}),
+  };
+}

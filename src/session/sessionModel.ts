@@ -1,0 +1,302 @@
+/**
+ * One session's state, fed by any protocol adapter (ACP or pi RPC) and read by every view.
+ * Entities are upserted by id and every change is emitted as an event, in arrival order.
+ * Deliberately free of protocol types beyond plain JSON shapes.
+ */
+
+export type Role = 'user' | 'agent' | 'thought';
+
+/** A content block as agents send it (ACP ContentBlock shape: text, image, resource_link, …). */
+export interface ContentPart {
+  type: string;
+  text?: string;
+  [key: string]: unknown;
+}
+
+export interface MessageEntity {
+  kind: 'message';
+  id: string;
+  role: Role;
+  parts: ContentPart[];
+  /** All text parts joined, kept up to date for cheap rendering. */
+  text: string;
+}
+
+export type ToolStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
+
+export interface ToolCallEntity {
+  kind: 'tool_call';
+  id: string;
+  title: string;
+  toolKind: string;
+  status: ToolStatus;
+  content: unknown[];
+  locations: { path: string; line?: number | null }[];
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  /** Which permission decision applied to it, when one did. */
+  permission?: { optionId?: string; outcome: string; by: 'user' | 'policy' | 'rule' | 'timeout' | 'cancel' };
+  meta?: Record<string, unknown>;
+}
+
+export interface PlanEntry {
+  content: string;
+  priority?: string;
+  status: string;
+}
+
+export interface PermissionOption {
+  optionId: string;
+  name: string;
+  kind: string;
+}
+
+export interface PermissionEntity {
+  kind: 'permission';
+  id: string;
+  toolCallId: string;
+  title: string;
+  options: PermissionOption[];
+  state: 'pending' | 'answered' | 'cancelled';
+  answer?: string;
+}
+
+export interface NoticeEntity {
+  kind: 'notice';
+  id: string;
+  severity: 'info' | 'warning' | 'error';
+  title: string;
+  detail?: string;
+}
+
+export type TimelineEntity = MessageEntity | ToolCallEntity | PermissionEntity | NoticeEntity;
+
+export type TurnState = 'idle' | 'running' | 'awaiting_permission' | 'cancelling';
+
+export interface ModeState {
+  currentModeId: string;
+  availableModes: { id: string; name: string; description?: string | null }[];
+}
+
+export interface ModelState {
+  currentModelId: string;
+  availableModels: { modelId: string; name: string; description?: string | null }[];
+}
+
+export interface Usage {
+  used: number;
+  size: number;
+  cost?: { amount: number; currency: string } | null;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+export interface SessionInfo {
+  title?: string | null;
+  updatedAt?: string | null;
+}
+
+export type SessionEvent =
+  | { type: 'entity'; entity: TimelineEntity; created: boolean }
+  | { type: 'plan'; entries: PlanEntry[] }
+  | { type: 'commands'; commands: { name: string; description: string; input?: unknown }[] }
+  | { type: 'modes'; modes: ModeState }
+  | { type: 'models'; models: ModelState }
+  | { type: 'config'; options: unknown[] }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'info'; info: SessionInfo }
+  | { type: 'turn'; state: TurnState; stopReason?: string; error?: string };
+
+type Listener = (event: SessionEvent) => void;
+
+export class SessionModel {
+  private readonly entities = new Map<string, TimelineEntity>();
+  private readonly order: string[] = [];
+  private readonly listeners = new Set<Listener>();
+  /** The message that id-less chunks of each role append to; cleared when another entity intervenes. */
+  private openMessage: { role: Role; key: string } | undefined;
+  private anonymousCount = 0;
+
+  plan: PlanEntry[] = [];
+  commands: { name: string; description: string; input?: unknown }[] = [];
+  modes: ModeState | undefined;
+  models: ModelState | undefined;
+  configOptions: unknown[] = [];
+  usage: Usage | undefined;
+  info: SessionInfo = {};
+  turn: TurnState = 'idle';
+  lastStopReason: string | undefined;
+
+  constructor(readonly sessionId: string) {}
+
+  on(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The timeline in arrival order. */
+  timeline(): TimelineEntity[] {
+    return this.order.map((k) => this.entities.get(k)!);
+  }
+
+  get(kind: TimelineEntity['kind'], id: string): TimelineEntity | undefined {
+    return this.entities.get(`${kind}:${id}`);
+  }
+
+  toolCall(id: string): ToolCallEntity | undefined {
+    return this.get('tool_call', id) as ToolCallEntity | undefined;
+  }
+
+  messages(role?: Role): MessageEntity[] {
+    return this.timeline().filter((e): e is MessageEntity => e.kind === 'message' && (!role || e.role === role));
+  }
+
+  /** Appends a chunk; chunks with the same messageId (or id-less contiguous chunks of a role) form one message. */
+  appendChunk(role: Role, part: ContentPart, messageId?: string | null): MessageEntity {
+    let key: string;
+    if (messageId) {
+      key = `message:${role}:${messageId}`;
+    } else if (this.openMessage?.role === role) {
+      key = this.openMessage.key;
+    } else {
+      key = `message:${role}:~${++this.anonymousCount}`;
+    }
+    let entity = this.entities.get(key) as MessageEntity | undefined;
+    const created = !entity;
+    if (!entity) {
+      entity = { kind: 'message', id: key.slice('message:'.length), role, parts: [], text: '' };
+      this.insert(key, entity);
+    }
+    const last = entity.parts[entity.parts.length - 1];
+    if (part.type === 'text' && last?.type === 'text') {
+      last.text = (last.text ?? '') + (part.text ?? '');
+    } else {
+      entity.parts.push({ ...part });
+    }
+    if (part.type === 'text') entity.text += part.text ?? '';
+    this.openMessage = { role, key };
+    this.emit({ type: 'entity', entity, created });
+    return entity;
+  }
+
+  /** Creates or merges a tool call; only the fields present in `patch` change. */
+  upsertToolCall(patch: Partial<Omit<ToolCallEntity, 'kind' | 'id'>> & { id: string }): ToolCallEntity {
+    const key = `tool_call:${patch.id}`;
+    let entity = this.entities.get(key) as ToolCallEntity | undefined;
+    const created = !entity;
+    if (!entity) {
+      entity = { kind: 'tool_call', id: patch.id, title: '', toolKind: 'other', status: 'pending', content: [], locations: [] };
+      this.insert(key, entity);
+    }
+    for (const [k, v] of Object.entries(patch)) {
+      if (v !== undefined && k !== 'id') (entity as unknown as Record<string, unknown>)[k] = v;
+    }
+    this.openMessage = undefined;
+    this.emit({ type: 'entity', entity, created });
+    return entity;
+  }
+
+  upsertPermission(p: Omit<PermissionEntity, 'kind'>): PermissionEntity {
+    const key = `permission:${p.id}`;
+    const existing = this.entities.get(key) as PermissionEntity | undefined;
+    const entity: PermissionEntity = { ...existing, ...p, kind: 'permission' };
+    if (existing) this.entities.set(key, entity);
+    else this.insert(key, entity);
+    this.openMessage = undefined;
+    this.emit({ type: 'entity', entity, created: !existing });
+    this.refreshTurnForPermissions();
+    return entity;
+  }
+
+  notice(severity: NoticeEntity['severity'], title: string, detail?: string): NoticeEntity {
+    const id = `${this.order.length}`;
+    const entity: NoticeEntity = { kind: 'notice', id, severity, title, ...(detail ? { detail } : {}) };
+    this.insert(`notice:${id}`, entity);
+    this.openMessage = undefined;
+    this.emit({ type: 'entity', entity, created: true });
+    return entity;
+  }
+
+  setPlan(entries: PlanEntry[]): void {
+    this.plan = entries.map((e) => ({ ...e }));
+    this.emit({ type: 'plan', entries: this.plan });
+  }
+
+  setCommands(commands: SessionModel['commands']): void {
+    this.commands = commands;
+    this.emit({ type: 'commands', commands });
+  }
+
+  setModes(modes: ModeState): void {
+    this.modes = modes;
+    this.emit({ type: 'modes', modes });
+  }
+
+  setCurrentMode(modeId: string): void {
+    this.setModes({ currentModeId: modeId, availableModes: this.modes?.availableModes ?? [] });
+  }
+
+  setModels(models: ModelState): void {
+    this.models = models;
+    this.emit({ type: 'models', models });
+  }
+
+  setConfigOptions(options: unknown[]): void {
+    this.configOptions = options;
+    this.emit({ type: 'config', options });
+  }
+
+  setUsage(usage: Usage): void {
+    this.usage = { ...this.usage, ...usage };
+    this.emit({ type: 'usage', usage: this.usage });
+  }
+
+  setInfo(info: SessionInfo): void {
+    this.info = { ...this.info, ...info };
+    this.emit({ type: 'info', info: this.info });
+  }
+
+  beginTurn(): void {
+    this.openMessage = undefined;
+    this.setTurn('running');
+  }
+
+  requestCancel(): void {
+    if (this.turn !== 'idle') this.setTurn('cancelling');
+  }
+
+  endTurn(stopReason: string | undefined, error?: string): void {
+    this.lastStopReason = stopReason;
+    this.openMessage = undefined;
+    // Permission requests the turn left behind can no longer be answered.
+    for (const e of this.entities.values()) {
+      if (e.kind === 'permission' && e.state === 'pending') {
+        e.state = 'cancelled';
+        this.emit({ type: 'entity', entity: e, created: false });
+      }
+    }
+    this.turn = 'idle';
+    this.emit({ type: 'turn', state: 'idle', ...(stopReason ? { stopReason } : {}), ...(error ? { error } : {}) });
+  }
+
+  private refreshTurnForPermissions(): void {
+    if (this.turn === 'idle' || this.turn === 'cancelling') return;
+    const waiting = [...this.entities.values()].some((e) => e.kind === 'permission' && e.state === 'pending');
+    this.setTurn(waiting ? 'awaiting_permission' : 'running');
+  }
+
+  private setTurn(state: TurnState): void {
+    if (this.turn === state) return;
+    this.turn = state;
+    this.emit({ type: 'turn', state });
+  }
+
+  private insert(key: string, entity: TimelineEntity): void {
+    this.entities.set(key, entity);
+    this.order.push(key);
+  }
+
+  private emit(event: SessionEvent): void {
+    for (const l of this.listeners) l(event);
+  }
+}

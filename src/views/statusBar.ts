@@ -1,0 +1,44 @@
+import * as vscode from 'vscode';
+import type { AgentManager, AgentState } from '../agentManager';
+
+const ICONS: Record<AgentState, string> = {
+  stopped: '$(circle-slash)',
+  starting: '$(loading~spin)',
+  ready: '$(hubot)',
+  busy: '$(sync~spin)',
+  error: '$(error)',
+};
+
+/** One status bar item: which agent, and whether it is up. Clicking picks an agent. */
+export class AgentStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('agentHost.status', vscode.StatusBarAlignment.Left, 10);
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly manager: AgentManager) {
+    this.item.name = 'Agent Host';
+    this.item.command = 'agentHost.selectAgent';
+    this.sub = manager.onDidChangeState(() => this.update());
+    this.update();
+    this.item.show();
+  }
+
+  private update(): void {
+    const state = this.manager.state;
+    const name = this.manager.agentName ?? vscode.l10n.t('no agent');
+    const label: Record<AgentState, string> = {
+      stopped: vscode.l10n.t('stopped'),
+      starting: vscode.l10n.t('starting'),
+      ready: vscode.l10n.t('ready'),
+      busy: vscode.l10n.t('working'),
+      error: vscode.l10n.t('error'),
+    };
+    this.item.text = `${ICONS[state]} ${name}`;
+    this.item.tooltip = `Agent Host: ${name} — ${label[state]}${this.manager.error ? `\n${this.manager.error}` : ''}`;
+    this.item.backgroundColor = state === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.item.dispose();
+  }
+}
