@@ -260,6 +260,8 @@ export class AcpClient {
         entry.settle(entry.cancelled);
       }
     }
+    // The answers are queued by promise callbacks; let them reach the writer before the notification.
+    await new Promise((resolve) => setImmediate(resolve));
     await this.notify('session/cancel', { sessionId });
   }
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Logger } from './log';
 
 export interface AgentSpawnSpec {
@@ -78,16 +79,53 @@ function killGroup(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-function groupAlive(pid: number): boolean {
+/** `state` and `pgrp` of a process from /proc (Linux); undefined when it is gone. */
+function procStat(pid: number): { state: string; pgrp: number } | undefined {
   try {
-    process.kill(-pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', pgrp: Number(fields[2]) };
   } catch {
-    return false;
+    return undefined;
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+/**
+ * Whether any non-zombie process is left in the group. Zombies count as gone: in containers
+ * whose init never reaps, orphans stay zombies forever but no longer run.
+ */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  if (process.platform !== 'linux') return true;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return true;
+  }
+  return pids.some((d) => {
+    const st = procStat(Number(d));
+    return st !== undefined && st.pgrp === pgid && st.state !== 'Z' && st.state !== 'X';
+  });
+}
+
+/** Whether a process exists and is not a zombie. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const st = process.platform === 'linux' ? procStat(pid) : { state: 'R', pgrp: 0 };
+  return st !== undefined && st.state !== 'Z' && st.state !== 'X';
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export interface ShutdownTimings {
   /** After closing stdin, how long to wait before SIGTERM to the process group. */

@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { AcpClient, ProtocolVersionError, RequestTimeoutError } from '../../src/acp/acpClient';
+import { AcpSession, AuthRequiredError } from '../../src/acp/acpSession';
+import { AgentExitedError } from '../../src/core/agentProcess';
+import { silentLogger, streamLogger } from '../../src/core/log';
+import { policyDecider, type PermissionDecider } from '../../src/session/permissions';
+import { alive, hostileAgent, scratchDir } from '../support/paths';
+
+function hostile(mode: string, extra: string[] = [], dir = scratchDir('hostile')) {
+  const log = path.join(dir, 'frames.ndjson');
+  return {
+    dir,
+    log,
+    config: { name: 'hostile', command: process.execPath, args: [hostileAgent, mode, ...extra], env: { HOSTILE_LOG: log } },
+    frames: (): Record<string, unknown>[] =>
+      existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [],
+  };
+}
+
+function capture() {
+  const lines: string[] = [];
+  return { lines, logger: streamLogger((l) => lines.push(l), 'trace') };
+}
+
+describe('ACP client against a hostile agent', () => {
+  it('runs a whole turn through garbage, odd ids and unknown methods', async () => {
+    const h = hostile('normal');
+    const { lines, logger } = capture();
+    const session = await AcpSession.start(h.config, { logger, cwd: h.dir, decidePermission: policyDecider('approve-all') });
+    const { stopReason } = await session.prompt([{ type: 'text', text: 'please write out.txt' }]);
+    assert.equal(stopReason, 'end_turn');
+    // The file came through fs/write_text_file after the permission (request id 0) was allowed.
+    assert.equal(readFileSync(path.join(h.dir, 'out.txt'), 'utf8'), 'hello from hostile agent\n');
+    const frames = h.frames();
+    const perm = frames.find((f) => f.permissionAnswer) as { permissionAnswer: { id: number; result: unknown } };
+    assert.equal(perm.permissionAnswer.id, 0);
+    assert.deepEqual(perm.permissionAnswer.result, { outcome: { outcome: 'selected', optionId: 'proceed_once' } });
+    const unknown = frames.find((f) => f.unknownAnswer) as { unknownAnswer: { id: string; error: { code: number } } };
+    assert.equal(unknown.unknownAnswer.id, 'u-1');
+    assert.equal(unknown.unknownAnswer.error.code, -32601);
+    // Garbage was logged loudly and dropped; the CRLF line with U+2028 made it through.
+    assert.ok(lines.some((l) => l.includes('[error]') && l.includes('Malformed JSON') && l.includes('this is not json')));
+    const m = session.model;
+    assert.deepEqual(m.messages('agent').map((x) => x.text), ['Line\u2028sep ', 'All done.']);
+    assert.equal(m.messages('thought')[0]?.text, 'Thinking about it.');
+    assert.equal(m.toolCall('c1')?.status, 'completed');
+    assert.equal(m.toolCall('c1')?.permission?.optionId, 'proceed_once');
+    assert.equal(m.plan[0]?.content, 'Write the file');
+    assert.equal(m.usage?.used, 1200);
+    // Every RPC is traceable: id, method and duration.
+    assert.ok(lines.some((l) => /Received response 'session\/prompt - \(\d+\)' in \d+ms/.test(l)));
+    assert.ok(lines.some((l) => /Sending response 'session\/request_permission - \(0\)'. Processing request took \d+ms/.test(l)));
+    await session.shutdown();
+  });
+
+  it('leaves the file untouched when the permission is rejected', async () => {
+    const h = hostile('normal');
+    const session = await AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') });
+    const { stopReason } = await session.prompt([{ type: 'text', text: 'please write out.txt' }]);
+    assert.equal(stopReason, 'end_turn');
+    assert.equal(existsSync(path.join(h.dir, 'out.txt')), false);
+    assert.equal(session.model.toolCall('c1')?.status, 'failed');
+    const perm = h.frames().find((f) => f.permissionAnswer) as { permissionAnswer: { result: unknown } };
+    assert.deepEqual(perm.permissionAnswer.result, { outcome: { outcome: 'selected', optionId: 'cancel' } });
+    await session.shutdown();
+  });
+
+  it('answers a pending permission with cancelled before sending session/cancel', async () => {
+    const h = hostile('normal');
+    let asked!: () => void;
+    const askedP = new Promise<void>((r) => (asked = r));
+    const never: PermissionDecider = (_req, signal) =>
+      new Promise((resolve) => {
+        asked();
+        signal.addEventListener('abort', () => resolve({ outcome: 'cancelled', by: 'cancel' }));
+      });
+    const session = await AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: never });
+    const turn = session.prompt([{ type: 'text', text: 'write x.txt' }]);
+    await askedP;
+    assert.equal(session.model.turn, 'awaiting_permission');
+    await session.cancel();
+    assert.equal((await turn).stopReason, 'cancelled');
+    const frames = h.frames();
+    const answerIdx = frames.findIndex((f) => f.id === 0 && f.result !== undefined);
+    const cancelIdx = frames.findIndex((f) => f.method === 'session/cancel');
+    assert.deepEqual(frames[answerIdx]?.result, { outcome: { outcome: 'cancelled' } });
+    assert.ok(answerIdx >= 0 && cancelIdx > answerIdx, 'permission answered before session/cancel');
+    assert.equal(existsSync(path.join(h.dir, 'x.txt')), false);
+    await session.shutdown();
+  });
+
+  it('fails the pending prompt at once with exit code and stderr tail when the agent crashes', async () => {
+    const h = hostile('crash-mid-turn');
+    const session = await AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') });
+    await assert.rejects(session.prompt([{ type: 'text', text: 'go' }]), (error: unknown) => {
+      assert.ok(error instanceof AgentExitedError);
+      assert.equal(error.exit.code, 3);
+      assert.match(error.message, /exited with code 3/);
+      assert.match(error.message, /the model connection broke/);
+      return true;
+    });
+    assert.equal(session.model.turn, 'idle');
+    assert.ok(session.model.timeline().some((e) => e.kind === 'notice' && e.title === 'Agent exited'));
+  });
+
+  it('times out an unanswered initialize and reports the agent unresponsive', async () => {
+    const h = hostile('no-initialize');
+    const client = AcpClient.spawn({ command: process.execPath, args: h.config.args, cwd: h.dir }, {
+      logger: silentLogger,
+      handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
+      initializeTimeoutMs: 300,
+    });
+    const health: string[] = [];
+    client.onHealth((s) => health.push(s));
+    await assert.rejects(client.initialize({}), RequestTimeoutError);
+    assert.deepEqual(health, ['unresponsive']);
+    await client.shutdown();
+  });
+
+  it('refuses a protocol version it cannot speak, with a clear error', async () => {
+    for (const v of ['2', '0']) {
+      const h = hostile('version', [v]);
+      await assert.rejects(
+        AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') }),
+        (e: unknown) => e instanceof ProtocolVersionError && e.message.includes(`version ${v}`),
+      );
+    }
+  });
+
+  it('turns -32000 on session/new into a sign-in error carrying the auth methods', async () => {
+    const h = hostile('auth-required');
+    await assert.rejects(
+      AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') }),
+      AuthRequiredError,
+    );
+  });
+
+  it('drops a line over the size limit and keeps the connection', async () => {
+    const h = hostile('huge-line', ['5000']);
+    const { lines, logger } = capture();
+    const session = await AcpSession.start(h.config, { logger, cwd: h.dir, decidePermission: policyDecider('deny-all'), maxLineBytes: 2048 });
+    assert.ok(lines.some((l) => /over the 2048-byte limit/.test(l)));
+    assert.equal(session.model.modes?.currentModeId, 'ask');
+    await session.setMode('code');
+    assert.equal(session.model.modes?.currentModeId, 'code');
+    await session.shutdown();
+  });
+
+  it('reports a missing command with the PATH it searched', async () => {
+    await assert.rejects(
+      AcpSession.start({ name: 'x', command: 'no-such-agent-binary' }, { logger: silentLogger, cwd: scratchDir('nx'), decidePermission: policyDecider('deny-all') }),
+      (e: unknown) => e instanceof AgentExitedError && /command not found: "no-such-agent-binary" \(PATH=/.test(e.message),
+    );
+  });
+
+  it('kills an agent that ignores stdin EOF and SIGTERM, and its grandchild, with SIGKILL to the group', async () => {
+    const h = hostile('stubborn');
+    const client = AcpClient.spawn({ command: process.execPath, args: h.config.args, cwd: h.dir }, {
+      logger: silentLogger,
+      handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
+    });
+    let grandchild = 0;
+    for (let i = 0; i < 100 && !grandchild; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      grandchild = Number(/grandchild (\d+)/.exec(client.process.stderrTail())?.[1] ?? 0);
+    }
+    assert.ok(grandchild > 0);
+    const pid = client.process.pid!;
+    const started = Date.now();
+    const exit = await client.process.shutdown({ termAfterMs: 100, killAfterMs: 300 });
+    assert.equal(exit.signal, 'SIGKILL');
+    assert.ok(Date.now() - started < 3000);
+    assert.equal(alive(pid), false);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(alive(grandchild), false, 'grandchild must not survive');
+  });
+});

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { describe, it } from 'node:test';
+import type { Message } from 'vscode-jsonrpc/node';
+import { LineSplitter, NdjsonMessageReader, NdjsonMessageWriter } from '../../src/core/ndjson';
+
+function split(chunks: (string | Buffer)[], max = 1024) {
+  const lines: string[] = [];
+  const oversize: number[] = [];
+  const s = new LineSplitter(max, (l) => lines.push(l), (n) => oversize.push(n));
+  for (const c of chunks) s.push(typeof c === 'string' ? Buffer.from(c) : c);
+  s.end();
+  return { lines, oversize };
+}
+
+describe('LineSplitter', () => {
+  it('splits on \\n only, across chunks, tolerating \\r\\n and keeping U+2028 inside lines', () => {
+    const { lines } = split(['{"a":1}\n{"b":', '"x\u2028y"}\r\n', '\n', '{"c":3}']);
+    assert.deepEqual(lines, ['{"a":1}', '{"b":"x\u2028y"}', '{"c":3}']);
+  });
+
+  it('joins a multi-byte character split between chunks', () => {
+    const bytes = Buffer.from('"héllo 😀"\n');
+    const { lines } = split([bytes.subarray(0, 3), bytes.subarray(3, 9), bytes.subarray(9)]);
+    assert.deepEqual(lines, ['"héllo 😀"']);
+  });
+
+  it('drops a line over the limit, reports it, and goes on with the next', () => {
+    const { lines, oversize } = split(['{"ok":1}\n', 'x'.repeat(600), 'y'.repeat(600), '\n{"ok":2}\n'], 1000);
+    assert.deepEqual(lines, ['{"ok":1}', '{"ok":2}']);
+    assert.equal(oversize.length, 1);
+    assert.ok(oversize[0]! > 1000);
+  });
+
+  it('drops an over-limit line that arrives in one chunk', () => {
+    const { lines, oversize } = split([`${'z'.repeat(2000)}\n{"ok":3}\n`], 1000);
+    assert.deepEqual(lines, ['{"ok":3}']);
+    assert.deepEqual(oversize, [2000]);
+  });
+});
+
+describe('NdjsonMessageReader / Writer', () => {
+  it('reports malformed and non-object lines and keeps delivering messages', async () => {
+    const stream = new PassThrough();
+    const reader = new NdjsonMessageReader(stream);
+    const got: Message[] = [];
+    const errors: string[] = [];
+    reader.onError((e) => errors.push(e.message));
+    reader.listen((m) => got.push(m));
+    stream.write('{"jsonrpc":"2.0","method":"a"}\nnot json\n42\n{"jsonrpc":"2.0","id":0,"result":null}\n');
+    stream.end();
+    await new Promise((r) => reader.onClose(r));
+    assert.equal(got.length, 2);
+    assert.equal(errors.length, 2);
+    assert.match(errors[0]!, /Malformed JSON/);
+    assert.match(errors[1]!, /not a JSON-RPC message/);
+  });
+
+  it('writes one frame per line, in order, with no interleaving', async () => {
+    const stream = new PassThrough();
+    const writer = new NdjsonMessageWriter(stream);
+    const chunks: string[] = [];
+    stream.on('data', (d: Buffer) => chunks.push(d.toString()));
+    const big = 'x'.repeat(256 * 1024);
+    await Promise.all([
+      writer.write({ jsonrpc: '2.0', method: 'one', params: { big } } as Message),
+      writer.write({ jsonrpc: '2.0', method: 'two', params: { s: 'a\nb\u2028' } } as Message),
+    ]);
+    const lines = chunks.join('').split('\n');
+    assert.equal(lines.length, 3);
+    assert.equal(JSON.parse(lines[0]!).method, 'one');
+    assert.deepEqual(JSON.parse(lines[1]!).params, { s: 'a\nb\u2028' });
+  });
+});
