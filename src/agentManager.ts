@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import { AcpSession, AuthRequiredError } from './acp/acpSession';
+import { AuthRequiredError } from './acp/acpSession';
 import { describeExit } from './core/agentProcess';
 import { parseAgentConfigs, type AgentConfig } from './session/agentConfig';
 import type { AgentSession } from './session/agentSession';
+import { startAgentSession } from './session/startSession';
 import type { SessionEvent } from './session/sessionModel';
 import { modalPermissionDecider } from './views/permissionDialog';
 
@@ -111,11 +112,6 @@ export class AgentManager implements vscode.Disposable {
       this.setState('error', message);
       throw new Error(message);
     }
-    if (agent.protocol === 'rpc') {
-      const message = vscode.l10n.t('RPC-mode agents are not supported by this build yet.');
-      this.setState('error', message);
-      throw new Error(message);
-    }
     const folders = vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath) ?? [];
     const cwd = folders[0];
     if (!cwd) {
@@ -127,7 +123,7 @@ export class AgentManager implements vscode.Disposable {
     this.currentName = agent.name;
     this.setState('starting');
     try {
-      const session = await AcpSession.start(agent, {
+      const session = await startAgentSession(agent, {
         logger: this.log,
         cwd,
         roots: folders,

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { AcpSession, AuthRequiredError } from '../acp/acpSession';
+import { AuthRequiredError } from '../acp/acpSession';
 import { AgentExitedError } from '../core/agentProcess';
 import { streamLogger, type LogLevel } from '../core/log';
 import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
-import { TURN_EXIT_CODES } from '../session/agentSession';
+import { TURN_EXIT_CODES, type AgentSession } from '../session/agentSession';
+import { startAgentSession } from '../session/startSession';
 import { policyDecider, type PolicyName } from '../session/permissions';
 import type { SessionEvent } from '../session/sessionModel';
 import { TextRenderer } from './textRenderer';
@@ -102,7 +103,6 @@ async function main(): Promise<number> {
   const timeoutS = values.timeout ? Number(values.timeout) : 60;
   if (!(timeoutS > 0)) fail('--timeout must be a positive number of seconds', TURN_EXIT_CODES.usage!);
   const agent = resolveAgent(values);
-  if (agent.protocol === 'rpc') fail('RPC-mode agents are not supported by this build yet', TURN_EXIT_CODES.usage!);
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const logger = streamLogger((l) => process.stderr.write(l), (values['log-level'] as LogLevel | undefined) ?? 'warn');
 
@@ -114,9 +114,9 @@ async function main(): Promise<number> {
           return (event: object) => r.render(event as SessionEvent | { type: string });
         })();
 
-  let session: AcpSession;
+  let session: AgentSession;
   try {
-    session = await AcpSession.start(agent, {
+    session = await startAgentSession(agent, {
       logger,
       cwd,
       decidePermission: policyDecider(policy),

@@ -3,6 +3,7 @@ import type { ContentPart, SessionModel } from './sessionModel';
 
 /** What a running agent looks like to views, whichever protocol it speaks. */
 export interface AgentSession {
+  readonly sessionId: string;
   readonly model: SessionModel;
   readonly agentInfo: { name: string; title?: string; version?: string; protocol: 'acp' | 'rpc'; protocolVersion?: number };
   prompt(parts: ContentPart[]): Promise<{ stopReason: string }>;
