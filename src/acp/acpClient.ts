@@ -72,6 +72,8 @@ export interface AcpClientOptions {
   requestTimeoutMs?: number;
   initializeTimeoutMs?: number;
   maxLineBytes?: number;
+  /** Sees every frame in both directions (protocol traces, tests). */
+  frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
 }
 
 export type Health = 'ok' | 'unresponsive';
@@ -131,8 +133,13 @@ export class AcpClient {
     private readonly options: AcpClientOptions,
   ) {
     const logger = options.logger;
-    const reader = new NdjsonMessageReader(process.child.stdout, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
-    const writer = new NdjsonMessageWriter(process.child.stdin);
+    const tap = options.frameTap;
+    const reader = new NdjsonMessageReader(
+      process.child.stdout,
+      options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      tap && ((m) => tap('in', m)),
+    );
+    const writer = new NdjsonMessageWriter(process.child.stdin, tap && ((m) => tap('out', m)));
     this.connection = createMessageConnection(reader, writer, {
       error: (m) => logger.error(m),
       warn: (m) => logger.warn(m),

@@ -9,7 +9,7 @@ import type { AgentConfig } from '../session/agentConfig';
 import type { AgentSession } from '../session/agentSession';
 import type { PermissionDecider } from '../session/permissions';
 import { SessionModel, type ContentPart, type ToolCallEntity } from '../session/sessionModel';
-import { AcpClient, ErrorCodes, type AcpClientHandlers } from './acpClient';
+import { AcpClient, ErrorCodes, type AcpClientHandlers, type AcpClientOptions } from './acpClient';
 import { applyAcpUpdate } from './applyUpdate';
 import type { AuthMethod, ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest } from './types';
 
@@ -27,6 +27,7 @@ export interface AcpSessionOptions {
   requestTimeoutMs?: number;
   initializeTimeoutMs?: number;
   maxLineBytes?: number;
+  frameTap?: AcpClientOptions['frameTap'];
 }
 
 /** The agent asked for sign-in (`-32000`) before it would open a session. */
@@ -85,12 +86,19 @@ export class AcpSession implements AgentSession {
     // The session exists only after session/new, but permission requests need it: bind late.
     let session: AcpSession | undefined;
     const client = AcpClient.spawn(
-      { command: config.command, args: config.args ?? [], env: config.env ?? {}, cwd: config.cwd ?? options.cwd },
+      {
+        command: config.command,
+        args: config.args ?? [],
+        env: config.env ?? {},
+        cwd: config.cwd ?? options.cwd,
+        ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
+      },
       {
         logger: options.logger,
         ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
         ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+        ...(options.frameTap ? { frameTap: options.frameTap } : {}),
         handlers: {
           requestPermission: async (params, signal) => {
             if (!session) return { outcome: { outcome: 'cancelled' } };

@@ -7,6 +7,8 @@ export interface AgentSpawnSpec {
   args?: string[];
   /** Added to (and overriding) the host's environment. */
   env?: Record<string, string>;
+  /** false: `env` is the whole environment (tests keep real credentials away from agents). */
+  inheritEnv?: boolean;
   cwd: string;
 }
 
@@ -175,7 +177,7 @@ export class AgentProcess {
     logger.info(`Starting agent: ${spec.command} ${(spec.args ?? []).join(' ')} (cwd ${spec.cwd})`);
     const child = spawn(spec.command, spec.args ?? [], {
       cwd: spec.cwd,
-      env: { ...process.env, ...spec.env },
+      env: spec.inheritEnv === false ? { ...spec.env } : { ...process.env, ...spec.env },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true, // own process group, so shutdown reaches every descendant
       shell: false,

@@ -99,6 +99,7 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
   constructor(
     private readonly readable: Readable,
     maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+    private readonly tap?: (message: Message) => void,
   ) {
     super();
     this.splitter = new LineSplitter(
@@ -144,6 +145,7 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
       this.fireError(new FramingError('Agent sent a line that is not a JSON-RPC message object', line));
       return;
     }
+    this.tap?.(message as Message);
     this.callback?.(message as Message);
   }
 }
@@ -156,11 +158,15 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   private queue: Promise<void> = Promise.resolve();
   private errorCount = 0;
 
-  constructor(private readonly writable: Writable) {
+  constructor(
+    private readonly writable: Writable,
+    private readonly tap?: (message: Message) => void,
+  ) {
     super();
   }
 
   write(msg: Message): Promise<void> {
+    this.tap?.(msg);
     const frame = `${JSON.stringify(msg)}\n`;
     const result = this.queue.then(() => this.writeFrame(frame));
     this.queue = result.catch(() => undefined);

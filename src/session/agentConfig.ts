@@ -6,6 +6,8 @@ export interface AgentConfig {
   env?: Record<string, string>;
   protocol?: 'acp' | 'rpc';
   cwd?: string;
+  /** false: `env` is the agent's whole environment instead of additions to the host's. */
+  inheritEnv?: boolean;
 }
 
 /**
@@ -43,5 +45,6 @@ function validate(v: unknown, where: string): AgentConfig {
     env: Object.fromEntries(Object.entries((o.env as Record<string, unknown>) ?? {}).map(([k, val]) => [k, String(val)])),
     protocol,
     ...(typeof o.cwd === 'string' ? { cwd: o.cwd } : {}),
+    ...(o.inheritEnv === false ? { inheritEnv: false } : {}),
   };
 }
