@@ -68,7 +68,10 @@ export type Decision =
   | { type: 'tool'; label: string; tool: OfferedTool; input: ToolInput; scenario?: string };
 
 export const SIDE_TEXT = 'Scripted session';
-export const DEFAULT_ANSWER = 'Scripted answer.';
+export const DEFAULT_ANSWER =
+  'Scripted answer. This is the offline demo model of Agent Host: it follows one directive per prompt, e.g. ' +
+  '`SCENARIO: write {"path": "/absolute/path/hello.txt", "content": "hi"}` (also `edit {"path","old","new"}`, ' +
+  '`shell {"command"}`, `answer {"text"}`).';
 export const DENIED_TEXT = 'The tool call was not allowed; nothing changed.';
 // gemini-cli's model router reads this shape; any other JSON request without a schema gets it too.
 const DEFAULT_JSON = { reasoning: 'simple', model_choice: 'flash' };

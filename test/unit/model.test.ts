@@ -198,8 +198,8 @@ describe('OpenAI chat completions', () => {
     assert.equal(pieces.join(''), 'The answer is forty-two, as always.');
   });
 
-  it('answers "Scripted answer." without a directive', async () => {
-    assert.equal(chatText(await sse('/v1/chat/completions', chatBody([{ role: 'user', content: 'hello there' }]))), 'Scripted answer.');
+  it('answers "Scripted answer." (with how to use it) without a directive', async () => {
+    assert.match(chatText(await sse('/v1/chat/completions', chatBody([{ role: 'user', content: 'hello there' }]))), /^Scripted answer\. .*SCENARIO: write/);
     assert.equal(lastRecord().decision, 'default-answer');
   });
 
