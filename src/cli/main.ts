@@ -5,7 +5,9 @@ import { AuthRequiredError } from '../acp/acpSession';
 import { AgentExitedError } from '../core/agentProcess';
 import { streamLogger, type LogLevel } from '../core/log';
 import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+import { headlessRpcUi } from '../rpc/extensionUi';
 import { TURN_EXIT_CODES, type AgentSession } from '../session/agentSession';
+import { workspaceFileTools } from '../session/hostTools';
 import { startAgentSession } from '../session/startSession';
 import { policyDecider, type PolicyName } from '../session/permissions';
 import type { SessionEvent } from '../session/sessionModel';
@@ -26,6 +28,8 @@ Options:
   --approve-all        allow every tool call
   --approve-reads      allow read/search tool calls, reject the rest
   --deny-all           reject every tool call (default)
+  --host-tools         offer the agent read-only workspace tools (read_project_file, get_document_symbols;
+                       pi RPC fork dialect)
   --format text|json   readable text (default) or one JSON event per line
   --timeout SECONDS    timeout of each request other than the prompt (default 60)
   --log-level LEVEL    trace|debug|info|warn|error|off for stderr (default warn)
@@ -79,6 +83,7 @@ async function main(): Promise<number> {
         'approve-all': { type: 'boolean' },
         'approve-reads': { type: 'boolean' },
         'deny-all': { type: 'boolean' },
+        'host-tools': { type: 'boolean' },
         format: { type: 'string' },
         timeout: { type: 'string' },
         'log-level': { type: 'string' },
@@ -120,6 +125,9 @@ async function main(): Promise<number> {
       logger,
       cwd,
       decidePermission: policyDecider(policy),
+      // pi RPC extension dialogs: confirm/select follow the approval policy, input is dismissed, editor keeps its text.
+      rpcUi: headlessRpcUi({ policy: policy === 'approve-all' ? 'approve-all' : 'deny-all', log: (l) => logger.info(l) }),
+      ...(values['host-tools'] ? { hostTools: workspaceFileTools(cwd) } : {}),
       requestTimeoutMs: timeoutS * 1000,
       initializeTimeoutMs: timeoutS * 1000,
     });

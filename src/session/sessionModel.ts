@@ -43,6 +43,8 @@ export interface PlanEntry {
   content: string;
   priority?: string;
   status: string;
+  /** The phase (todo group) the entry belongs to, when the agent groups its plan (pi RPC `todoPhases`). */
+  phase?: string;
 }
 
 export interface PermissionOption {
@@ -105,6 +107,7 @@ export type SessionEvent =
   | { type: 'config'; options: unknown[] }
   | { type: 'usage'; usage: Usage }
   | { type: 'info'; info: SessionInfo }
+  | { type: 'agent_state'; state: Record<string, unknown> }
   | { type: 'turn'; state: TurnState; stopReason?: string; error?: string };
 
 type Listener = (event: SessionEvent) => void;
@@ -126,6 +129,11 @@ export class SessionModel {
   info: SessionInfo = {};
   turn: TurnState = 'idle';
   lastStopReason: string | undefined;
+  /**
+   * Protocol-specific state a view may show as is (pi RPC: thinking level, queue modes, queued messages,
+   * session stats, extension status/widgets). Plain JSON; merged key by key.
+   */
+  agentState: Record<string, unknown> = {};
 
   constructor(readonly sessionId: string) {}
 
@@ -175,6 +183,21 @@ export class SessionModel {
     }
     if (part.type === 'text') entity.text += part.text ?? '';
     this.openMessage = { role, key };
+    this.emit({ type: 'entity', entity, created });
+    return entity;
+  }
+
+  /** Replaces a message's whole content (an agent that resends the final message); creates it when missing. */
+  replaceMessage(role: Role, messageId: string, parts: ContentPart[]): MessageEntity {
+    const key = `message:${role}:${messageId}`;
+    let entity = this.entities.get(key) as MessageEntity | undefined;
+    const created = !entity;
+    if (!entity) {
+      entity = { kind: 'message', id: key.slice('message:'.length), role, parts: [], text: '' };
+      this.insert(key, entity);
+    }
+    entity.parts = parts.map((p) => ({ ...p }));
+    entity.text = parts.filter((p) => p.type === 'text').map((p) => p.text ?? '').join('');
     this.emit({ type: 'entity', entity, created });
     return entity;
   }
@@ -254,6 +277,11 @@ export class SessionModel {
   setInfo(info: SessionInfo): void {
     this.info = { ...this.info, ...info };
     this.emit({ type: 'info', info: this.info });
+  }
+
+  setAgentState(patch: Record<string, unknown>): void {
+    this.agentState = { ...this.agentState, ...patch };
+    this.emit({ type: 'agent_state', state: this.agentState });
   }
 
   beginTurn(): void {

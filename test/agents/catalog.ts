@@ -105,7 +105,7 @@ const PASS_THROUGH = ['LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'];
  * The common sandboxed environment: HOME, XDG_*, TMPDIR under scratch; PATH from the caller (with
  * `extraPath` first); nothing else from the caller except locale variables.
  */
-function baseEnv(scratch: string, extraPath: string[] = []): Record<string, string> {
+export function baseEnv(scratch: string, extraPath: string[] = []): Record<string, string> {
   const home = path.join(scratch, 'home');
   const env: Record<string, string> = {
     HOME: home,
@@ -146,7 +146,7 @@ function trimSlash(url: string): string {
 }
 
 /** OpenAI-style base URL ("…/v1") from the model server's root URL. */
-function openaiBase(modelUrl: string): string {
+export function openaiBase(modelUrl: string): string {
   const u = trimSlash(modelUrl);
   return u.endsWith('/v1') ? u : `${u}/v1`;
 }
@@ -409,7 +409,37 @@ const qwen: AgentFixture = {
 // ---------------------------------------------------------------------------------------------- pi-acp
 
 const piAcpEntry = () => agentPath('pi-acp', 'node_modules', 'pi-acp', 'dist', 'index.js');
-const piBin = () => agentPath('pi-acp', 'node_modules', '.bin', 'pi');
+export const piBin = (): string => agentPath('pi-acp', 'node_modules', '.bin', 'pi');
+
+/** Writes upstream pi's models.json + settings.json (provider `scripted`, model `scripted-model`) into `piDir`
+ *  (the folder PI_CODING_AGENT_DIR points at). Shared by pi-acp and the RPC-mode tests. */
+export function writePiConfig(piDir: string, modelUrl: string): void {
+  writeJson(path.join(piDir, 'models.json'), {
+    providers: {
+      scripted: {
+        baseUrl: openaiBase(modelUrl),
+        api: 'openai-completions',
+        apiKey: FAKE_KEY,
+        models: [
+          {
+            id: 'scripted-model',
+            name: 'Scripted model',
+            reasoning: false,
+            input: ['text'],
+            contextWindow: 128000,
+            maxTokens: 8192,
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+          },
+        ],
+      },
+    },
+  });
+  writeJson(path.join(piDir, 'settings.json'), {
+    defaultProvider: 'scripted',
+    defaultModel: 'scripted-model',
+    quietStartup: true,
+  });
+}
 
 const piAcp: AgentFixture = {
   id: 'pi-acp',
@@ -432,31 +462,7 @@ const piAcp: AgentFixture = {
   async prepare({ scratch, modelUrl }) {
     const env = baseEnv(scratch);
     const piDir = path.join(scratch, 'pi');
-    writeJson(path.join(piDir, 'models.json'), {
-      providers: {
-        scripted: {
-          baseUrl: openaiBase(modelUrl),
-          api: 'openai-completions',
-          apiKey: FAKE_KEY,
-          models: [
-            {
-              id: 'scripted-model',
-              name: 'Scripted model',
-              reasoning: false,
-              input: ['text'],
-              contextWindow: 128000,
-              maxTokens: 8192,
-              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-            },
-          ],
-        },
-      },
-    });
-    writeJson(path.join(piDir, 'settings.json'), {
-      defaultProvider: 'scripted',
-      defaultModel: 'scripted-model',
-      quietStartup: true,
-    });
+    writePiConfig(piDir, modelUrl);
     Object.assign(env, {
       PI_CODING_AGENT_DIR: piDir,
       PI_ACP_PI_COMMAND: piBin(),

@@ -1,0 +1,277 @@
+/**
+ * Transport for the pi-family RPC mode (`<agent> --mode rpc`): JSON lines with a `type`, not JSON-RPC.
+ * Commands `{id, type, …}` go to stdin through one writer queue; `{type:"response", id?, command, success}`
+ * come back on stdout among events and sub-protocol frames. Responses are matched by id, or — for the
+ * agent's "Unknown command" answer, which carries no id — to the oldest pending command of that name.
+ */
+import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
+import { truncate, type Logger } from '../core/log';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../core/ndjson';
+
+/** Any frame on the wire: a plain JSON object with a string `type`. */
+export type RpcFrame = { type: string; [key: string]: unknown };
+
+export interface RpcResponse {
+  type: 'response';
+  id?: string;
+  command: string;
+  success: boolean;
+  data?: unknown;
+  error?: string;
+  code?: string;
+}
+
+export interface RpcConnectionOptions {
+  logger: Logger;
+  /** Default per-command timeout (ms; 0 = none). */
+  commandTimeoutMs?: number;
+  maxLineBytes?: number;
+  /** Sees every frame in both directions (protocol traces, tests). */
+  frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
+}
+
+/** The agent answered `success: false`. */
+export class RpcCommandError extends Error {
+  constructor(
+    readonly command: string,
+    readonly response: RpcResponse,
+  ) {
+    super(`${command} failed: ${response.error ?? 'no reason given'}`);
+    this.name = 'RpcCommandError';
+  }
+
+  /** The agent did not know the command (its id-less "Unknown command: x" answer). */
+  get unknownCommand(): boolean {
+    return /^Unknown command\b/i.test(this.response.error ?? '');
+  }
+}
+
+export class RpcTimeoutError extends Error {
+  constructor(
+    readonly command: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`The agent did not answer ${command} within ${Math.round(timeoutMs / 100) / 10} s`);
+    this.name = 'RpcTimeoutError';
+  }
+}
+
+interface Pending {
+  id: string;
+  command: string;
+  sentAt: number;
+  resolve: (response: RpcResponse) => void;
+  reject: (error: Error) => void;
+}
+
+export interface SendOptions {
+  /** Overrides the default timeout (ms; 0 = none). */
+  timeoutMs?: number;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One agent process speaking RPC mode over its stdio. */
+export class RpcConnection {
+  /** Pending commands in the order they were sent (oldest first: id-less replies match the oldest). */
+  private readonly pending = new Map<string, Pending>();
+  private readonly frameListeners = new Set<(frame: RpcFrame) => void>();
+  private readonly exitListeners = new Set<(exit: ExitInfo) => void>();
+  private writeQueue: Promise<void> = Promise.resolve();
+  private nextId = 1;
+  private closed: ExitInfo | undefined;
+  private readonly idPrefix = `ah${process.pid.toString(36)}-`;
+
+  constructor(
+    readonly process: AgentProcess,
+    private readonly options: RpcConnectionOptions,
+  ) {
+    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    const splitter = new LineSplitter(
+      maxLineBytes,
+      (line) => this.onLine(line),
+      (bytes) => options.logger.error(`Dropped a line of ${bytes} bytes from the agent: over the ${maxLineBytes}-byte limit`),
+    );
+    process.child.stdout.on('data', (data: Buffer) => splitter.push(data));
+    process.child.stdout.on('end', () => splitter.end());
+    process.child.stdout.on('error', (error) => options.logger.error(`Agent stdout: ${error.message}`));
+    void process.exited.then((exit) => this.handleExit(exit));
+  }
+
+  static spawn(spec: AgentSpawnSpec, options: RpcConnectionOptions): RpcConnection {
+    return new RpcConnection(AgentProcess.spawn(spec, options.logger), options);
+  }
+
+  get exitInfo(): ExitInfo | undefined {
+    return this.closed;
+  }
+
+  /** A fresh command id (when the caller must know it before sending, e.g. to match `prompt_result`). */
+  newId(): string {
+    return `${this.idPrefix}${this.nextId++}`;
+  }
+
+  /** Commands still waiting for an answer (for diagnostics and tests). */
+  pendingCommands(): { id: string; command: string; ageMs: number }[] {
+    const now = Date.now();
+    return [...this.pending.values()].map((p) => ({ id: p.id, command: p.command, ageMs: now - p.sentAt }));
+  }
+
+  /** Every frame that is not the answer to a pending command: events, UI requests, host tool calls, late responses. */
+  onFrame(listener: (frame: RpcFrame) => void): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  onExit(listener: (exit: ExitInfo) => void): () => void {
+    const closed = this.closed;
+    if (closed) queueMicrotask(() => listener(closed));
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  /** Sends a command and resolves with the agent's response, successful or not. */
+  send(command: { type: string; [key: string]: unknown }, options: SendOptions = {}): Promise<RpcResponse> {
+    if (this.closed) return Promise.reject(new AgentExitedError(this.closed));
+    const id = typeof command.id === 'string' && command.id ? command.id : this.newId();
+    const timeoutMs = options.timeoutMs ?? this.options.commandTimeoutMs ?? 60_000;
+    const logger = this.options.logger;
+    return new Promise<RpcResponse>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const entry: Pending = {
+        id,
+        command: command.type,
+        sentAt: Date.now(),
+        resolve: (response) => {
+          if (timer) clearTimeout(timer);
+          this.pending.delete(id);
+          const ms = Date.now() - entry.sentAt;
+          if (response.success) logger.debug(`rpc ← ${id} ${command.type} ok in ${ms} ms`);
+          else logger.debug(`rpc ← ${id} ${command.type} failed in ${ms} ms: ${truncate(response.error ?? '', 300)}`);
+          resolve(response);
+        },
+        reject: (error) => {
+          if (timer) clearTimeout(timer);
+          this.pending.delete(id);
+          logger.debug(`rpc ✗ ${id} ${command.type} after ${Date.now() - entry.sentAt} ms: ${error.message.split('\n')[0]}`);
+          reject(error);
+        },
+      };
+      this.pending.set(id, entry);
+      if (timeoutMs > 0) {
+        timer = setTimeout(() => {
+          logger.warn(`rpc ${id} ${command.type}: no answer in ${timeoutMs} ms`);
+          entry.reject(new RpcTimeoutError(command.type, timeoutMs));
+        }, timeoutMs);
+      }
+      const frame = { ...command, id };
+      logger.trace(`rpc → ${id} ${command.type} ${truncate(JSON.stringify(frame), 400)}`);
+      this.write(frame).catch((error: Error) => {
+        if (this.pending.has(id)) entry.reject(this.closed ? new AgentExitedError(this.closed) : error);
+      });
+    });
+  }
+
+  /** Sends a command; returns its `data`, or throws RpcCommandError when the agent answers `success: false`. */
+  async call<T = unknown>(command: { type: string; [key: string]: unknown }, options?: SendOptions): Promise<T> {
+    const response = await this.send(command, options);
+    if (!response.success) throw new RpcCommandError(command.type, response);
+    return response.data as T;
+  }
+
+  /** Writes one frame (a command or a sub-protocol answer) through the single writer queue. */
+  write(frame: Record<string, unknown>): Promise<void> {
+    if (this.closed) return Promise.reject(new AgentExitedError(this.closed));
+    this.options.frameTap?.('out', frame);
+    const line = `${JSON.stringify(frame)}\n`;
+    const result = this.writeQueue.then(() => this.writeLine(line));
+    this.writeQueue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Graceful stop: stdin closed, then SIGTERM, then SIGKILL to the whole process group. */
+  async shutdown(): Promise<ExitInfo> {
+    const exit = await this.process.shutdown();
+    this.handleExit(exit);
+    return exit;
+  }
+
+  private writeLine(line: string): Promise<void> {
+    const stdin = this.process.child.stdin;
+    return new Promise((resolve, reject) => {
+      if (stdin.destroyed || stdin.writableEnded) {
+        reject(new Error('Agent stdin is closed'));
+        return;
+      }
+      const ok = stdin.write(line, 'utf8', (error) => {
+        if (error) reject(error);
+        else if (ok) resolve();
+      });
+      if (!ok) stdin.once('drain', () => resolve());
+    });
+  }
+
+  private onLine(line: string): void {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(line);
+    } catch (error) {
+      this.options.logger.error(`Malformed JSON from agent (dropped; connection continues): ${(error as Error).message}: ${truncate(line, 300)}`);
+      return;
+    }
+    if (!isRecord(frame) || typeof frame.type !== 'string') {
+      this.options.logger.error(`Agent sent a line that is not an RPC frame (dropped): ${truncate(line, 300)}`);
+      return;
+    }
+    this.options.frameTap?.('in', frame);
+    if (frame.type === 'response' && this.matchResponse(frame as unknown as RpcResponse)) return;
+    for (const l of this.frameListeners) {
+      try {
+        l(frame as RpcFrame);
+      } catch (error) {
+        this.options.logger.error(`Handling a ${frame.type} frame failed: ${(error as Error).stack ?? String(error)}`);
+      }
+    }
+  }
+
+  /** True when the response settled a pending command. */
+  private matchResponse(response: RpcResponse): boolean {
+    const logger = this.options.logger;
+    if (typeof response.id === 'string' && response.id) {
+      const entry = this.pending.get(response.id);
+      if (entry) {
+        entry.resolve(response);
+        return true;
+      }
+      // A second answer for an id already settled (e.g. a prompt that failed after its acknowledgement).
+      logger.debug(`rpc ← late response for ${response.id} (${response.command}): ${response.success ? 'ok' : response.error}`);
+      return false;
+    }
+    if (response.command === 'parse') {
+      logger.error(`The agent could not parse a line we sent: ${response.error ?? 'no detail'}`);
+      return true;
+    }
+    // No id: the agent's "Unknown command" answer (and handler errors of some versions). Oldest of that name wins.
+    for (const entry of this.pending.values()) {
+      if (entry.command === response.command) {
+        logger.warn(`rpc ← id-less ${response.command} response matched to ${entry.id}: ${response.success ? 'ok' : response.error}`);
+        entry.resolve(response);
+        return true;
+      }
+    }
+    logger.warn(`rpc ← unmatched ${response.command} response: ${truncate(JSON.stringify(response), 300)}`);
+    return false;
+  }
+
+  private handleExit(exit: ExitInfo): void {
+    if (this.closed) return;
+    this.closed = exit;
+    const log = exit.code === 0 || exit.signal === 'SIGTERM' ? this.options.logger.info : this.options.logger.error;
+    log.call(this.options.logger, describeExit(exit));
+    const error = new AgentExitedError(exit);
+    for (const p of [...this.pending.values()]) p.reject(error);
+    for (const l of this.exitListeners) l(exit);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The two real pi-family agents in RPC mode, configured against the scripted model (test/model):
+ * upstream pi 0.73.1 on Node 20 (installed with pi-acp) and oh-my-pi 18.2.3 on Bun (`scripts/setup-agents.sh omp`).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Logger } from '../../src/core/log';
+import type { AgentConfig } from '../../src/session/agentConfig';
+import { agentsRoot, baseEnv, openaiBase, systemNode, writePiConfig } from '../agents/catalog';
+
+export interface RpcAgentFixture {
+  id: 'pi' | 'omp';
+  label: string;
+  installed(): boolean;
+  /** Writes the config under `scratch` and returns the agent config (a complete environment, nothing leaks in). */
+  prepare(opts: { scratch: string; modelUrl: string; workspace: string; args?: string[]; env?: Record<string, string> }): AgentConfig;
+}
+
+const piCli = () => path.join(agentsRoot(), 'pi-acp', 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js');
+export const piPackageDir = () => path.join(agentsRoot(), 'pi-acp', 'node_modules', '@mariozechner', 'pi-coding-agent');
+const ompCli = () => path.join(agentsRoot(), 'omp', 'node_modules', '@oh-my-pi', 'pi-coding-agent', 'dist', 'cli.js');
+const bunBin = () => path.join(path.dirname(agentsRoot()), 'bun', 'bin', 'bun');
+
+export const PI_RPC: RpcAgentFixture = {
+  id: 'pi',
+  label: 'pi 0.73.1 (upstream, Node)',
+  installed: () => fs.existsSync(piCli()),
+  prepare({ scratch, modelUrl, workspace, args = [], env: extra = {} }) {
+    const env = baseEnv(scratch);
+    const piDir = path.join(scratch, 'pi');
+    writePiConfig(piDir, modelUrl);
+    Object.assign(env, { PI_CODING_AGENT_DIR: piDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1' }, extra);
+    return { name: 'pi', command: systemNode(), args: [piCli(), '--mode', 'rpc', ...args], env, protocol: 'rpc', cwd: workspace };
+  },
+};
+
+export const OMP_RPC: RpcAgentFixture = {
+  id: 'omp',
+  label: 'oh-my-pi 18.2.3 (fork, Bun)',
+  installed: () => fs.existsSync(ompCli()) && fs.existsSync(bunBin()) && fs.existsSync(path.join(agentsRoot(), 'omp', '.stamp')),
+  prepare({ scratch, modelUrl, workspace, args = [], env: extra = {} }) {
+    const env = baseEnv(scratch);
+    const agentDir = path.join(env.HOME!, '.omp', 'agent');
+    fs.mkdirSync(agentDir, { recursive: true });
+    fs.writeFileSync(
+      path.join(agentDir, 'models.yml'),
+      [
+        'providers:',
+        '  scripted:',
+        `    baseUrl: ${openaiBase(modelUrl)}`,
+        '    api: openai-completions',
+        '    apiKey: sk-scripted-test-key',
+        '    models:',
+        '      - id: scripted-model',
+        '        name: Scripted model',
+        '        reasoning: false',
+        '        input: [text]',
+        '        contextWindow: 128000',
+        '        maxTokens: 8192',
+        '',
+      ].join('\n'),
+    );
+    Object.assign(env, { PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1' }, extra);
+    return {
+      name: 'omp',
+      command: bunBin(),
+      args: [ompCli(), '--mode', 'rpc', '--model', 'scripted/scripted-model', ...args],
+      env,
+      protocol: 'rpc',
+      cwd: workspace,
+    };
+  },
+};
+
+/** A logger that keeps every line (tests assert on what was logged); echoes when RPC_TEST_LOG=1. */
+export function memoryLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const at = (lvl: string) => (m: string | Error) => {
+    const line = `[${lvl}] ${m instanceof Error ? m.message : m}`;
+    lines.push(line);
+    if (process.env.RPC_TEST_LOG) process.stderr.write(`${line}\n`);
+  };
+  return { lines, trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** A fresh scratch folder with a workspace copy of test/fixtures/sample-workspace. */
+export function scratchDirs(prefix: string): { scratch: string; workspace: string } {
+  const base = fs.mkdtempSync(path.join(process.env.RPC_TEST_TMP ?? '/tmp', `${prefix}-`));
+  const workspace = path.join(base, 'ws');
+  const sample = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'sample-workspace');
+  fs.cpSync(sample, workspace, { recursive: true });
+  return { scratch: path.join(base, 'scratch'), workspace };
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls until `cond` holds (or throws after `ms`). */
+export async function until(cond: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`Timed out after ${ms} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
