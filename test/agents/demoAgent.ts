@@ -1,0 +1,55 @@
+/**
+ * The default agent of `npm start`, printed as one JSON object for scripts/lib/demo-agent.sh.
+ * - With ANTHROPIC_API_KEY in the environment: Claude Code (claude-agent-acp) against the real model.
+ * - Otherwise: opencode against the scripted demo model, started here in the background on 127.0.0.1
+ *   (its pid is appended to $DEMO_SCRATCH/pids so start.sh stops it), clearly labelled "demo model".
+ * Usage: node out/test/agents/demoAgent.js   (env: DEMO_SCRATCH, DEMO_WORKSPACE)
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { agentById } from './catalog';
+
+const scratch = process.env.DEMO_SCRATCH;
+const workspace = process.env.DEMO_WORKSPACE;
+
+function fail(message: string): never {
+  process.stderr.write(`demo-agent: ${message}\n`);
+  process.exit(1);
+}
+
+/** Starts the scripted model detached (it outlives this script) and returns its URL. */
+async function startModel(dir: string): Promise<string> {
+  const log = path.join(dir, 'model-server.log');
+  const out = fs.openSync(log, 'w');
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'model', 'main.js'), '--port', '0'], {
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
+  fs.appendFileSync(path.join(dir, 'pids'), `${child.pid}\n`);
+  child.unref();
+  for (let i = 0; i < 100; i++) {
+    const m = /\{"url":"([^"]+)"\}/.exec(fs.readFileSync(log, 'utf8'));
+    if (m?.[1]) return m[1];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  fail(`the scripted model did not start (see ${log})`);
+}
+
+async function main(): Promise<void> {
+  if (!scratch || !workspace) fail('DEMO_SCRATCH and DEMO_WORKSPACE must be set');
+  fs.mkdirSync(scratch, { recursive: true });
+  if (process.env.ANTHROPIC_API_KEY) {
+    const claude = path.join(path.dirname(__dirname), '..', '..', '.tools', 'agents', 'claude', 'node_modules', '.bin', 'claude-agent-acp');
+    process.stdout.write(`${JSON.stringify({ name: 'Claude Code', command: claude, args: [], env: {}, protocol: 'acp' })}\n`);
+    return;
+  }
+  const agent = agentById('opencode');
+  if (!agent?.installed()) fail('opencode is not installed: run scripts/setup-agents.sh');
+  const url = await startModel(scratch);
+  const spec = await agent.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: url, workspace });
+  const config = { name: 'opencode (demo model)', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false, protocol: 'acp' };
+  process.stdout.write(`${JSON.stringify(config)}\n`);
+}
+
+void main();

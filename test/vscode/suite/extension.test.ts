@@ -1,0 +1,126 @@
+/// <reference types="mocha" />
+/**
+ * Smoke test in the real extension host (code-server): the extension activates, registers its commands,
+ * and runs one whole agent turn that writes a file into the workspace.
+ *
+ * The agent comes from the environment: AGENT_HOST_TEST_AGENT = JSON {name, command, args, env, protocol?}
+ * (test/vscode/main.ts sets it; default there is the tiny fixture agent). AGENT_HOST_TEST_PROMPT overrides
+ * the prompt.
+ *
+ * Permission: with an extensionTestsPath the workbench refuses to show dialogs (DialogService.skipDialogs), so
+ * the modal the extension raises would answer "cancelled". The test therefore answers modal warnings itself by
+ * replacing vscode.window.showWarningMessage (the test and the extension share one API object: the test file
+ * lives inside the extension folder). AGENT_HOST_TEST_PERMISSION = regexp of the option to pick (default
+ * "allow"). The real dialog is clicked through the UI in test/vscode/main.ts's workbench check.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentHostApi } from '../../../src/extension';
+
+const EXTENSION_ID = 'agent-host.agent-host';
+const COMMANDS = [
+  'agentHost.start',
+  'agentHost.restart',
+  'agentHost.stop',
+  'agentHost.selectAgent',
+  'agentHost.showLog',
+  'agentHost.prompt',
+  'agentHost.cancel',
+];
+
+/** Relative path → mtime of every file under `dir` (skipping dot-folders). */
+function snapshot(dir: string, base = dir, out = new Map<string, number>()): Map<string, number> {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) snapshot(full, base, out);
+    else out.set(path.relative(base, full), fs.statSync(full).mtimeMs);
+  }
+  return out;
+}
+
+/** Answers modal showWarningMessage calls with the first item matching `pattern`; returns the undo. */
+function answerModalsWith(pattern: RegExp): () => void {
+  const win = vscode.window as unknown as Record<string, unknown>;
+  const original = win.showWarningMessage as (...a: unknown[]) => Thenable<unknown>;
+  win.showWarningMessage = async (message: string, ...rest: unknown[]) => {
+    const [first, ...items] = rest;
+    if (!(first && typeof first === 'object' && (first as vscode.MessageOptions).modal)) return original(message, ...rest);
+    const title = (i: unknown) => (typeof i === 'string' ? i : String((i as vscode.MessageItem).title));
+    const pick = items.find((i) => pattern.test(title(i)));
+    console.log(`modal "${message}" [${items.map(title).join(' | ')}] → ${pick ? title(pick) : '(closed)'}`);
+    return pick;
+  };
+  return () => {
+    win.showWarningMessage = original;
+  };
+}
+
+describe('Agent Host in a real VS Code (code-server)', () => {
+  let api: AgentHostApi;
+
+  it('activates and returns its API', async () => {
+    const ext = vscode.extensions.getExtension<AgentHostApi>(EXTENSION_ID);
+    assert.ok(ext, `extension ${EXTENSION_ID} is not loaded`);
+    api = ext.isActive ? ext.exports : await ext.activate();
+    assert.ok(ext.isActive, 'extension did not activate');
+    assert.ok(api?.manager, 'activate() did not return { manager }');
+    assert.equal(api.manager.state, 'stopped');
+  });
+
+  it('registers its commands', async () => {
+    const all = new Set(await vscode.commands.getCommands(true));
+    const missing = COMMANDS.filter((c) => !all.has(c));
+    assert.deepEqual(missing, [], `commands not registered: ${missing.join(', ')}`);
+  });
+
+  it('runs a whole turn with the configured agent and a file appears in the workspace', async function () {
+    const raw = process.env.AGENT_HOST_TEST_AGENT;
+    if (!raw) this.skip();
+    const agent = JSON.parse(raw!) as { name: string; command: string; args?: string[]; env?: Record<string, string> };
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert.ok(folder, 'no workspace folder is open');
+
+    // The runner writes the agent into the user settings; set it here too when it is not there.
+    if (!api.manager.agents().some((a) => a.name === agent.name)) {
+      console.log(`agentHost.agents has no "${agent.name}" yet: setting it (global)`);
+      await vscode.workspace.getConfiguration('agentHost').update('agents', [agent], vscode.ConfigurationTarget.Global);
+    }
+    api.manager.select(agent.name);
+
+    const before = snapshot(folder);
+    const states: string[] = [];
+    const sub = api.manager.onDidChangeState((s) => states.push(s));
+    const restore = answerModalsWith(new RegExp(process.env.AGENT_HOST_TEST_PERMISSION ?? 'allow', 'i'));
+    try {
+      const prompt =
+        process.env.AGENT_HOST_TEST_PROMPT ?? 'Create a file named hello.txt containing a short greeting.';
+      const stopReason = await api.manager.prompt(prompt);
+      assert.equal(stopReason, 'end_turn');
+    } finally {
+      restore();
+      sub.dispose();
+    }
+    assert.equal(api.manager.state, 'ready');
+    assert.ok(states.includes('busy'), `state never went busy: ${states.join(' → ')}`);
+
+    const after = snapshot(folder);
+    const changed = [...after].filter(([f, t]) => before.get(f) !== t).map(([f]) => f);
+    console.log(`files written by the agent: ${changed.join(', ') || '(none)'}`);
+    assert.ok(changed.length > 0, 'the agent turn wrote no file into the workspace');
+
+    const timeline = api.manager.current?.model.timeline() ?? [];
+    const kinds = timeline.map((e) => e.kind);
+    assert.ok(kinds.includes('tool_call'), `no tool call in the timeline: ${kinds.join(', ')}`);
+    assert.ok(
+      timeline.some((e) => e.kind === 'message' && e.role === 'agent' && e.text.trim().length > 0),
+      'no agent text in the timeline',
+    );
+  });
+
+  after(async () => {
+    await api?.manager.stop();
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * A person's view of the extension, driven with Playwright in code-server's workbench: the status bar item
+ * shows the configured agent; "Agent Host: Ask the Agent…" from the command palette runs a turn; the real
+ * permission dialog is answered by clicking its button; a file appears in the workspace and the status bar
+ * returns to "ready". Screenshots of each step go to `screenshotDir`.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import { statusBarItem, withWorkbench, type WorkbenchOptions } from './runner';
+
+export interface UiCheckOptions extends WorkbenchOptions {
+  agentName: string;
+  /** The prompt typed into the input box. */
+  prompt: string;
+  /** Button labels of the permission dialog to click, tried in order. */
+  allowButtons?: RegExp[];
+  /** Skip the turn: only the status bar and its screenshot. */
+  statusBarOnly?: boolean;
+}
+
+function snapshot(dir: string, base = dir, out = new Map<string, number>()): Map<string, number> {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) snapshot(full, base, out);
+    else out.set(path.relative(base, full), fs.statSync(full).mtimeMs);
+  }
+  return out;
+}
+
+async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.type(title);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Returns the screenshots taken, in order. Throws with a description of what was not seen. */
+export async function runUiCheck(opts: UiCheckOptions): Promise<string[]> {
+  const shots: string[] = [];
+  await withWorkbench(opts, async (page, info) => {
+    const item = await statusBarItem(page, 'agentHost.status', 60_000);
+    const text = ((await item.textContent()) ?? '').trim();
+    if (!text.includes(opts.agentName)) throw new Error(`status bar item shows "${text}", not the agent "${opts.agentName}"`);
+    await page.waitForTimeout(500); // icons and layout settle
+    shots.push(await info.screenshot('workbench-status-bar'));
+    if (opts.statusBarOnly) return;
+
+    const before = snapshot(opts.workspace);
+    await runCommand(page, 'Agent Host: Ask the Agent');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill(opts.prompt); // fill, not type: typing races the focus and a newline would submit early
+    await page.keyboard.press('Enter');
+
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 90_000 }).catch(async (error) => {
+      await info.screenshot('ui-no-permission-dialog').catch(() => undefined);
+      throw new Error(`no permission dialog appeared: ${(error as Error).message.split('\n')[0]}`);
+    });
+    await page.waitForTimeout(300);
+    shots.push(await info.screenshot('workbench-permission-dialog'));
+    const buttons = dialog.locator('.dialog-buttons .monaco-button');
+    const labels = (await buttons.allTextContents()).map((l) => l.trim());
+    const allow = opts.allowButtons ?? [/^allow once$/i, /^allow$/i, /allow/i, /^yes$/i];
+    const index = allow.map((re) => labels.findIndex((l) => re.test(l))).find((i) => i >= 0);
+    if (index === undefined) throw new Error(`no allow button in the permission dialog: [${labels.join(' | ')}]`);
+    console.log(`[ui] permission dialog [${labels.join(' | ')}] → ${labels[index]}`);
+    await buttons.nth(index).click();
+
+    // The turn ends: a file changed in the workspace and the status bar is back to "ready" (hubot icon).
+    const deadline = Date.now() + 90_000;
+    let changed: string[] = [];
+    while (Date.now() < deadline) {
+      const after = snapshot(opts.workspace);
+      changed = [...after].filter(([f, t]) => before.get(f) !== t).map(([f]) => f);
+      const ready = await item.locator('.codicon-hubot').count();
+      if (changed.length && ready) break;
+      await page.waitForTimeout(250);
+    }
+    await page.waitForTimeout(500);
+    shots.push(await info.screenshot('workbench-after-turn'));
+    if (!changed.length) throw new Error('the turn wrote no file into the workspace');
+    if (!(await item.locator('.codicon-hubot').count())) {
+      throw new Error(`status bar did not return to ready: "${await item.getAttribute('aria-label')}"`);
+    }
+    console.log(`[ui] files written through the UI turn: ${changed.join(', ')}`);
+  });
+  return shots;
+}
