@@ -3,6 +3,8 @@ import type { SessionEvent } from '../session/sessionModel';
 /** Renders session events as readable text, streaming message deltas as they grow. */
 export class TextRenderer {
   private printed = new Map<string, number>();
+  /** What was last printed for each tool call / permission, so repeated updates print once. */
+  private shown = new Map<string, string>();
   private current: string | undefined;
 
   constructor(private readonly write: (s: string) => void) {}
@@ -25,9 +27,9 @@ export class TextRenderer {
         }
         this.current = undefined;
         if (entity.kind === 'tool_call') {
-          this.write(`\n[tool ${entity.status}] ${entity.title || entity.id} (${entity.toolKind})`);
+          this.once(`tool:${entity.id}`, `\n[tool ${entity.status}] ${entity.title || entity.id} (${entity.toolKind})`);
         } else if (entity.kind === 'permission') {
-          this.write(`\n[permission ${entity.state}] ${entity.title}${entity.answer ? ` → ${entity.answer}` : ''}`);
+          this.once(`perm:${entity.id}`, `\n[permission ${entity.state}] ${entity.title}${entity.answer ? ` → ${entity.answer}` : ''}`);
         } else if (entity.kind === 'notice') {
           this.write(`\n[${entity.severity}] ${entity.title}${entity.detail ? `: ${entity.detail}` : ''}`);
         }
@@ -43,5 +45,11 @@ export class TextRenderer {
       default:
         return;
     }
+  }
+
+  private once(key: string, line: string): void {
+    if (this.shown.get(key) === line) return;
+    this.shown.set(key, line);
+    this.write(line);
   }
 }

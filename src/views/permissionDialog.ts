@@ -8,11 +8,11 @@ export function summarizeRawInput(rawInput: unknown): string {
   const o = rawInput as Record<string, unknown>;
   const command = o.command ?? o.cmd;
   if (command !== undefined) return `$ ${Array.isArray(command) ? command.join(' ') : String(command)}`;
-  const file = o.file_path ?? o.filePath ?? o.path ?? o.abspath;
+  const file = o.file_path ?? o.filePath ?? o.filepath ?? o.path ?? o.abspath;
   const lines: string[] = [];
   if (file !== undefined) lines.push(String(file));
-  const content = o.content ?? o.new_string ?? o.newString ?? o.newText;
-  if (typeof content === 'string') lines.push(content.length > 400 ? `${content.slice(0, 400)}…` : content);
+  const content = o.diff ?? o.content ?? o.new_string ?? o.newString ?? o.newText ?? o.patch;
+  if (typeof content === 'string') lines.push(content.length > 600 ? `${content.slice(0, 600)}…` : content);
   if (lines.length) return lines.join('\n');
   const json = JSON.stringify(rawInput, null, 1);
   return json.length > 600 ? `${json.slice(0, 600)}…` : json;

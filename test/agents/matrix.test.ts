@@ -164,8 +164,8 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
       if (q.createViaClientFsBroken) assert.equal(fs.readFileSync(path.join(run.workspace, 'denied.txt'), 'utf8'), original);
       else assert.equal(fs.existsSync(path.join(run.workspace, 'denied.txt')), false);
       assert.equal(run.stopReason, q.rejectStopReason ?? 'end_turn');
-      // A turn that goes on after the rejection tells the model it was refused (codex ends it as cancelled).
-      if (run.stopReason === 'end_turn') assert.match(agentText(run), /not allowed/);
+      // The model was never told the tool succeeded (some agents end the turn without asking it again).
+      assert.ok(!run.model.requests.some((r) => r.decision === 'final'), 'the model saw a successful tool result');
       assert.ok(run.asked.length >= 1, 'the agent asked');
       row.ok = true;
       run.cleanup();
