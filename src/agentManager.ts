@@ -3,9 +3,15 @@ import { AuthRequiredError } from './acp/acpSession';
 import { describeExit } from './core/agentProcess';
 import { parseAgentConfigs, type AgentConfig } from './session/agentConfig';
 import type { AgentSession } from './session/agentSession';
-import { startAgentSession } from './session/startSession';
-import type { SessionEvent } from './session/sessionModel';
+import { startAgentSession, type StartSessionOptions } from './session/startSession';
+import type { ContentPart, SessionEvent } from './session/sessionModel';
 import { modalPermissionDecider } from './views/permissionDialog';
+
+/**
+ * What the editor lends a session (permissions UI, files, terminals, MCP servers, extension dialogs,
+ * host tools). Called at every agent start, so settings changes apply on restart.
+ */
+export type SessionServices = (agent: AgentConfig, cwd: string) => Partial<StartSessionOptions>;
 
 export type AgentState = 'stopped' | 'starting' | 'ready' | 'busy' | 'error';
 
@@ -18,11 +24,15 @@ export class AgentManager implements vscode.Disposable {
   private lastError: string | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<AgentState>();
   private readonly eventEmitter = new vscode.EventEmitter<SessionEvent>();
+  private readonly sessionEmitter = new vscode.EventEmitter<AgentSession | undefined>();
+  private services: SessionServices[] = [];
   /** Disposed on every agent restart (the per-process lifetime). */
   private processDisposables: (() => void)[] = [];
 
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onSessionEvent = this.eventEmitter.event;
+  /** A new session started (views re-render from its model) or the session went away (undefined). */
+  readonly onDidChangeSession = this.sessionEmitter.event;
 
   constructor(private readonly log: vscode.LogOutputChannel) {}
 
@@ -58,6 +68,14 @@ export class AgentManager implements vscode.Disposable {
     return agents.find((a) => a.name === (this.currentName ?? name)) ?? agents[0];
   }
 
+  /** Adds a provider of session services; later providers override earlier ones key by key. */
+  addSessionServices(services: SessionServices): vscode.Disposable {
+    this.services.push(services);
+    return new vscode.Disposable(() => {
+      this.services = this.services.filter((s) => s !== services);
+    });
+  }
+
   select(name: string): void {
     this.currentName = name;
     this.stateEmitter.fire(this._state);
@@ -81,15 +99,20 @@ export class AgentManager implements vscode.Disposable {
     const s = this.session;
     this.session = undefined;
     for (const d of this.processDisposables.splice(0)) d();
-    if (s) await s.shutdown();
+    if (s) {
+      this.sessionEmitter.fire(undefined);
+      await s.shutdown();
+    }
     this.setState('stopped');
   }
 
-  async prompt(text: string): Promise<string> {
+  /** Sends one prompt (text, or content blocks with context) and resolves with the stop reason. */
+  async prompt(input: string | ContentPart[]): Promise<string> {
     const session = await this.ensureStarted();
+    const parts = typeof input === 'string' ? [{ type: 'text', text: input }] : input;
     this.setState('busy');
     try {
-      return (await session.prompt([{ type: 'text', text }])).stopReason;
+      return (await session.prompt(parts)).stopReason;
     } finally {
       if (this.session === session) this.setState('ready');
     }
@@ -103,6 +126,7 @@ export class AgentManager implements vscode.Disposable {
     void this.stop();
     this.stateEmitter.dispose();
     this.eventEmitter.dispose();
+    this.sessionEmitter.dispose();
   }
 
   private async start(): Promise<AgentSession> {
@@ -123,21 +147,25 @@ export class AgentManager implements vscode.Disposable {
     this.currentName = agent.name;
     this.setState('starting');
     try {
+      const extra = Object.assign({}, ...this.services.map((s) => s(agent, cwd))) as Partial<StartSessionOptions>;
       const session = await startAgentSession(agent, {
+        decidePermission: modalPermissionDecider,
+        ...extra,
         logger: this.log,
         cwd,
         roots: folders,
-        decidePermission: modalPermissionDecider,
         requestTimeoutMs: config.get<number>('requestTimeoutSeconds', 60) * 1000,
         initializeTimeoutMs: config.get<number>('initializeTimeoutSeconds', 60) * 1000,
         maxLineBytes: config.get<number>('maxLineBytes', 64 * 1024 * 1024),
       });
       this.session = session;
+      this.sessionEmitter.fire(session);
       this.processDisposables.push(
         session.model.on((e) => this.eventEmitter.fire(e)),
         session.onExit((exit) => {
           if (this.session !== session) return;
           this.session = undefined;
+          this.sessionEmitter.fire(undefined);
           this.setState(exit.code === 0 ? 'stopped' : 'error', describeExit(exit));
         }),
       );
