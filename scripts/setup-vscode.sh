@@ -60,7 +60,9 @@ ensure_apt() {
 npm_install() {
   local dir="$1" name="$2"; shift 2
   local logf="$dir/.install.log"
-  if ! (cd "$dir" && env "$@" npm install --no-audit --no-fund --loglevel=error >"$logf" 2>&1); then
+  # Under `npm test` the outer npm's user agent (naming Node 20) is inherited and read as config by this
+  # npm; code-server's postinstall checks the Node version in it. Drop it so it describes this npm's Node.
+  if ! (cd "$dir" && env -u npm_config_user_agent "$@" npm install --no-audit --no-fund --loglevel=error >"$logf" 2>&1); then
     tail -n 40 "$logf" >&2 || true
     die "npm install failed for $name (full log: $logf)"
   fi
