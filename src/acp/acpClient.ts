@@ -5,6 +5,7 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
+import { Latch, Listeners } from '../core/listeners';
 import { truncate, type Logger } from '../core/log';
 import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
 import type {
@@ -121,12 +122,11 @@ export class AcpClient {
   readonly connection: MessageConnection;
   private readonly pending = new Set<Pending>();
   private readonly interruptible = new Set<Interruptible>();
-  private readonly updateListeners = new Set<(n: SessionNotification) => void>();
-  private readonly exitListeners = new Set<(exit: ExitInfo) => void>();
-  private readonly healthListeners = new Set<(health: Health, detail: string) => void>();
+  private readonly updates = new Listeners<SessionNotification>();
+  private readonly exit = new Latch<ExitInfo>();
+  private readonly healthChanges = new Listeners<{ health: Health; detail: string }>();
   private health: Health = 'ok';
   private init: InitializeResponse | undefined;
-  private closed: ExitInfo | undefined;
 
   private constructor(
     readonly process: AgentProcess,
@@ -181,7 +181,7 @@ export class AcpClient {
   }
 
   get exitInfo(): ExitInfo | undefined {
-    return this.closed;
+    return this.exit.value;
   }
 
   get currentHealth(): Health {
@@ -189,20 +189,15 @@ export class AcpClient {
   }
 
   onSessionUpdate(listener: (n: SessionNotification) => void): () => void {
-    this.updateListeners.add(listener);
-    return () => this.updateListeners.delete(listener);
+    return this.updates.add(listener);
   }
 
   onExit(listener: (exit: ExitInfo) => void): () => void {
-    const closed = this.closed;
-    if (closed) queueMicrotask(() => listener(closed));
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return this.exit.add(listener);
   }
 
   onHealth(listener: (health: Health, detail: string) => void): () => void {
-    this.healthListeners.add(listener);
-    return () => this.healthListeners.delete(listener);
+    return this.healthChanges.add(({ health, detail }) => listener(health, detail));
   }
 
   /** `initialize`, with honest capabilities and version negotiation. */
@@ -286,13 +281,13 @@ export class AcpClient {
   }
 
   async notify(method: string, params: unknown): Promise<void> {
-    if (this.closed) throw new AgentExitedError(this.closed);
+    if (this.exit.value) throw new AgentExitedError(this.exit.value);
     await this.connection.sendNotification(method, params);
   }
 
   /** A request with a timeout (ms; 0 = none) that fails at once if the agent exits. */
   request<R>(method: string, params: unknown, timeoutMs = this.options.requestTimeoutMs ?? 60_000): Promise<R> {
-    if (this.closed) return Promise.reject(new AgentExitedError(this.closed));
+    if (this.exit.value) return Promise.reject(new AgentExitedError(this.exit.value));
     return new Promise<R>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const entry: Pending = {
@@ -343,19 +338,18 @@ export class AcpClient {
     this.health = health;
     if (health === 'unresponsive') this.options.logger.warn(`Agent is not answering: ${detail}`);
     else this.options.logger.info(`Agent is answering again: ${detail}`);
-    for (const l of this.healthListeners) l(health, detail);
+    this.healthChanges.fire({ health, detail });
   }
 
   private handleExit(exit: ExitInfo): void {
-    if (this.closed) return;
-    this.closed = exit;
+    if (this.exit.value) return;
     const log = exit.code === 0 || exit.signal === 'SIGTERM' ? this.options.logger.info : this.options.logger.error;
     log.call(this.options.logger, describeExit(exit));
     const error = new AgentExitedError(exit);
     for (const p of [...this.pending]) p.reject(error);
     for (const entry of [...this.interruptible]) entry.abort.abort();
     this.connection.dispose();
-    for (const l of this.exitListeners) l(exit);
+    this.exit.fire(exit);
   }
 
   /**
@@ -398,7 +392,7 @@ export class AcpClient {
     const h = this.options.handlers;
     const c = this.connection;
     c.onNotification('session/update', (params: SessionNotification) => {
-      for (const l of this.updateListeners) l(params);
+      this.updates.fire(params, (error) => this.options.logger.error(`Applying a session update failed: ${String(error)}`));
     });
     c.onRequest('session/request_permission', (params: RequestPermissionRequest) =>
       this.interruptibleCall(params?.sessionId, PERMISSION_CANCELLED, (signal) => h.requestPermission(params, signal)),

@@ -5,6 +5,7 @@
  * agent's "Unknown command" answer, which carries no id — to the oldest pending command of that name.
  */
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
+import { Latch, Listeners } from '../core/listeners';
 import { truncate, type Logger } from '../core/log';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../core/ndjson';
 
@@ -77,11 +78,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export class RpcConnection {
   /** Pending commands in the order they were sent (oldest first: id-less replies match the oldest). */
   private readonly pending = new Map<string, Pending>();
-  private readonly frameListeners = new Set<(frame: RpcFrame) => void>();
-  private readonly exitListeners = new Set<(exit: ExitInfo) => void>();
+  private readonly frames = new Listeners<RpcFrame>();
+  private readonly exit = new Latch<ExitInfo>();
   private writeQueue: Promise<void> = Promise.resolve();
   private nextId = 1;
-  private closed: ExitInfo | undefined;
   private readonly idPrefix = `ah${process.pid.toString(36)}-`;
 
   constructor(
@@ -105,7 +105,7 @@ export class RpcConnection {
   }
 
   get exitInfo(): ExitInfo | undefined {
-    return this.closed;
+    return this.exit.value;
   }
 
   /** A fresh command id (when the caller must know it before sending, e.g. to match `prompt_result`). */
@@ -121,20 +121,16 @@ export class RpcConnection {
 
   /** Every frame that is not the answer to a pending command: events, UI requests, host tool calls, late responses. */
   onFrame(listener: (frame: RpcFrame) => void): () => void {
-    this.frameListeners.add(listener);
-    return () => this.frameListeners.delete(listener);
+    return this.frames.add(listener);
   }
 
   onExit(listener: (exit: ExitInfo) => void): () => void {
-    const closed = this.closed;
-    if (closed) queueMicrotask(() => listener(closed));
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return this.exit.add(listener);
   }
 
   /** Sends a command and resolves with the agent's response, successful or not. */
   send(command: { type: string; [key: string]: unknown }, options: SendOptions = {}): Promise<RpcResponse> {
-    if (this.closed) return Promise.reject(new AgentExitedError(this.closed));
+    if (this.exit.value) return Promise.reject(new AgentExitedError(this.exit.value));
     const id = typeof command.id === 'string' && command.id ? command.id : this.newId();
     const timeoutMs = options.timeoutMs ?? this.options.commandTimeoutMs ?? 60_000;
     const logger = this.options.logger;
@@ -169,7 +165,7 @@ export class RpcConnection {
       const frame = { ...command, id };
       logger.trace(`rpc → ${id} ${command.type} ${truncate(JSON.stringify(frame), 400)}`);
       this.write(frame).catch((error: Error) => {
-        if (this.pending.has(id)) entry.reject(this.closed ? new AgentExitedError(this.closed) : error);
+        if (this.pending.has(id)) entry.reject(this.exit.value ? new AgentExitedError(this.exit.value) : error);
       });
     });
   }
@@ -183,7 +179,7 @@ export class RpcConnection {
 
   /** Writes one frame (a command or a sub-protocol answer) through the single writer queue. */
   write(frame: Record<string, unknown>): Promise<void> {
-    if (this.closed) return Promise.reject(new AgentExitedError(this.closed));
+    if (this.exit.value) return Promise.reject(new AgentExitedError(this.exit.value));
     this.options.frameTap?.('out', frame);
     const line = `${JSON.stringify(frame)}\n`;
     const result = this.writeQueue.then(() => this.writeLine(line));
@@ -227,13 +223,9 @@ export class RpcConnection {
     }
     this.options.frameTap?.('in', frame);
     if (frame.type === 'response' && this.matchResponse(frame as unknown as RpcResponse)) return;
-    for (const l of this.frameListeners) {
-      try {
-        l(frame as RpcFrame);
-      } catch (error) {
-        this.options.logger.error(`Handling a ${frame.type} frame failed: ${(error as Error).stack ?? String(error)}`);
-      }
-    }
+    this.frames.fire(frame as RpcFrame, (error) =>
+      this.options.logger.error(`Handling a ${frame.type} frame failed: ${(error as Error).stack ?? String(error)}`),
+    );
   }
 
   /** True when the response settled a pending command. */
@@ -266,12 +258,11 @@ export class RpcConnection {
   }
 
   private handleExit(exit: ExitInfo): void {
-    if (this.closed) return;
-    this.closed = exit;
+    if (this.exit.value) return;
     const log = exit.code === 0 || exit.signal === 'SIGTERM' ? this.options.logger.info : this.options.logger.error;
     log.call(this.options.logger, describeExit(exit));
     const error = new AgentExitedError(exit);
     for (const p of [...this.pending.values()]) p.reject(error);
-    for (const l of this.exitListeners) l(exit);
+    this.exit.fire(exit);
   }
 }
