@@ -22,6 +22,7 @@ export class AgentManager implements vscode.Disposable {
   private currentName: string | undefined;
   private _state: AgentState = 'stopped';
   private lastError: string | undefined;
+  private unresponsive: string | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<AgentState>();
   private readonly eventEmitter = new vscode.EventEmitter<SessionEvent>();
   private readonly sessionEmitter = new vscode.EventEmitter<AgentSession | undefined>();
@@ -46,6 +47,11 @@ export class AgentManager implements vscode.Disposable {
 
   get error(): string | undefined {
     return this.lastError;
+  }
+
+  /** Why the agent counts as not answering (a request timed out), until it answers again. */
+  get notAnswering(): string | undefined {
+    return this.unresponsive;
   }
 
   get current(): AgentSession | undefined {
@@ -162,6 +168,10 @@ export class AgentManager implements vscode.Disposable {
       this.sessionEmitter.fire(session);
       this.processDisposables.push(
         session.model.on((e) => this.eventEmitter.fire(e)),
+        session.onHealth((health, detail) => {
+          this.unresponsive = health === 'unresponsive' ? detail : undefined;
+          this.stateEmitter.fire(this._state);
+        }),
         session.onExit((exit) => {
           if (this.session !== session) return;
           this.session = undefined;
@@ -184,6 +194,7 @@ export class AgentManager implements vscode.Disposable {
 
   private setState(state: AgentState, error?: string): void {
     this._state = state;
+    if (state === 'stopped' || state === 'starting') this.unresponsive = undefined;
     this.lastError = error;
     this.stateEmitter.fire(state);
   }

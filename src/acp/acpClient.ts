@@ -5,7 +5,7 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
-import { Latch, Listeners } from '../core/listeners';
+import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
 import { truncate, type Logger } from '../core/log';
 import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
 import type {
@@ -77,7 +77,7 @@ export interface AcpClientOptions {
   frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
 }
 
-export type Health = 'ok' | 'unresponsive';
+export type { Health };
 
 export class RequestTimeoutError extends Error {
   constructor(
@@ -124,8 +124,7 @@ export class AcpClient {
   private readonly interruptible = new Set<Interruptible>();
   private readonly updates = new Listeners<SessionNotification>();
   private readonly exit = new Latch<ExitInfo>();
-  private readonly healthChanges = new Listeners<{ health: Health; detail: string }>();
-  private health: Health = 'ok';
+  private readonly health: HealthTracker;
   private init: InitializeResponse | undefined;
 
   private constructor(
@@ -133,6 +132,9 @@ export class AcpClient {
     private readonly options: AcpClientOptions,
   ) {
     const logger = options.logger;
+    this.health = new HealthTracker((health, detail) =>
+      health === 'unresponsive' ? logger.warn(`Agent is not answering: ${detail}`) : logger.info(`Agent is answering again: ${detail}`),
+    );
     const tap = options.frameTap;
     const reader = new NdjsonMessageReader(
       process.child.stdout,
@@ -185,7 +187,7 @@ export class AcpClient {
   }
 
   get currentHealth(): Health {
-    return this.health;
+    return this.health.current;
   }
 
   onSessionUpdate(listener: (n: SessionNotification) => void): () => void {
@@ -197,7 +199,7 @@ export class AcpClient {
   }
 
   onHealth(listener: (health: Health, detail: string) => void): () => void {
-    return this.healthChanges.add(({ health, detail }) => listener(health, detail));
+    return this.health.add(listener);
   }
 
   /** `initialize`, with honest capabilities and version negotiation. */
@@ -334,11 +336,7 @@ export class AcpClient {
   }
 
   private setHealth(health: Health, detail: string): void {
-    if (this.health === health) return;
-    this.health = health;
-    if (health === 'unresponsive') this.options.logger.warn(`Agent is not answering: ${detail}`);
-    else this.options.logger.info(`Agent is answering again: ${detail}`);
-    this.healthChanges.fire({ health, detail });
+    this.health.set(health, detail);
   }
 
   private handleExit(exit: ExitInfo): void {

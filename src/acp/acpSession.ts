@@ -186,6 +186,10 @@ export class AcpSession implements AgentSession {
     return this.client.onExit(listener);
   }
 
+  onHealth(listener: (health: 'ok' | 'unresponsive', detail: string) => void): () => void {
+    return this.client.onHealth(listener);
+  }
+
   private applySessionSetup(created: NewSessionResponse): void {
     const legacy = created as NewSessionResponse & { models?: { currentModelId: string; availableModels: { modelId: string; name: string }[] } | null };
     if (created.modes) this.model.setModes(created.modes);

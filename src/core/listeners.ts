@@ -46,3 +46,28 @@ export class Latch<T> {
     return true;
   }
 }
+
+export type Health = 'ok' | 'unresponsive';
+
+/** Tracks whether an agent answers: a timed-out request marks it unresponsive until the next answer. */
+export class HealthTracker {
+  private state: Health = 'ok';
+  private readonly changes = new Listeners<{ health: Health; detail: string }>();
+
+  constructor(private readonly onChange?: (health: Health, detail: string) => void) {}
+
+  get current(): Health {
+    return this.state;
+  }
+
+  set(health: Health, detail: string): void {
+    if (this.state === health) return;
+    this.state = health;
+    this.onChange?.(health, detail);
+    this.changes.fire({ health, detail });
+  }
+
+  add(listener: (health: Health, detail: string) => void): () => void {
+    return this.changes.add(({ health, detail }) => listener(health, detail));
+  }
+}

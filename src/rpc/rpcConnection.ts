@@ -5,7 +5,7 @@
  * agent's "Unknown command" answer, which carries no id — to the oldest pending command of that name.
  */
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
-import { Latch, Listeners } from '../core/listeners';
+import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
 import { truncate, type Logger } from '../core/log';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../core/ndjson';
 
@@ -80,6 +80,7 @@ export class RpcConnection {
   private readonly pending = new Map<string, Pending>();
   private readonly frames = new Listeners<RpcFrame>();
   private readonly exit = new Latch<ExitInfo>();
+  private readonly health = new HealthTracker();
   private writeQueue: Promise<void> = Promise.resolve();
   private nextId = 1;
   private readonly idPrefix = `ah${process.pid.toString(36)}-`;
@@ -128,6 +129,11 @@ export class RpcConnection {
     return this.exit.add(listener);
   }
 
+  /** A command that times out marks the agent unresponsive until it answers again. */
+  onHealth(listener: (health: Health, detail: string) => void): () => void {
+    return this.health.add(listener);
+  }
+
   /** Sends a command and resolves with the agent's response, successful or not. */
   send(command: { type: string; [key: string]: unknown }, options: SendOptions = {}): Promise<RpcResponse> {
     if (this.exit.value) return Promise.reject(new AgentExitedError(this.exit.value));
@@ -143,6 +149,7 @@ export class RpcConnection {
         resolve: (response) => {
           if (timer) clearTimeout(timer);
           this.pending.delete(id);
+          this.health.set('ok', `${command.type} answered`);
           const ms = Date.now() - entry.sentAt;
           if (response.success) logger.debug(`rpc ← ${id} ${command.type} ok in ${ms} ms`);
           else logger.debug(`rpc ← ${id} ${command.type} failed in ${ms} ms: ${truncate(response.error ?? '', 300)}`);
@@ -159,6 +166,7 @@ export class RpcConnection {
       if (timeoutMs > 0) {
         timer = setTimeout(() => {
           logger.warn(`rpc ${id} ${command.type}: no answer in ${timeoutMs} ms`);
+          this.health.set('unresponsive', `no answer to ${command.type} in ${timeoutMs} ms`);
           entry.reject(new RpcTimeoutError(command.type, timeoutMs));
         }, timeoutMs);
       }

@@ -342,6 +342,10 @@ export class RpcSession implements AgentSession {
     return this.connection.onExit(listener);
   }
 
+  onHealth(listener: (health: 'ok' | 'unresponsive', detail: string) => void): () => void {
+    return this.connection.onHealth(listener);
+  }
+
   // ------------------------------------------------------------------------------------------ command surface
 
   /** Whether this agent has a command (and why not): the UI hides or disables what it lacks. */

@@ -13,6 +13,8 @@ export interface AgentSession {
   setModel(modelId: string): Promise<void>;
   shutdown(): Promise<ExitInfo>;
   onExit(listener: (exit: ExitInfo) => void): () => void;
+  /** 'unresponsive' after a request timed out, 'ok' again at the next answer. */
+  onHealth(listener: (health: 'ok' | 'unresponsive', detail: string) => void): () => void;
 }
 
 /** How a turn ended, as the CLI's exit code tells it. */

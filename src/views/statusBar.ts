@@ -32,9 +32,21 @@ export class AgentStatusBar implements vscode.Disposable {
       busy: vscode.l10n.t('working'),
       error: vscode.l10n.t('error'),
     };
-    this.item.text = `${ICONS[state]} ${name}`;
-    this.item.tooltip = `Agent Host: ${name} — ${label[state]}${this.manager.error ? `\n${this.manager.error}` : ''}`;
-    this.item.backgroundColor = state === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    const silent = this.manager.notAnswering;
+    this.item.text = `${silent ? '$(warning)' : ICONS[state]} ${name}`;
+    this.item.tooltip = [
+      `Agent Host: ${name} — ${label[state]}`,
+      silent ? vscode.l10n.t('Not answering: {0}', silent) : '',
+      this.manager.error ?? '',
+    ]
+      .filter(Boolean)
+      .join('\n');
+    this.item.backgroundColor =
+      state === 'error'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : silent
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
   }
 
   dispose(): void {

@@ -105,10 +105,14 @@ describe('RpcConnection against a fake agent', () => {
 
   it('times a command out without disturbing the others', async () => {
     const { conn } = connect('upstream', 200);
+    const health: string[] = [];
+    conn.onHealth((h) => health.push(h));
     const t0 = Date.now();
     await assert.rejects(conn.call({ type: 'silent' }), (e: unknown) => e instanceof RpcTimeoutError && e.command === 'silent');
     assert.ok(Date.now() - t0 < 1500);
     assert.equal((await conn.call<{ type: string }>({ type: 'echo' }, { timeoutMs: 2000 })).type, 'echo');
+    // Reported unresponsive at the timeout, answering again at the next response.
+    assert.deepEqual(health, ['unresponsive', 'ok']);
   });
 
   it('keeps U+2028/U+2029 inside a line, drops garbage lines, logs parse errors and late answers', async () => {
