@@ -111,8 +111,9 @@ type Interruptible = {
 };
 
 const PERMISSION_CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
-/** Extension requests (ask_user, elicitation) answer cancel with a flat outcome. */
-const EXT_CANCELLED = { outcome: 'cancelled' };
+/** How a cancelled turn answers the other interruptible requests: elicitation as MCP does, the rest flat. */
+const cancelledAnswer = (method: string): unknown =>
+  method === 'elicitation/create' ? { action: 'cancel' } : { outcome: 'cancelled' };
 
 /**
  * The client side of one ACP connection to one agent process: framing, dispatch by shape,
@@ -414,7 +415,7 @@ export class AcpClient {
     for (const [method, handler] of Object.entries(h.extRequests ?? {})) {
       c.onRequest(method, (params: unknown) => {
         const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
-        return this.interruptibleCall<unknown>(typeof sessionId === 'string' ? sessionId : undefined, EXT_CANCELLED, (signal) =>
+        return this.interruptibleCall<unknown>(typeof sessionId === 'string' ? sessionId : undefined, cancelledAnswer(method), (signal) =>
           handler(params, signal),
         );
       });

@@ -92,6 +92,31 @@ describe('ACP client against a hostile agent', () => {
     await session.shutdown();
   });
 
+  it('answers pending ask_user and elicitation requests as cancelled when the turn is cancelled', async () => {
+    const h = hostile('ask');
+    const asked: string[] = [];
+    const wait = (method: string) => (_p: unknown, signal: AbortSignal) =>
+      new Promise<unknown>((resolve) => {
+        asked.push(method);
+        signal.addEventListener('abort', () => resolve({ late: true }));
+      });
+    const session = await AcpSession.start(h.config, {
+      logger: silentLogger,
+      cwd: h.dir,
+      decidePermission: policyDecider('deny-all'),
+      extRequests: { '_agentao.cn/ask_user': wait('ask'), 'elicitation/create': wait('elicitation') },
+    });
+    const turn = session.prompt([{ type: 'text', text: 'ask me' }]);
+    for (let i = 0; i < 100 && asked.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(asked.sort(), ['ask', 'elicitation']);
+    await session.cancel();
+    assert.equal((await turn).stopReason, 'cancelled');
+    const answers = h.frames().find((f) => f.askAnswer) as { askAnswer: { result: unknown }; elicitationAnswer: { result: unknown } };
+    assert.deepEqual(answers.askAnswer.result, { outcome: 'cancelled' });
+    assert.deepEqual(answers.elicitationAnswer.result, { action: 'cancel' });
+    await session.shutdown();
+  });
+
   it('fails the pending prompt at once with exit code and stderr tail when the agent crashes', async () => {
     const h = hostile('crash-mid-turn');
     const session = await AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') });
