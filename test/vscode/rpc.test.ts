@@ -11,16 +11,7 @@ import type { Page } from 'playwright-core';
 import { startScriptedModel } from '../model/scriptedModel';
 import { PI_RPC, piPackageDir } from '../rpc/agents';
 import { repoRoot } from '../support/paths';
-import { statusBarItem, withWorkbench } from './runner';
-
-async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
-}
+import { askAgent, runCommand, statusBarItem, withWorkbench } from './runner';
 
 async function pickQuickItem(page: Page, label: string): Promise<string[]> {
   const rows = page.locator('.quick-input-widget .monaco-list-row');
@@ -56,11 +47,7 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
       async (page, info) => {
         await statusBarItem(page, 'agentHost.status', 60_000);
         // A dangerous shell command makes rpc-demo ask with select(["Allow", "Block"]).
-        await runCommand(page, 'Agent Host: Ask the Agent');
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor({ state: 'visible' });
-        await input.fill(`SCENARIO: shell ${JSON.stringify({ command: `rm -rf ${path.join(workspace, 'nothing-here')}` })}`);
-        await page.keyboard.press('Enter');
+        await askAgent(page, `SCENARIO: shell ${JSON.stringify({ command: `rm -rf ${path.join(workspace, 'nothing-here')}` })}`);
         await page.locator('.quick-input-widget', { hasText: 'Dangerous command' }).waitFor({ timeout: 60_000 });
         await info.screenshot('rpc-select-quick-pick');
         const labels = await pickQuickItem(page, 'Allow');

@@ -147,7 +147,14 @@ export async function withWorkbench<T>(opts: WorkbenchOptions, fn: (page: Page, 
     const result = await session.race(async (page) => {
       await session.navigate(page);
       await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
-      return fn(page, session.info);
+      try {
+        return await fn(page, session.info);
+      } catch (error) {
+        // What the window showed when the check failed: the first thing to look at.
+        const shot = await session.info.screenshot(`failed-${Date.now()}`).catch(() => undefined);
+        if (shot) log(`screenshot of the failure: ${shot}`);
+        throw error;
+      }
     });
     failed = false;
     return result;
@@ -508,4 +515,25 @@ function tail(file: string, lines = 30): string {
   } catch {
     return '(no log)';
   }
+}
+
+/** Runs a command from the palette by its title (e.g. "Agent Host: Ask the Agent"). */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * "Agent Host: Ask the Agent…" with `prompt`. Waits for the input box's own prompt line before typing:
+ * the palette's input is the same element, so filling it too early would type into the palette.
+ */
+export async function askAgent(page: Page, prompt: string): Promise<void> {
+  await runCommand(page, 'Agent Host: Ask the Agent');
+  await page.locator('.quick-input-widget .quick-input-message', { hasText: /Ask the agent/i }).waitFor({ timeout: 30_000 });
+  await page.locator('.quick-input-widget input').fill(prompt);
+  await page.keyboard.press('Enter');
 }

@@ -6,8 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
-import { statusBarItem, withWorkbench, type WorkbenchOptions } from './runner';
+import { askAgent, statusBarItem, withWorkbench, type WorkbenchOptions } from './runner';
 
 export interface UiCheckOptions extends WorkbenchOptions {
   agentName: string;
@@ -29,15 +28,6 @@ function snapshot(dir: string, base = dir, out = new Map<string, number>()): Map
   return out;
 }
 
-async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.type(title);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
-}
-
 /** Returns the screenshots taken, in order. Throws with a description of what was not seen. */
 export async function runUiCheck(opts: UiCheckOptions): Promise<string[]> {
   const shots: string[] = [];
@@ -50,11 +40,7 @@ export async function runUiCheck(opts: UiCheckOptions): Promise<string[]> {
     if (opts.statusBarOnly) return;
 
     const before = snapshot(opts.workspace);
-    await runCommand(page, 'Agent Host: Ask the Agent');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 15_000 });
-    await input.fill(opts.prompt); // fill, not type: typing races the focus and a newline would submit early
-    await page.keyboard.press('Enter');
+    await askAgent(page, opts.prompt);
 
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 90_000 }).catch(async (error) => {
