@@ -22,7 +22,7 @@ CS_DIR="$TOOLS/code-server"
 
 NODE24_VERSION="24.21.0"
 CODE_SERVER_VERSION="4.139.1"
-APT_PACKAGES=(chromium libkrb5-dev)
+APT_PACKAGES=(chromium libkrb5-dev fonts-noto-cjk) # CJK font: the zh UI reads in screenshots
 
 log() { printf '[setup-vscode] %s\n' "$*"; }
 die() { printf '[setup-vscode] ERROR: %s\n' "$*" >&2; exit 1; }
