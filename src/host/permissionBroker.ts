@@ -1,0 +1,156 @@
+import type { Logger } from '../core/log';
+import { pickOption, type PermissionDecider, type PermissionDecision, type PermissionRequestInfo } from '../session/permissions';
+import { describeRule, type PermissionRuleStore } from './permissionRules';
+
+/** One permission request waiting for an answer. */
+export interface PendingPermission {
+  /** Broker-wide id; what `answer()` takes. */
+  readonly id: string;
+  readonly request: PermissionRequestInfo;
+  readonly receivedAt: number;
+  /** When it became the active request (shown to the person); undefined while queued behind another. */
+  activeSince?: number;
+}
+
+/**
+ * Shows the active request to a person (the modal dialog) and resolves with the chosen option id, or
+ * undefined when they closed it. The signal aborts when the request was answered elsewhere (inline card,
+ * timeout, turn cancelled); a late result is ignored.
+ */
+export type PermissionPresenter = (pending: PendingPermission, signal: AbortSignal) => Promise<string | undefined>;
+
+export interface PermissionBrokerOptions {
+  rules?: PermissionRuleStore;
+  /** Seconds before an active request answers `cancelled`; 0 or undefined = wait forever. Read per request. */
+  timeoutSeconds?: () => number | undefined;
+  /** Who shows the active request; unset (inline mode) = only `answer()` decides. Read per request. */
+  presenter?: () => PermissionPresenter | undefined;
+  logger?: Pick<Logger, 'info' | 'warn'>;
+}
+
+interface Entry extends PendingPermission {
+  settle: (decision: PermissionDecision) => void;
+  abort: AbortController;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * The one place permission requests wait: rules answer first; the rest queue (one active at a time, never
+ * stacked dialogs) until a person answers (modal presenter or an inline card through `answer()`), the
+ * timeout answers `cancelled`, or the turn is cancelled. An answer with an "always" option adds a rule.
+ * No vscode: the extension plugs in the presenter, storage and settings.
+ */
+export class PermissionBroker {
+  private readonly queue: Entry[] = [];
+  private readonly listeners = new Set<() => void>();
+  private counter = 0;
+
+  constructor(private readonly options: PermissionBrokerOptions = {}) {}
+
+  /** Pass as `decidePermission` of a session. */
+  readonly decide: PermissionDecider = (request, signal) => this.enqueue(request, signal);
+
+  /** Waiting requests, the active one first. */
+  pending(): PendingPermission[] {
+    return this.queue.map(({ id, request, receivedAt, activeSince }) => ({ id, request, receivedAt, ...(activeSince ? { activeSince } : {}) }));
+  }
+
+  /** Answers a waiting request with one of its options, or `cancelled` with undefined. False when it is gone. */
+  answer(id: string, optionId: string | undefined): boolean {
+    const entry = this.queue.find((e) => e.id === id);
+    if (!entry) return false;
+    if (optionId !== undefined && !entry.request.options.some((o) => o.optionId === optionId)) {
+      throw new Error(`"${optionId}" is not one of the agent's options for this request`);
+    }
+    this.resolve(entry, optionId === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId, by: 'user' });
+    return true;
+  }
+
+  /** Fires whenever the queue changes (a request arrives, becomes active, or is answered). */
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** Answers every waiting request `cancelled` (the agent went away). */
+  cancelAll(): void {
+    for (const e of [...this.queue]) this.resolve(e, { outcome: 'cancelled', by: 'cancel' });
+  }
+
+  private enqueue(request: PermissionRequestInfo, signal: AbortSignal): Promise<PermissionDecision> {
+    const rule = this.options.rules?.match(request.toolCall);
+    if (rule) {
+      const option = pickOption(request.options, rule.action);
+      if (option) {
+        this.options.logger?.info(`Permission for "${request.toolCall.title}" answered ${option.optionId} by rule: ${describeRule(rule)}`);
+        return Promise.resolve({ outcome: 'selected', optionId: option.optionId, by: 'rule' });
+      }
+      this.options.logger?.warn(`Rule "${describeRule(rule)}" applies but the agent offers no ${rule.action} option: asking`);
+    }
+    if (signal.aborted) return Promise.resolve({ outcome: 'cancelled', by: 'cancel' });
+    return new Promise<PermissionDecision>((resolve) => {
+      const entry: Entry = {
+        id: `perm-${++this.counter}`,
+        request,
+        receivedAt: Date.now(),
+        abort: new AbortController(),
+        settle: resolve,
+      };
+      signal.addEventListener('abort', () => this.resolve(entry, { outcome: 'cancelled', by: 'cancel' }), { once: true });
+      this.queue.push(entry);
+      this.fire();
+      this.activateHead();
+    });
+  }
+
+  private activateHead(): void {
+    const head = this.queue[0];
+    if (!head || head.activeSince) return;
+    head.activeSince = Date.now();
+    const seconds = this.options.timeoutSeconds?.() ?? 0;
+    if (seconds > 0) {
+      head.timer = setTimeout(() => {
+        this.options.logger?.warn(`Permission for "${head.request.toolCall.title}" timed out after ${seconds} s: answered cancelled`);
+        this.resolve(head, { outcome: 'cancelled', by: 'timeout' });
+      }, seconds * 1000);
+    }
+    this.fire();
+    const present = this.options.presenter?.();
+    if (!present) return;
+    present(head, head.abort.signal).then(
+      (optionId) => {
+        if (!this.queue.includes(head)) return; // answered elsewhere meanwhile
+        this.resolve(head, optionId === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId, by: 'user' });
+      },
+      (error: unknown) => {
+        this.options.logger?.warn(`Permission dialog failed: ${(error as Error).message}`);
+        if (this.queue.includes(head)) this.resolve(head, { outcome: 'cancelled', by: 'user' });
+      },
+    );
+  }
+
+  private resolve(entry: Entry, decision: PermissionDecision): void {
+    const i = this.queue.indexOf(entry);
+    if (i < 0) return;
+    this.queue.splice(i, 1);
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.abort.abort();
+    if (decision.outcome === 'selected') void this.rememberAlways(entry.request, decision.optionId);
+    entry.settle(decision);
+    this.fire();
+    this.activateHead();
+  }
+
+  /** An "always" option picked by a person also becomes a rule of ours, so it survives restarts and agents. */
+  private async rememberAlways(request: PermissionRequestInfo, optionId: string): Promise<void> {
+    const rules = this.options.rules;
+    const kind = request.options.find((o) => o.optionId === optionId)?.kind;
+    if (!rules || (kind !== 'allow_always' && kind !== 'reject_always')) return;
+    const rule = await rules.addFor(kind === 'allow_always' ? 'allow' : 'reject', request.toolCall);
+    this.options.logger?.info(`Rule added: ${describeRule(rule)}`);
+  }
+
+  private fire(): void {
+    for (const l of [...this.listeners]) l();
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The stdio MCP server the agent starts (`mcpServers: [{name: "ide", command: node, args: [dist/ideBridge.js]}]`):
+ * it lists and calls the editor's IDE tools through the extension's private socket (src/mcp/toolEndpoint.ts).
+ * Bundled on its own by esbuild.mjs; stdout is MCP only, diagnostics go to stderr.
+ */
+import { connectToolEndpoint, ENV_SOCKET, ENV_TOKEN } from './toolEndpoint';
+import { serveToolsOverStdio } from './mcpToolServer';
+
+async function main(): Promise<void> {
+  const socketPath = process.env[ENV_SOCKET];
+  const token = process.env[ENV_TOKEN];
+  if (!socketPath || !token) throw new Error(`${ENV_SOCKET} and ${ENV_TOKEN} must be set (Agent Host starts this bridge)`);
+  const provider = await connectToolEndpoint(socketPath, token);
+  await serveToolsOverStdio(provider, 'agent-host-ide', '0.1.0');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`agent-host ide bridge: ${(error as Error).message}\n`);
+  process.exit(1);
+});

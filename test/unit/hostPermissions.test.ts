@@ -1,0 +1,138 @@
+/**
+ * PermissionBroker and PermissionRuleStore without VS Code: queueing (one active request at a time), answers
+ * by id, timeouts, turn cancel, rules answering without a presenter, "always" answers becoming rules.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PermissionBroker, type PendingPermission } from '../../src/host/permissionBroker';
+import { commandPrefixOf, memoryStore, PermissionRuleStore } from '../../src/host/permissionRules';
+import type { PermissionRequestInfo } from '../../src/session/permissions';
+import type { ToolCallEntity } from '../../src/session/sessionModel';
+
+function request(id: string, patch: Partial<ToolCallEntity> = {}): PermissionRequestInfo {
+  return {
+    sessionId: 's',
+    toolCall: { kind: 'tool_call', id, title: `Edit ${id}`, toolKind: 'edit', status: 'pending', content: [], locations: [], ...patch },
+    options: [
+      { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
+      { optionId: 'always', name: 'Always allow', kind: 'allow_always' },
+      { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+    ],
+  };
+}
+
+const never = new AbortController().signal;
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('PermissionBroker', () => {
+  it('queues requests: only the head is presented, the next after it is answered', async () => {
+    const shown: string[] = [];
+    const answers = new Map<string, (o: string | undefined) => void>();
+    const broker = new PermissionBroker({
+      presenter: () => (p: PendingPermission) => {
+        shown.push(p.request.toolCall.id);
+        return new Promise((resolve) => answers.set(p.request.toolCall.id, resolve));
+      },
+    });
+    const a = broker.decide(request('a'), never);
+    const b = broker.decide(request('b'), never);
+    await tick();
+    assert.deepEqual(shown, ['a'], 'the second request must wait, not stack a second dialog');
+    assert.deepEqual(broker.pending().map((p) => p.request.toolCall.id), ['a', 'b']);
+    assert.ok(broker.pending()[0]!.activeSince);
+    assert.equal(broker.pending()[1]!.activeSince, undefined);
+    answers.get('a')!('once');
+    assert.deepEqual(await a, { outcome: 'selected', optionId: 'once', by: 'user' });
+    await tick();
+    assert.deepEqual(shown, ['a', 'b']);
+    answers.get('b')!(undefined); // dialog closed
+    assert.deepEqual(await b, { outcome: 'cancelled', by: 'user' });
+    assert.equal(broker.pending().length, 0);
+  });
+
+  it('answer() by id decides (inline card), fires onDidChange, and refuses invented option ids', async () => {
+    const broker = new PermissionBroker();
+    let changes = 0;
+    broker.onDidChange(() => changes++);
+    const a = broker.decide(request('a'), never);
+    const [p] = broker.pending();
+    assert.ok(p);
+    assert.throws(() => broker.answer(p.id, 'made-up'), /not one of the agent's options/);
+    assert.equal(broker.answer(p.id, 'no'), true);
+    assert.deepEqual(await a, { outcome: 'selected', optionId: 'no', by: 'user' });
+    assert.equal(broker.answer(p.id, 'no'), false, 'a second answer finds nothing');
+    assert.ok(changes >= 2);
+  });
+
+  it('times out the active request with cancelled, then activates the next', async () => {
+    const broker = new PermissionBroker({ timeoutSeconds: () => 0.05 });
+    const t0 = Date.now();
+    const a = broker.decide(request('a'), never);
+    const b = broker.decide(request('b'), never);
+    assert.deepEqual(await a, { outcome: 'cancelled', by: 'timeout' });
+    assert.ok(Date.now() - t0 >= 45);
+    assert.ok(broker.pending()[0]?.activeSince, 'b became active');
+    assert.deepEqual(await b, { outcome: 'cancelled', by: 'timeout' });
+  });
+
+  it('a cancelled turn answers its waiting request cancelled and aborts the dialog', async () => {
+    let dialogSignal: AbortSignal | undefined;
+    const broker = new PermissionBroker({
+      presenter: () => (_p, signal) => {
+        dialogSignal = signal;
+        return new Promise(() => undefined);
+      },
+    });
+    const turn = new AbortController();
+    const a = broker.decide(request('a'), turn.signal);
+    await tick();
+    turn.abort();
+    assert.deepEqual(await a, { outcome: 'cancelled', by: 'cancel' });
+    assert.equal(dialogSignal?.aborted, true);
+    assert.equal(broker.pending().length, 0);
+  });
+
+  it('a rule answers without asking, with the agent\'s own option id', async () => {
+    const rules = new PermissionRuleStore(memoryStore());
+    await rules.add({ action: 'reject', toolKind: 'execute', commandPrefix: 'rm -rf' });
+    let presented = 0;
+    const broker = new PermissionBroker({ rules, presenter: () => async () => (presented++, 'once') });
+    const decision = await broker.decide(request('x', { toolKind: 'execute', rawInput: { command: 'rm -rf build' } }), never);
+    assert.deepEqual(decision, { outcome: 'selected', optionId: 'no', by: 'rule' });
+    assert.equal(presented, 0);
+    // A different command is not covered: the person is asked.
+    const other = await broker.decide(request('y', { toolKind: 'execute', rawInput: { command: 'rm -rfx' } }), never);
+    assert.equal(other.by, 'user');
+    assert.equal(presented, 1);
+  });
+
+  it('an "always" answer becomes a workspace rule that answers the next request; revoking it asks again', async () => {
+    const rules = new PermissionRuleStore(memoryStore());
+    let presented = 0;
+    const broker = new PermissionBroker({ rules, presenter: () => async () => (presented++, 'always') });
+    const call = { toolKind: 'execute', rawInput: { command: ['npm', 'test', '--', '--watch'] } };
+    assert.equal((await broker.decide(request('1', call), never)).by, 'user');
+    await tick();
+    const [rule] = rules.list();
+    assert.equal(rule?.commandPrefix, 'npm test');
+    assert.equal(rule?.action, 'allow');
+    assert.deepEqual(await broker.decide(request('2', call), never), { outcome: 'selected', optionId: 'once', by: 'rule' });
+    assert.equal(presented, 1);
+    assert.equal(await rules.revoke(rule!.id), true);
+    assert.equal((await broker.decide(request('3', call), never)).by, 'user');
+    assert.equal(presented, 2);
+  });
+
+  it('title rules match tool kind and exact title only', async () => {
+    const rules = new PermissionRuleStore(memoryStore());
+    await rules.addFor('allow', { toolKind: 'edit', title: 'Edit a.ts', rawInput: { path: 'a.ts' } });
+    assert.ok(rules.match({ toolKind: 'edit', title: 'Edit a.ts', rawInput: {} }));
+    assert.equal(rules.match({ toolKind: 'execute', title: 'Edit a.ts', rawInput: {} }), undefined);
+    assert.equal(rules.match({ toolKind: 'edit', title: 'Edit b.ts', rawInput: {} }), undefined);
+  });
+
+  it('keeps the program and its first word as a command prefix', () => {
+    assert.equal(commandPrefixOf('git status --short'), 'git status');
+    assert.equal(commandPrefixOf('ls -la /tmp'), 'ls');
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The IDE MCP server end to end without VS Code: the extension-side endpoint (private socket + bearer token)
+ * serving `workspaceFileTools`, the stdio bridge (dist/ideBridge.js, as agents start it), and the official MCP
+ * SDK client listing and calling the tools through it.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startToolEndpoint, type ToolEndpoint } from '../../src/mcp/toolEndpoint';
+import { workspaceFileTools } from '../../src/session/hostTools';
+import { repoRoot, scratchDir } from '../support/paths';
+
+const bridge = path.join(repoRoot, 'out', 'src', 'mcp', 'ideBridge.js');
+
+function rawRequest(socketPath: string, route: string, token?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ socketPath, path: route, method: 'GET', headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('IDE MCP server (endpoint + stdio bridge + SDK client)', () => {
+  let root: string;
+  let endpoint: ToolEndpoint;
+
+  before(async () => {
+    root = scratchDir('mcp');
+    fs.mkdirSync(path.join(root, 'src'));
+    fs.writeFileSync(path.join(root, 'src', 'a.ts'), 'export function greet(name: string) {\n  return name;\n}\nexport class Box {}\n');
+    endpoint = await startToolEndpoint(workspaceFileTools(root));
+  });
+  after(async () => {
+    await endpoint.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('refuses requests without the token, and has no other routes', async () => {
+    assert.equal(await rawRequest(endpoint.socketPath, '/tools'), 401);
+    assert.equal(await rawRequest(endpoint.socketPath, '/tools', 'wrong'), 401);
+    assert.equal(await rawRequest(endpoint.socketPath, '/tools', endpoint.token), 200);
+    assert.equal(await rawRequest(endpoint.socketPath, '/eval', endpoint.token), 404);
+    if (process.platform !== 'win32') {
+      assert.equal(fs.statSync(path.dirname(endpoint.socketPath)).mode & 0o077, 0, 'socket folder is private');
+    }
+  });
+
+  it('lists and calls the tools through the bridge with the MCP SDK client', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const client = new Client({ name: 'test', version: '1' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bridge],
+      env: { ...(process.env as Record<string, string>), ...endpoint.bridgeEnv() },
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['get_document_symbols', 'read_project_file']);
+      const symbols = tools.find((t) => t.name === 'get_document_symbols');
+      assert.deepEqual(symbols?.inputSchema.required, ['abspath']);
+
+      const result = await client.callTool({ name: 'get_document_symbols', arguments: { abspath: path.join(root, 'src', 'a.ts') } });
+      const content = result.content as { type: string; text: string }[];
+      const parsed = JSON.parse(content[0]!.text) as { name: string; kind: string }[];
+      assert.deepEqual(parsed.map((s) => `${s.kind} ${s.name}`), ['Function greet', 'Class Box']);
+
+      const outside = await client.callTool({ name: 'read_project_file', arguments: { path: '/etc/passwd' } });
+      assert.equal(outside.isError, true);
+      assert.match((outside.content as { text: string }[])[0]!.text, /outside the workspace/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the bridge refuses to start without the endpoint environment', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const env = { ...process.env };
+    delete env.AGENT_HOST_IDE_SOCKET;
+    delete env.AGENT_HOST_IDE_TOKEN;
+    const r = spawnSync(process.execPath, [bridge], { env, encoding: 'utf8', input: '' });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /must be set/);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Host services as a person sees them (Playwright in code-server's workbench): the permission modal with the
+ * agent's options verbatim, then — with `agentHost.files.reviewWrites` on — the agent's write shown in the diff
+ * editor with Accept / Reject. Screenshots: test-artifacts/host-permission-modal.png, host-diff-review.png.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { askAgent, statusBarItem, withWorkbench, type WorkbenchOptions } from './runner';
+
+export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string }): Promise<string[]> {
+  const shots: string[] = [];
+  const file = opts.file ?? 'reviewed.txt';
+  const settings = { ...opts.userSettings, 'agentHost.files.reviewWrites': true };
+  await withWorkbench({ ...opts, userSettings: settings }, async (page, info) => {
+    await statusBarItem(page, 'agentHost.status', 60_000);
+    await askAgent(page, `Create ${file} please`);
+
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 90_000 });
+    await page.waitForTimeout(300);
+    shots.push(await info.screenshot('host-permission-modal'));
+    const buttons = dialog.locator('.dialog-buttons .monaco-button');
+    const labels = (await buttons.allTextContents()).map((l) => l.trim());
+    const message = (await dialog.locator('.dialog-message-text').first().textContent())?.trim();
+    const detail = (await dialog.locator('.dialog-message-detail').first().textContent().catch(() => ''))?.trim();
+    console.log(`[host-ui] modal "${message}" detail "${detail}" buttons [${labels.join(' | ')}]`);
+    // The fixture agent offers exactly these two options, in this order: shown verbatim.
+    if (!labels.includes('Allow once') || !labels.includes('Reject')) throw new Error(`modal buttons are not the agent's options: [${labels.join(' | ')}]`);
+    if (!/Kind: edit/.test(detail ?? '')) throw new Error(`modal detail lacks the tool kind: "${detail}"`);
+    await buttons.nth(labels.indexOf('Allow once')).click();
+
+    // The write is reviewed: a diff editor with the proposed text and an Accept / Reject notification.
+    const accept = page.locator('.monaco-dialog-box .dialog-buttons .monaco-button', { hasText: /^Accept$/ }).first();
+    await accept.waitFor({ state: 'visible', timeout: 60_000 }).catch(async (error: Error) => {
+      await info.screenshot('host-no-review').catch(() => undefined);
+      throw error;
+    });
+    await page.locator('.monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 15_000 });
+    await page.waitForTimeout(800);
+    shots.push(await info.screenshot('host-diff-review'));
+    const target = path.join(opts.workspace, file);
+    if (fs.existsSync(target)) throw new Error(`${file} was written before the review was accepted`);
+    await accept.click();
+    const deadline = Date.now() + 30_000;
+    while (!fs.existsSync(target) && Date.now() < deadline) await page.waitForTimeout(250);
+    if (!fs.existsSync(target)) throw new Error(`${file} was not written after Accept`);
+    console.log(`[host-ui] ${file} written after Accept: ${JSON.stringify(fs.readFileSync(target, 'utf8'))}`);
+  });
+  return shots;
+}
