@@ -1,0 +1,200 @@
+/**
+ * The one contract between the chat webview (webview-ui/) and the extension (src/views/chat/).
+ * Requests go webview → extension and are answered once (`ChatRequests`: method → [params, result]);
+ * events go extension → webview (`HostEvent`). The webview's first request is `ready`; its answer is the whole
+ * snapshot, and events are only posted to a webview after it asked, so nothing is lost or applied twice.
+ * Type-only imports: nothing here runs, and nothing imports `vscode` or the DOM.
+ */
+import type { ModeState, ModelState, PlanEntry, TimelineEntity, TurnState, Usage } from '../session/sessionModel';
+
+/** The agent process as the header shows it (AgentManager's states; kept here so the webview needs no host code). */
+export type AgentState = 'stopped' | 'starting' | 'ready' | 'busy' | 'error';
+
+export type { ModeState, ModelState, PlanEntry, TimelineEntity, TurnState, Usage };
+export type {
+  ContentPart,
+  MessageEntity,
+  NoticeEntity,
+  PermissionEntity,
+  ToolCallEntity,
+} from '../session/sessionModel';
+
+/** A select or boolean setting the agent offers (ACP `configOptions`), flattened for display. */
+export interface ConfigOptionView {
+  id: string;
+  name: string;
+  description?: string;
+  category?: string;
+  type: 'select' | 'boolean';
+  currentValue: string | boolean;
+  options: { value: string; name: string; description?: string; group?: string }[];
+}
+
+export interface SlashCommand {
+  name: string;
+  description: string;
+  /** Hint for the command's input, when it takes one. */
+  hint?: string;
+}
+
+/** Context attached to a prompt; becomes ACP `resource_link` / `resource` / `image` blocks on send. */
+export interface ContextChip {
+  id: string;
+  kind: 'file' | 'selection' | 'problems' | 'image';
+  label: string;
+  /** file / selection: the file's URI (string form). */
+  uri?: string;
+  /** selection: 1-based inclusive lines. */
+  range?: { startLine: number; endLine: number };
+  /** selection / problems: the text; image: base64 data. */
+  text?: string;
+  mimeType?: string;
+}
+
+export interface QueuedPrompt {
+  id: string;
+  text: string;
+  context: ContextChip[];
+}
+
+export interface HeaderState {
+  agents: string[];
+  agentName?: string;
+  state: AgentState;
+  /** Why the agent is stopped or failed (first line), when it is. */
+  error?: string;
+  turn: TurnState;
+  modes?: ModeState;
+  models?: ModelState;
+  configOptions: ConfigOptionView[];
+  usage?: Usage;
+  commands: SlashCommand[];
+  /** What the agent accepts in a prompt (ACP promptCapabilities). */
+  caps: { image: boolean; embeddedContext: boolean };
+  /** Permission cards get buttons only when the host can answer from the chat. */
+  permissionsInChat: boolean;
+  title?: string;
+}
+
+export interface Snapshot {
+  entities: TimelineEntity[];
+  plan: PlanEntry[];
+  header: HeaderState;
+  queue: QueuedPrompt[];
+  /** Context the user attached from the editor before the view was open. */
+  pendingContext: ContextChip[];
+  strings: ChatStrings;
+}
+
+export interface FileHit {
+  uri: string;
+  label: string;
+  description: string;
+}
+
+export type HostEvent =
+  | { type: 'snapshot'; snapshot: Snapshot }
+  | { type: 'entities'; entities: TimelineEntity[] }
+  | { type: 'plan'; entries: PlanEntry[] }
+  | { type: 'header'; header: HeaderState }
+  | { type: 'queue'; queue: QueuedPrompt[] }
+  | { type: 'addContext'; chip: ContextChip }
+  | { type: 'focusInput' };
+
+export interface ChatRequests {
+  ready: [Record<string, never>, Snapshot];
+  /** Sends now when the agent is idle, else queues; answers whether it was queued. */
+  prompt: [{ text: string; context: ContextChip[] }, { queued: boolean }];
+  cancel: [Record<string, never>, void];
+  removeQueued: [{ id: string }, void];
+  editQueued: [{ id: string; text: string }, void];
+  selectAgent: [{ name: string }, void];
+  newSession: [Record<string, never>, void];
+  setMode: [{ modeId: string }, void];
+  setModel: [{ modelId: string }, void];
+  setConfigOption: [{ configId: string; value: string | boolean }, void];
+  searchFiles: [{ query: string }, FileHit[]];
+  /** The active editor's selection (or null) and the workspace problems, as chips. */
+  editorContext: [{ what: 'selection' | 'problems' }, ContextChip | null];
+  openLocation: [{ path: string; line?: number | null }, void];
+  openDiff: [{ path: string; oldText: string | null; newText: string }, void];
+  openLink: [{ href: string }, void];
+  copy: [{ text: string }, void];
+  insertCode: [{ code: string }, void];
+  applyCode: [{ code: string }, void];
+  runInTerminal: [{ code: string }, void];
+  answerPermission: [{ permissionId: string; optionId: string }, void];
+  showLog: [Record<string, never>, void];
+}
+
+export type RequestMethod = keyof ChatRequests;
+export type RequestParams<M extends RequestMethod> = ChatRequests[M][0];
+export type RequestResult<M extends RequestMethod> = ChatRequests[M][1];
+
+export type RequestMessage = {
+  [M in RequestMethod]: { kind: 'request'; id: number; method: M; params: RequestParams<M> };
+}[RequestMethod];
+
+export type HostMessage =
+  | { kind: 'response'; id: number; ok: true; result: unknown }
+  | { kind: 'response'; id: number; ok: false; error: string }
+  | { kind: 'event'; event: HostEvent };
+
+/** Every user-facing string of the webview, localized by the extension. */
+export interface ChatStrings {
+  transcript: string;
+  empty: string;
+  emptyHint: string;
+  inputPlaceholder: string;
+  inputLabel: string;
+  send: string;
+  stop: string;
+  queued: string;
+  removeQueued: string;
+  editQueued: string;
+  attach: string;
+  addSelection: string;
+  addProblems: string;
+  removeChip: string;
+  agent: string;
+  newSession: string;
+  mode: string;
+  model: string;
+  usage: string;
+  thinking: string;
+  thought: string;
+  you: string;
+  agentRole: string;
+  plan: string;
+  rawInput: string;
+  output: string;
+  openDiff: string;
+  copy: string;
+  copied: string;
+  insert: string;
+  apply: string;
+  run: string;
+  restart: string;
+  showLog: string;
+  answerInDialog: string;
+  permissionRequest: string;
+  permissionAnswered: string;
+  permissionCancelled: string;
+  statusPending: string;
+  statusRunning: string;
+  statusDone: string;
+  statusFailed: string;
+  stateStopped: string;
+  stateStarting: string;
+  stateReady: string;
+  stateBusy: string;
+  stateError: string;
+  turnCancelled: string;
+  commands: string;
+  files: string;
+  noMatches: string;
+  loadEarlier: string;
+  agentAnswered: string;
+  imagesUnsupported: string;
+  terminal: string;
+}

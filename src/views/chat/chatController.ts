@@ -1,0 +1,363 @@
+import * as vscode from 'vscode';
+import { AcpSession } from '../../acp/acpSession';
+import type { AgentManager } from '../../agentManager';
+import { hostServices } from '../../hostServices';
+import type { AgentSession } from '../../session/agentSession';
+import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
+import type {
+  ChatRequests,
+  ContextChip,
+  HeaderState,
+  HostEvent,
+  QueuedPrompt,
+  RequestMessage,
+  RequestMethod,
+  Snapshot,
+} from '../../shared/chatProtocol';
+import { buildPromptParts, normalizeConfigOptions, type PromptCaps } from './chatContent';
+import { chatStrings } from './chatStrings';
+import { EditorActions } from './editorActions';
+
+type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<ChatRequests[M][1]> | ChatRequests[M][1] };
+
+const FLUSH_MS = 40;
+const HISTORY_KEY = 'agentHost.chat.history';
+const HISTORY_LIMIT = 400;
+
+/**
+ * The chat view's state on the extension side, independent of any webview: follows the manager's session
+ * model, keeps the prompt queue and the context attached from the editor, and feeds every ready webview.
+ * The transcript of a session that ended stays until a new session starts (its exit notice has Restart).
+ */
+export class ChatController implements vscode.Disposable {
+  private model: SessionModel | undefined;
+  private session: AgentSession | undefined;
+  private unsubscribeModel: (() => void) | undefined;
+  /** Errors the model cannot hold (e.g. the agent failed to start): shown after the model's timeline. */
+  private local: NoticeEntity[] = [];
+  private localCount = 0;
+  private queue: QueuedPrompt[] = [];
+  private queueCount = 0;
+  private pendingContext: ContextChip[] = [];
+  private inFlight = false;
+  private permissionsInChat = false;
+  private readonly sinks = new Set<(event: HostEvent) => void>();
+  private readonly dirty = new Map<string, TimelineEntity>();
+  private headerDirty = false;
+  private planDirty = false;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private wantFocus = false;
+  private readonly subs: vscode.Disposable[] = [];
+  readonly editor = new EditorActions();
+
+  /** The transcript of earlier windows (the agent process does not survive a reload), shown above the session. */
+  private history: TimelineEntity[];
+
+  constructor(
+    private readonly manager: AgentManager,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly memento: vscode.Memento,
+  ) {
+    this.history = memento.get<TimelineEntity[]>(HISTORY_KEY, []);
+    this.subs.push(
+      this.editor,
+      manager.onDidChangeSession((s) => {
+        if (s) this.follow(s);
+        this.markHeader();
+      }),
+      manager.onDidChangeState((state) => {
+        this.markHeader();
+        if (state === 'ready') setTimeout(() => this.drain(), 0);
+      }),
+    );
+    if (manager.current) this.follow(manager.current);
+  }
+
+  /** Starts feeding a webview that asked `ready`; returns how to stop. */
+  attach(sink: (event: HostEvent) => void): () => void {
+    this.sinks.add(sink);
+    if (this.wantFocus) {
+      this.wantFocus = false;
+      sink({ type: 'focusInput' });
+    }
+    return () => this.sinks.delete(sink);
+  }
+
+  get hasViews(): boolean {
+    return this.sinks.size > 0;
+  }
+
+  async handle(msg: RequestMessage): Promise<unknown> {
+    const handler = this.handlers[msg.method] as (p: unknown) => unknown;
+    return handler(msg.params);
+  }
+
+  /** Attaches the active editor's selection (or file) to the next prompt. */
+  async addSelection(): Promise<void> {
+    const chip = this.editor.selectionChip();
+    if (!chip) return;
+    await vscode.commands.executeCommand('agentHost.chat.focus');
+    if (this.sinks.size) this.post({ type: 'addContext', chip });
+    else this.pendingContext.push(chip);
+  }
+
+  async focusInput(): Promise<void> {
+    await vscode.commands.executeCommand('agentHost.chat.focus');
+    if (this.sinks.size) this.post({ type: 'focusInput' });
+    else this.wantFocus = true;
+  }
+
+  private readonly handlers: Handlers = {
+    ready: async () => {
+      await this.refreshPermissionMode();
+      if (this.manager.state === 'stopped' && !this.manager.error && !this.model && this.manager.agents().length) {
+        this.manager.ensureStarted().catch((e: Error) => this.log.warn(`Chat: agent did not start: ${e.message}`));
+      }
+      return this.snapshot();
+    },
+    prompt: ({ text, context }) => {
+      if (!text.trim() && !context.length) return { queued: false };
+      if (this.busy()) {
+        this.queue.push({ id: `q${++this.queueCount}`, text, context });
+        this.post({ type: 'queue', queue: this.queue });
+        return { queued: true };
+      }
+      this.send(text, context);
+      return { queued: false };
+    },
+    cancel: async () => {
+      await this.manager.cancel();
+    },
+    removeQueued: ({ id }) => {
+      this.queue = this.queue.filter((q) => q.id !== id);
+      this.post({ type: 'queue', queue: this.queue });
+    },
+    editQueued: ({ id, text }) => {
+      const item = this.queue.find((q) => q.id === id);
+      if (item) item.text = text;
+      this.post({ type: 'queue', queue: this.queue });
+    },
+    selectAgent: async ({ name }) => {
+      if (name === this.manager.agentName && this.manager.current) return;
+      this.manager.select(name);
+      await this.manager.restart();
+    },
+    newSession: async () => {
+      this.local = [];
+      this.history = [];
+      this.unsubscribeModel?.();
+      this.unsubscribeModel = undefined;
+      this.model = undefined;
+      void this.memento.update(HISTORY_KEY, []);
+      this.post({ type: 'snapshot', snapshot: this.snapshot() });
+      await this.manager.restart();
+    },
+    setMode: async ({ modeId }) => {
+      await this.requireSession().setMode(modeId);
+    },
+    setModel: async ({ modelId }) => {
+      await this.requireSession().setModel(modelId);
+    },
+    setConfigOption: async ({ configId, value }) => {
+      await this.requireSession().setConfigOption(configId, value);
+    },
+    searchFiles: ({ query }) => this.editor.searchFiles(query),
+    editorContext: ({ what }) => (what === 'selection' ? this.editor.selectionChip() : this.editor.problemsChip()),
+    openLocation: ({ path, line }) => this.editor.openLocation(path, line),
+    openDiff: ({ path, oldText, newText }) => this.editor.openDiff(path, oldText, newText),
+    openLink: ({ href }) => this.editor.openLink(href),
+    copy: async ({ text }) => {
+      await vscode.env.clipboard.writeText(text);
+    },
+    insertCode: ({ code }) => this.editor.insertAtCursor(code),
+    applyCode: ({ code }) => this.editor.applyToActiveFile(code),
+    runInTerminal: ({ code }) => this.editor.runInTerminal(code),
+    answerPermission: ({ permissionId, optionId }) => {
+      // The card shows the model's permission; the broker holds the request itself (same tool call).
+      const entity = this.model?.get('permission', permissionId);
+      const broker = hostServices()?.broker;
+      if (!broker || entity?.kind !== 'permission') throw new Error(vscode.l10n.t('This permission request can no longer be answered.'));
+      const pending = broker.pending().find((p) => p.request.toolCall.id === entity.toolCallId && p.request.sessionId === this.model?.sessionId);
+      if (!pending || !broker.answer(pending.id, optionId)) throw new Error(vscode.l10n.t('This permission request can no longer be answered.'));
+    },
+    showLog: () => this.log.show(),
+  };
+
+  private requireSession(): AgentSession {
+    const s = this.manager.current;
+    if (!s) throw new Error(vscode.l10n.t('The agent is not running.'));
+    return s;
+  }
+
+  private busy(): boolean {
+    return this.inFlight || (this.model !== undefined && this.manager.current?.model === this.model && this.model.turn !== 'idle');
+  }
+
+  private send(text: string, context: ContextChip[]): void {
+    const { parts, dropped } = buildPromptParts(text, context, this.caps());
+    if (dropped.length) this.addLocalNotice('warning', chatStrings().imagesUnsupported);
+    if (!parts.length) return;
+    this.inFlight = true;
+    this.markHeader();
+    this.manager
+      .prompt(parts)
+      .catch((error: Error) => {
+        this.log.error(`Chat prompt failed: ${error.message}`);
+        // An agent that exited mid-turn already left its notice in the model.
+        if (!this.model || this.manager.current?.model !== this.model || this.model.timeline().at(-1)?.kind !== 'notice') {
+          this.addLocalNotice('error', error.message.split('\n')[0] ?? error.message, error.message);
+        }
+      })
+      .finally(() => {
+        this.inFlight = false;
+        this.markHeader();
+        setTimeout(() => this.drain(), 0);
+      });
+  }
+
+  /** Sends the next queued prompt once nothing is running. */
+  private drain(): void {
+    if (this.busy() || !this.queue.length) return;
+    if (this.manager.state === 'starting') return;
+    const next = this.queue.shift()!;
+    this.post({ type: 'queue', queue: this.queue });
+    this.send(next.text, next.context);
+  }
+
+  private addLocalNotice(severity: NoticeEntity['severity'], title: string, detail?: string): void {
+    const notice: NoticeEntity = { kind: 'notice', id: `local-${++this.localCount}`, severity, title, ...(detail && detail !== title ? { detail } : {}) };
+    this.local.push(notice);
+    this.post({ type: 'entities', entities: [notice] });
+  }
+
+  private follow(session: AgentSession): void {
+    if (this.session === session) return;
+    this.unsubscribeModel?.();
+    // The previous session's transcript stays visible above the new one.
+    if (this.model) this.history = this.saveHistory();
+    this.session = session;
+    this.model = session.model;
+    this.local = [];
+    this.dirty.clear();
+    this.unsubscribeModel = session.model.on((e) => {
+      switch (e.type) {
+        case 'entity':
+          this.dirty.set(`${e.entity.kind}:${e.entity.id}`, e.entity);
+          this.schedule();
+          break;
+        case 'plan':
+          this.planDirty = true;
+          this.schedule();
+          break;
+        case 'agent_state':
+          break;
+        case 'turn':
+          if (e.state === 'idle') this.saveHistory();
+          this.markHeader();
+          break;
+        default:
+          this.markHeader();
+      }
+    });
+    void this.refreshPermissionMode().then(() => this.post({ type: 'snapshot', snapshot: this.snapshot() }));
+  }
+
+  /** Keeps the newest entities for the next window; ids are prefixed so they never meet the live session's. */
+  private saveHistory(): TimelineEntity[] {
+    const sid = this.model?.sessionId ?? '';
+    const live = (this.model?.timeline() ?? []).map((e) => ({ ...e, id: `prev:${sid}:${e.id}` }) as TimelineEntity);
+    const all = [...this.history.filter((e) => !live.some((l) => l.kind === e.kind && l.id === e.id)), ...live];
+    const kept = all.slice(-HISTORY_LIMIT).map((e) => (e.kind === 'permission' && e.state === 'pending' ? { ...e, state: 'cancelled' as const } : e));
+    void this.memento.update(HISTORY_KEY, kept);
+    return kept;
+  }
+
+  private async refreshPermissionMode(): Promise<void> {
+    this.permissionsInChat = hostServices() !== undefined;
+  }
+
+  private caps(): PromptCaps {
+    const s = this.manager.current;
+    if (s instanceof AcpSession) {
+      const pc = s.client.initializeResult?.agentCapabilities?.promptCapabilities;
+      return { image: pc?.image === true, embeddedContext: pc?.embeddedContext === true };
+    }
+    // pi RPC prompts take images; context goes as text.
+    return { image: s?.agentInfo.protocol === 'rpc', embeddedContext: false };
+  }
+
+  private header(): HeaderState {
+    const m = this.manager.current?.model === this.model ? this.model : undefined;
+    const state = this.inFlight && this.manager.state === 'ready' ? 'busy' : this.manager.state;
+    const error = this.manager.error?.split('\n')[0];
+    return {
+      agents: this.manager.agents().map((a) => a.name),
+      ...(this.manager.agentName ? { agentName: this.manager.agentName } : {}),
+      state,
+      ...(error ? { error } : {}),
+      turn: m?.turn ?? 'idle',
+      ...(m?.modes ? { modes: m.modes } : {}),
+      ...(m?.models ? { models: m.models } : {}),
+      configOptions: m ? normalizeConfigOptions(m.configOptions) : [],
+      ...(m?.usage ? { usage: m.usage } : {}),
+      commands: (m?.commands ?? []).map((c) => {
+        const hint = (c.input as { hint?: unknown } | undefined)?.hint;
+        return { name: c.name, description: c.description, ...(typeof hint === 'string' ? { hint } : {}) };
+      }),
+      caps: this.caps(),
+      permissionsInChat: this.permissionsInChat,
+      ...(m?.info.title ? { title: m.info.title } : {}),
+    };
+  }
+
+  private snapshot(): Snapshot {
+    this.dirty.clear();
+    this.planDirty = false;
+    this.headerDirty = false;
+    const pending = this.pendingContext;
+    this.pendingContext = [];
+    return {
+      entities: [...this.history, ...(this.model?.timeline() ?? []), ...this.local],
+      plan: this.model?.plan ?? [],
+      header: this.header(),
+      queue: this.queue,
+      pendingContext: pending,
+      strings: chatStrings(),
+    };
+  }
+
+  private markHeader(): void {
+    this.headerDirty = true;
+    this.schedule();
+  }
+
+  /** Streaming emits an event per chunk: coalesce them into one message per entity every FLUSH_MS. */
+  private schedule(): void {
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      if (this.dirty.size) {
+        this.post({ type: 'entities', entities: [...this.dirty.values()] });
+        this.dirty.clear();
+      }
+      if (this.planDirty) {
+        this.planDirty = false;
+        this.post({ type: 'plan', entries: this.model?.plan ?? [] });
+      }
+      if (this.headerDirty) {
+        this.headerDirty = false;
+        this.post({ type: 'header', header: this.header() });
+      }
+    }, FLUSH_MS);
+  }
+
+  private post(event: HostEvent): void {
+    for (const sink of this.sinks) sink(event);
+  }
+
+  dispose(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.unsubscribeModel?.();
+    for (const s of this.subs) s.dispose();
+    this.sinks.clear();
+  }
+}

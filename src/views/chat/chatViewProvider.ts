@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { AgentManager } from '../../agentManager';
+import type { HostEvent, HostMessage, RequestMessage } from '../../shared/chatProtocol';
+import { ChatController } from './chatController';
+
+export const CHAT_VIEW_ID = 'agentHost.chat';
+
+/**
+ * The sidebar chat: a webview view whose page (webview-ui/, bundled into dist/webview/) asks `ready` and
+ * gets a snapshot, then events. Not kept alive while hidden: it re-renders from the controller's snapshot.
+ */
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  readonly controller: ChatController;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    manager: AgentManager,
+    log: vscode.LogOutputChannel,
+    memento: vscode.Memento,
+  ) {
+    this.controller = new ChatController(manager, log, memento);
+  }
+
+  /** Registers the view and its commands. */
+  static register(context: vscode.ExtensionContext, manager: AgentManager, log: vscode.LogOutputChannel): ChatViewProvider {
+    const provider = new ChatViewProvider(context.extensionUri, manager, log, context.workspaceState);
+    context.subscriptions.push(
+      provider,
+      vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: false } }),
+      vscode.commands.registerCommand('agentHost.focusChat', () => provider.controller.focusInput()),
+      vscode.commands.registerCommand('agentHost.addSelectionToChat', () => provider.controller.addSelection()),
+      vscode.commands.registerCommand('agentHost.newChat', () => provider.controller.handle({ kind: 'request', id: 0, method: 'newSession', params: {} })),
+    );
+    return provider;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    const root = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
+    view.webview.options = { enableScripts: true, localResourceRoots: [root] };
+    view.webview.html = this.html(view.webview, root);
+    let detach: (() => void) | undefined;
+    const post = (message: HostMessage) => void view.webview.postMessage(message);
+    const sink = (event: HostEvent) => post({ kind: 'event', event });
+    this.disposables.push(
+      view.webview.onDidReceiveMessage(async (msg: RequestMessage) => {
+        if (msg?.kind !== 'request' || typeof msg.id !== 'number') return;
+        try {
+          const result = await this.controller.handle(msg);
+          post({ kind: 'response', id: msg.id, ok: true, result });
+          // Events only after the snapshot: the page applies them on top of it.
+          if (msg.method === 'ready') {
+            detach?.();
+            detach = this.controller.attach(sink);
+          }
+        } catch (error) {
+          post({ kind: 'response', id: msg.id, ok: false, error: (error as Error).message });
+        }
+      }),
+      view.onDidChangeVisibility(() => {
+        if (!view.visible) {
+          detach?.();
+          detach = undefined;
+        }
+      }),
+      view.onDidDispose(() => {
+        detach?.();
+        detach = undefined;
+      }),
+    );
+  }
+
+  private html(webview: vscode.Webview, root: vscode.Uri): string {
+    const nonce = randomBytes(18).toString('base64');
+    const uri = (f: string) => webview.asWebviewUri(vscode.Uri.joinPath(root, f)).toString();
+    const csp = [
+      "default-src 'none'",
+      `img-src ${webview.cspSource} data:`,
+      `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+      `font-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="${vscode.env.language}">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link id="vscode-codicon-stylesheet" rel="stylesheet" href="${uri('codicon.css')}" nonce="${nonce}">
+<link rel="stylesheet" href="${uri('chat-style.css')}" nonce="${nonce}">
+</head>
+<body>
+<div id="app"></div>
+<script nonce="${nonce}" src="${uri('chat.js')}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.controller.dispose();
+  }
+}

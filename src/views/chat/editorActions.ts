@@ -1,0 +1,158 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ContextChip, FileHit } from '../../shared/chatProtocol';
+
+const DIFF_SCHEME = 'agent-host-chat';
+const FILE_INDEX_TTL_MS = 20_000;
+const EXCLUDE = '**/{node_modules,.git,dist,out,.scratch,.tools}/**';
+
+/** What the chat does in the editor: open files and diffs, insert or apply code, run it, find files. */
+export class EditorActions implements vscode.Disposable {
+  private readonly docs = new Map<string, string>();
+  private docCount = 0;
+  private fileIndex: { at: number; uris: vscode.Uri[] } | undefined;
+  private readonly registration: vscode.Disposable;
+
+  constructor() {
+    // Read-only documents holding the "after" side of diffs and code blocks.
+    this.registration = vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, {
+      provideTextDocumentContent: (uri) => this.docs.get(uri.query) ?? '',
+    });
+  }
+
+  private virtualDoc(name: string, text: string): vscode.Uri {
+    const key = `${++this.docCount}`;
+    this.docs.set(key, text);
+    return vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${name}`, query: key });
+  }
+
+  private resolve(p: string): vscode.Uri {
+    if (/^[a-z][\w+.-]+:\/\//i.test(p)) return vscode.Uri.parse(p);
+    if (path.isAbsolute(p)) return vscode.Uri.file(p);
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    return root ? vscode.Uri.joinPath(root, p) : vscode.Uri.file(p);
+  }
+
+  async openLocation(p: string, line?: number | null): Promise<void> {
+    const uri = this.resolve(p);
+    const pos = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
+    await vscode.window.showTextDocument(uri, { selection: new vscode.Range(pos, pos), preview: true });
+  }
+
+  async openDiff(p: string, oldText: string | null, newText: string): Promise<void> {
+    const name = path.basename(p);
+    const left = this.virtualDoc(name, oldText ?? '');
+    const right = this.virtualDoc(name, newText);
+    await vscode.commands.executeCommand('vscode.diff', left, right, vscode.l10n.t("{0} (the agent's change)", name));
+  }
+
+  async openLink(href: string): Promise<void> {
+    if (/^(https?|mailto):/i.test(href)) {
+      await vscode.env.openExternal(vscode.Uri.parse(href));
+      return;
+    }
+    const m = /^(?:file:\/\/)?([^#]+)(?:#L(\d+))?/.exec(href);
+    if (m?.[1] && !/^[a-z][\w+.-]*:/i.test(href.replace(/^file:\/\//, ''))) {
+      await this.openLocation(decodeURIComponent(m[1]), m[2] ? Number(m[2]) : undefined);
+    }
+  }
+
+  private editor(): vscode.TextEditor {
+    const e = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    if (!e) throw new Error(vscode.l10n.t('Open a file in the editor first.'));
+    return e;
+  }
+
+  async insertAtCursor(code: string): Promise<void> {
+    const e = this.editor();
+    await e.edit((b) => {
+      for (const s of e.selections) b.replace(s, code);
+    });
+    await vscode.window.showTextDocument(e.document, e.viewColumn);
+  }
+
+  /** Shows the active file with the code block in place of its selection (or whole text), then asks. */
+  async applyToActiveFile(code: string): Promise<void> {
+    const e = this.editor();
+    const doc = e.document;
+    const sel = e.selection;
+    const full = new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length));
+    const target = sel.isEmpty ? full : sel;
+    const after = doc.getText().slice(0, doc.offsetAt(target.start)) + code + doc.getText().slice(doc.offsetAt(target.end));
+    const name = path.basename(doc.uri.path);
+    await vscode.commands.executeCommand('vscode.diff', doc.uri, this.virtualDoc(name, after), vscode.l10n.t('{0} ↔ code block', name));
+    const apply = vscode.l10n.t('Apply');
+    const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Apply the code block to {0}?', name), apply);
+    if (pick !== apply) return;
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(doc.uri, full, after);
+    await vscode.workspace.applyEdit(edit);
+  }
+
+  runInTerminal(code: string): void {
+    const name = vscode.l10n.t('Agent Host');
+    const terminal = vscode.window.terminals.find((t) => t.name === name) ?? vscode.window.createTerminal({ name });
+    terminal.show();
+    terminal.sendText(code, true);
+  }
+
+  selectionChip(): ContextChip | null {
+    const e = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    if (!e) return null;
+    const rel = vscode.workspace.asRelativePath(e.document.uri);
+    const id = `ctx-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
+    if (e.selection.isEmpty) return { id, kind: 'file', label: rel, uri: e.document.uri.toString() };
+    const startLine = e.selection.start.line + 1;
+    const endLine = e.selection.end.line + (e.selection.end.character === 0 && e.selection.end.line > e.selection.start.line ? 0 : 1);
+    return {
+      id,
+      kind: 'selection',
+      label: `${path.basename(rel)}:${startLine}-${endLine}`,
+      uri: e.document.uri.toString(),
+      range: { startLine, endLine },
+      text: e.document.getText(e.selection),
+    };
+  }
+
+  problemsChip(): ContextChip | null {
+    const lines: string[] = [];
+    for (const [uri, diags] of vscode.languages.getDiagnostics()) {
+      for (const d of diags) {
+        if (d.severity > vscode.DiagnosticSeverity.Warning) continue;
+        const sev = d.severity === vscode.DiagnosticSeverity.Error ? 'error' : 'warning';
+        lines.push(`${vscode.workspace.asRelativePath(uri)}:${d.range.start.line + 1}: ${sev}: ${d.message}`);
+        if (lines.length >= 100) break;
+      }
+    }
+    return {
+      id: `ctx-problems-${Date.now()}`,
+      kind: 'problems',
+      label: vscode.l10n.t('Problems ({0})', lines.length),
+      text: lines.join('\n') || vscode.l10n.t('No problems.'),
+    };
+  }
+
+  async searchFiles(query: string): Promise<FileHit[]> {
+    if (!this.fileIndex || Date.now() - this.fileIndex.at > FILE_INDEX_TTL_MS) {
+      this.fileIndex = { at: Date.now(), uris: await vscode.workspace.findFiles('**/*', EXCLUDE, 5000) };
+    }
+    const q = query.toLowerCase();
+    const scored: { hit: FileHit; score: number }[] = [];
+    for (const uri of this.fileIndex.uris) {
+      const rel = vscode.workspace.asRelativePath(uri);
+      const base = path.basename(rel);
+      const lb = base.toLowerCase();
+      const lr = rel.toLowerCase();
+      const score = !q ? 3 : lb.startsWith(q) ? 0 : lb.includes(q) ? 1 : lr.includes(q) ? 2 : -1;
+      if (score < 0) continue;
+      scored.push({ hit: { uri: uri.toString(), label: base, description: path.dirname(rel) === '.' ? '' : path.dirname(rel) }, score });
+    }
+    scored.sort((a, b) => a.score - b.score || a.hit.label.length - b.hit.label.length || a.hit.label.localeCompare(b.hit.label));
+    return scored.slice(0, 30).map((s) => s.hit);
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+    this.docs.clear();
+  }
+}

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildPromptParts, legacyPickers, normalizeConfigOptions } from '../../src/views/chat/chatContent';
+
+test('prompt blocks: text first, files as resource_link, selection embedded only when the agent takes it', () => {
+  const chips = [
+    { id: 'a', kind: 'file' as const, label: 'a.ts', uri: 'file:///w/a.ts' },
+    { id: 'b', kind: 'selection' as const, label: 'b.py:2-3', uri: 'file:///w/b.py', range: { startLine: 2, endLine: 3 }, text: 'x = 1\n' },
+    { id: 'c', kind: 'image' as const, label: 'p.png', text: 'AAAA', mimeType: 'image/png' },
+  ];
+  const plain = buildPromptParts('hi', chips, { image: false, embeddedContext: false });
+  assert.deepEqual(plain.parts, [
+    { type: 'text', text: 'hi' },
+    { type: 'resource_link', uri: 'file:///w/a.ts', name: 'a.ts', mimeType: 'text/x-typescript' },
+    { type: 'resource_link', uri: 'file:///w/b.py#L2-3', name: 'b.py:2-3', mimeType: 'text/x-python' },
+  ]);
+  assert.deepEqual(plain.dropped.map((c) => c.id), ['c']);
+  const rich = buildPromptParts('', chips, { image: true, embeddedContext: true });
+  assert.deepEqual(rich.parts[1], { type: 'resource', resource: { uri: 'file:///w/b.py#L2-3', text: 'x = 1\n', mimeType: 'text/x-python' } });
+  assert.deepEqual(rich.parts[2], { type: 'image', data: 'AAAA', mimeType: 'image/png' });
+  assert.equal(rich.parts[0]!.type, 'resource_link', 'no empty text block');
+});
+
+test('config options: agent order, grouped options flattened, booleans, malformed ones dropped', () => {
+  const views = normalizeConfigOptions([
+    { id: 'mode', name: 'Mode', category: 'mode', type: 'select', currentValue: 'ask', options: [{ value: 'ask', name: 'Ask' }, { value: 'code', name: 'Code' }] },
+    { id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: 'm2', options: [{ group: 'g', name: 'Fast', options: [{ value: 'm1', name: 'M1' }, { value: 'm2', name: 'M2' }] }] },
+    { id: 'web', name: 'Web search', type: 'boolean', currentValue: true },
+    { name: 'no id' },
+    { id: 'empty', type: 'select', options: [] },
+  ]);
+  assert.deepEqual(views.map((v) => v.id), ['mode', 'model', 'web']);
+  assert.deepEqual(views[1]!.options.map((o) => [o.value, o.group]), [['m1', 'Fast'], ['m2', 'Fast']]);
+  assert.equal(views[2]!.currentValue, true);
+  assert.deepEqual(legacyPickers(views), { modes: false, models: false });
+  assert.deepEqual(legacyPickers([]), { modes: true, models: true });
+});

@@ -1,0 +1,47 @@
+/**
+ * The sidebar chat in a real VS Code with a real agent (opencode) against the scripted model; see chatUi.ts
+ * for the flows and what each asserts. Screenshots: test-artifacts/chat-*-{light,dark}.png.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { agentById } from '../agents/catalog';
+import { startScriptedModel } from '../model/scriptedModel';
+import { repoRoot } from '../support/paths';
+import { runChatUi } from './chatUi';
+
+const AGENT_ID = process.env.AGENT_HOST_VSCODE_AGENT ?? 'opencode';
+
+test(`the chat view runs whole turns in a real VS Code with ${AGENT_ID}`, { timeout: 600_000 }, async () => {
+  const agent = agentById(AGENT_ID);
+  assert.ok(agent, `no agent ${AGENT_ID} in the catalog`);
+  assert.ok(agent.installed(), `${AGENT_ID} is not installed: run scripts/setup-agents.sh`);
+  for (const f of ['dist/extension.js', 'dist/webview/chat.js']) assert.ok(fs.existsSync(path.join(repoRoot, f)), `${f} is missing: npm run build`);
+  const model = await startScriptedModel();
+  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'chat-ui-'));
+  const workspace = path.join(scratch, 'workspace');
+  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  let ok = false;
+  try {
+    const spec = await agent.prepare({ scratch: path.join(scratch, 'agent'), modelUrl: model.url, workspace });
+    const config = { name: `${agent.id} (demo model)`, command: spec.command, args: spec.args, env: spec.env, inheritEnv: false };
+    const result = await runChatUi({
+      workspace,
+      userSettings: { 'agentHost.agents': [config], 'agentHost.defaultAgent': config.name, 'workbench.colorTheme': 'Default Light Modern' },
+      timeoutMs: 480_000,
+      screenshotDir: path.join(repoRoot, 'test-artifacts'),
+      verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
+    });
+    assert.ok(result.steps.some((s) => s.startsWith('hostile markdown inert')));
+    assert.ok(result.steps.some((s) => s.startsWith('turn stopped; queued message sent')));
+    assert.ok(result.steps.some((s) => s.startsWith('window reload restored')));
+    assert.ok(result.screenshots.length >= 16, `expected screenshots in both themes, got ${result.screenshots.length}`);
+    assert.ok(model.requests.some((r) => r.decision.startsWith('tool:')), 'the model was never asked for a tool call');
+    ok = true;
+  } finally {
+    await model.close();
+    if (ok) fs.rmSync(scratch, { recursive: true, force: true });
+  }
+});

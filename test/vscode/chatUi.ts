@@ -1,0 +1,295 @@
+/// <reference lib="dom" />
+/**
+ * The sidebar chat in a real VS Code (code-server + Chromium), driven with Playwright against a real agent:
+ * open the view, send a prompt, watch the tool card, approve in the workbench's modal dialog, see the file
+ * and the final answer; markdown with highlighted code; hostile markdown that must stay inert; stop a running
+ * turn with a message queued behind it; the mode picker; hide/show and window reload keep the transcript.
+ * Every state is saved as a screenshot in the light and the dark theme (test-artifacts/chat-*-{light,dark}.png).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { withWorkbench, type WorkbenchInfo, type WorkbenchOptions } from './runner';
+
+export interface ChatUiOptions extends WorkbenchOptions {
+  /** Log one line per step. */
+  log?: (line: string) => void;
+}
+
+/** Labels in the theme picker. */
+const THEMES = { light: 'Light Modern', dark: 'Dark Modern' } as const;
+
+export interface ChatUiResult {
+  screenshots: string[];
+  steps: string[];
+  modes: string[];
+}
+
+/** Finds the chat webview's inner frame (webviews nest two iframes deep). */
+async function chatFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const f of page.frames()) {
+      if (!/webview|vscode-cdn|vscode-resource/i.test(f.url()) && f !== page.mainFrame()) continue;
+      const ready = await f.evaluate(() => document.body?.dataset.ready === 'true' && !!document.querySelector('.composer textarea')).catch(() => false);
+      if (ready) return f;
+    }
+    await page.waitForTimeout(200);
+  }
+  throw new Error('the chat webview did not render (no frame with .composer textarea)');
+}
+
+/** Switches the colour theme through the theme picker (what a person does); the dialog, if any, stays. */
+async function setTheme(page: Page, theme: keyof typeof THEMES): Promise<void> {
+  const dark = theme === 'dark';
+  const isOn = () => page.evaluate((d) => document.querySelector('.monaco-workbench')?.classList.contains(d ? 'vs-dark' : 'vs') === true, dark);
+  if (await isOn()) return;
+  // Ctrl+K Ctrl+T opens the theme picker (the palette would also offer "Browse Color Themes in Marketplace").
+  await page.locator('.part.editor').click({ position: { x: 400, y: 300 } }).catch(() => undefined);
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+T');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: THEMES[theme] }).first().waitFor({ timeout: 15_000 });
+  await input.fill(THEMES[theme]);
+  await page.waitForTimeout(200);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((d) => document.querySelector('.monaco-workbench')?.classList.contains(d ? 'vs-dark' : 'vs') === true, dark, { timeout: 10_000 });
+  await page.waitForTimeout(700); // the webview gets the new variables a moment later
+}
+
+async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.type(title);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+async function openChat(page: Page): Promise<Frame> {
+  const item = page.locator('.activitybar [aria-label^="Agent Host"]').first();
+  await item.waitFor({ state: 'visible', timeout: 60_000 });
+  const expanded = await item.getAttribute('aria-expanded').catch(() => null);
+  const checked = await item.getAttribute('aria-checked').catch(() => null);
+  if (expanded !== 'true' && checked !== 'true') await item.click();
+  // After a reload the container can be "active" with the side bar collapsed: a click shows it.
+  return chatFrame(page, 8_000).catch(async () => {
+    await item.click();
+    return chatFrame(page, 60_000);
+  });
+}
+
+async function send(frame: Frame, text: string): Promise<void> {
+  const input = frame.locator('.composer textarea');
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+async function waitText(frame: Frame, selector: string, text: string | RegExp, timeoutMs = 90_000): Promise<void> {
+  await frame.locator(selector, { hasText: text }).first().waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
+async function clickDialog(page: Page, patterns: RegExp[], timeoutMs = 90_000): Promise<string> {
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ state: 'visible', timeout: timeoutMs });
+  const buttons = dialog.locator('.dialog-buttons .monaco-button');
+  const labels = (await buttons.allTextContents()).map((l) => l.trim());
+  const index = patterns.map((re) => labels.findIndex((l) => re.test(l))).find((i) => i >= 0);
+  if (index === undefined) throw new Error(`no matching button in the dialog: [${labels.join(' | ')}]`);
+  await buttons.nth(index).click();
+  await dialog.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+  return labels[index]!;
+}
+
+const ALLOW = [/^allow once$/i, /^allow$/i, /allow/i, /^yes$/i];
+
+async function turnIdle(frame: Frame, timeoutMs = 90_000): Promise<void> {
+  await frame.waitForFunction(() => document.body.dataset.turn === 'idle', undefined, { timeout: timeoutMs });
+}
+
+export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
+  const log = opts.log ?? ((l: string) => console.log(`[chat-ui] ${l}`));
+  const result: ChatUiResult = { screenshots: [], steps: [], modes: [] };
+  const step = (s: string) => {
+    result.steps.push(s);
+    log(s);
+  };
+  await withWorkbench({ viewport: { width: 1280, height: 860 }, ...opts }, async (page, info) => {
+    /** Screenshots the current state in both themes (back to light afterwards); a modal dialog blocks the theme picker. */
+    const shot = async (name: string, themes: readonly ('light' | 'dark')[] = ['light', 'dark']) => {
+      for (const theme of themes) {
+        await setTheme(page, theme);
+        result.screenshots.push(await info.screenshot(`chat-${name}-${theme}`));
+      }
+      await setTheme(page, 'light');
+    };
+    try {
+      await flows(page, info, shot);
+    } catch (error) {
+      await info.screenshot('chat-failure').catch(() => undefined);
+      const dump = await chatFrame(page, 2000)
+        .then((f) => f.evaluate(() => [...document.querySelectorAll('.entries > .entry')].slice(-8).map((e) => `${e.className}: ${(e.textContent ?? '').slice(0, 120)}`).join('\n')))
+        .catch(() => '(no chat frame)');
+      log(`failed; last entries:\n${dump}`);
+      throw error;
+    }
+  });
+  return result;
+
+  async function flows(page: Page, info: WorkbenchInfo, shot: (name: string, themes?: readonly ('light' | 'dark')[]) => Promise<void>): Promise<void> {
+
+    // 1. The view opens from the activity bar and connects to the agent.
+    let frame = await openChat(page);
+    await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+    step('view open, agent ready');
+    await shot('01-empty');
+
+    // 2. A turn with a tool call: card, modal permission, file written, final answer.
+    const target = path.join(opts.workspace, 'hello.txt');
+    await send(frame, `SCENARIO: write ${JSON.stringify({ path: 'hello.txt', content: 'Hello from the chat view' })}`);
+    await waitText(frame, '.msg.user', 'SCENARIO: write');
+    await page.locator('.monaco-dialog-box').waitFor({ state: 'visible', timeout: 90_000 });
+    await frame.locator('.tool').first().waitFor({ timeout: 10_000 });
+    await frame.locator('.permission.state-pending').first().waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(300);
+    await shot('02-permission', ['light']);
+    step(`permission dialog answered: ${await clickDialog(page, ALLOW)}`);
+    await turnIdle(frame);
+    await waitText(frame, '.msg.agent', /Done/);
+    await frame.locator('.tool.status-completed').first().waitFor({ timeout: 30_000 });
+    if (!fs.existsSync(target) || !fs.readFileSync(target, 'utf8').includes('Hello from the chat view')) throw new Error('hello.txt was not written');
+    // Expand the tool card: raw input / diff content.
+    await frame.locator('.tool .tool-head').first().click();
+    await frame.locator('.tool-body:not([hidden])').first().waitFor({ timeout: 5000 });
+    step('tool card completed, file written, final answer shown');
+    await shot('03-tool-done');
+
+    // 3. Streamed markdown with highlighted code blocks and their actions.
+    const md = [
+      '## Result',
+      '',
+      'Some **bold** text, `inline code` and a list:',
+      '',
+      '- first item',
+      '- second item',
+      '',
+      '```ts',
+      'export function greet(name: string): string {',
+      '  return `Hello, ${name}!`; // a comment',
+      '}',
+      '```',
+      '',
+      '```bash',
+      'npm test -- --grep chat',
+      '```',
+    ].join('\n');
+    await send(frame, `SCENARIO: answer ${JSON.stringify({ text: md })}`);
+    await waitText(frame, '.msg.agent h2', 'Result');
+    await turnIdle(frame);
+    const code = frame.locator('.msg.agent .codeblock').last();
+    await code.waitFor();
+    const hl = await frame.locator('.msg.agent .codeblock code span[class^="hljs-"]').count();
+    if (hl === 0) throw new Error('code blocks are not highlighted');
+    if ((await frame.locator('.msg.agent .codeblock [data-action="run"]').count()) < 1) throw new Error('no Run action on the shell block');
+    if ((await frame.locator('.msg.agent .codeblock [data-action="copy"]').count()) < 2) throw new Error('no Copy action on code blocks');
+    step(`markdown rendered (${hl} highlighted tokens, code actions present)`);
+    await shot('04-markdown');
+
+    // 4. Hostile markdown stays inert.
+    const hostile = [
+      '<script>window.__pwned = "script"</script>',
+      '<img src=x onerror="window.__pwned = \'img\'">',
+      '[click me](javascript:window.__pwned=\'link\')',
+      '<a href="javascript:window.__pwned=\'a\'">raw link</a>',
+      '<iframe src="javascript:parent.__pwned=\'iframe\'"></iframe>',
+      '<div onmouseover="window.__pwned=\'hover\'">hover me</div>',
+      'HOSTILE-END',
+    ].join('\n\n');
+    await send(frame, `SCENARIO: answer ${JSON.stringify({ text: hostile })}`);
+    await waitText(frame, '.msg.agent', 'HOSTILE-END');
+    await turnIdle(frame);
+    const last = frame.locator('.msg.agent').last();
+    for (const a of await last.locator('a').all()) await a.click().catch(() => undefined);
+    await last.locator('text=hover me').hover().catch(() => undefined);
+    await page.waitForTimeout(500);
+    const inert = await frame.evaluate(() => {
+      const root = [...document.querySelectorAll('.msg.agent')].at(-1)!;
+      return {
+        pwned: (window as unknown as { __pwned?: string }).__pwned ?? null,
+        scripts: root.querySelectorAll('script').length,
+        handlers: [...root.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
+        jsLinks: [...root.querySelectorAll('[href],[src]')].filter((el) => /javascript:/i.test(el.getAttribute('href') ?? el.getAttribute('src') ?? '')).length,
+        iframes: root.querySelectorAll('iframe').length,
+      };
+    });
+    if (inert.pwned !== null || inert.scripts || inert.handlers || inert.jsLinks || inert.iframes) {
+      throw new Error(`hostile markdown was not inert: ${JSON.stringify(inert)}`);
+    }
+    step(`hostile markdown inert: ${JSON.stringify(inert)}`);
+    await shot('05-hostile');
+
+    // 5. A long turn: queue a message behind it, then Stop; the queued message is sent at turn end.
+    // (The modal dialog blocks the theme picker: this second permission is the dark theme's shot of one.)
+    await setTheme(page, 'dark');
+    await send(frame, `SCENARIO: shell ${JSON.stringify({ command: 'sleep 60' })}`);
+    await page.locator('.monaco-dialog-box').waitFor({ state: 'visible', timeout: 90_000 });
+    await frame.locator('.permission.state-pending').first().waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(300);
+    result.screenshots.push(await info.screenshot('chat-02-permission-dark'));
+    step(`shell permission answered: ${await clickDialog(page, ALLOW)}`);
+    await setTheme(page, 'light');
+    await frame.locator('[data-testid="stop"]:not([hidden])').waitFor({ timeout: 30_000 });
+    await send(frame, `SCENARIO: answer ${JSON.stringify({ text: 'The queued message arrived.' })}`);
+    await frame.locator('[data-testid="queued"]').first().waitFor({ timeout: 10_000 });
+    await frame.locator('.tool.status-in_progress, .tool.status-pending').first().waitFor({ timeout: 30_000 }).catch(() => undefined);
+    step('message queued while the agent works');
+    await shot('06-running-queued');
+    await frame.locator('[data-testid="stop"]').click();
+    await waitText(frame, '.msg.agent', 'The queued message arrived.', 60_000);
+    await turnIdle(frame);
+    if (await frame.locator('[data-testid="queued"]').count()) throw new Error('the queue did not empty');
+    step('turn stopped; queued message sent and answered');
+    await shot('07-after-stop');
+
+    // 6. Modes: the picker shows the agent's modes and switching is reflected.
+    const picker = frame.locator('[data-testid="mode"], [data-testid^="config-"]').first();
+    if (await picker.count()) {
+      const info2 = await picker.evaluate((el) => ({
+        id: el.getAttribute('data-testid'),
+        current: (el as HTMLElement & { value: string }).value,
+        values: [...el.querySelectorAll('vscode-option')].map((o) => o.getAttribute('value') ?? ''),
+      }));
+      result.modes = info2.values;
+      const other = info2.values.find((v) => v !== info2.current);
+      if (other) {
+        await picker.evaluate((el, v) => {
+          (el as HTMLElement & { value: string }).value = v;
+          el.dispatchEvent(new Event('change', { bubbles: true }));
+        }, other);
+        await frame.waitForFunction(
+          ([id, v]) => (document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null)?.dataset.current === v,
+          [info2.id, other] as const,
+          { timeout: 15_000 },
+        );
+        step(`${info2.id}: ${info2.current} → ${other} (of ${info2.values.join(', ')})`);
+      } else step(`${info2.id}: only ${info2.current}`);
+      await shot('08-mode');
+    } else step('the agent offers no modes or config options');
+
+    // 7. Hide and show the view, then reload the window: the transcript comes back.
+    const entriesBefore = await frame.locator('.entries > .entry').count();
+    await page.locator('.activitybar [aria-label^="Explorer"]').first().click();
+    await page.waitForTimeout(500);
+    frame = await openChat(page);
+    const afterShow = await frame.locator('.entries > .entry').count();
+    if (afterShow < entriesBefore) throw new Error(`hiding the view lost entries: ${entriesBefore} → ${afterShow}`);
+    step(`hide/show kept ${afterShow} entries`);
+    await runCommand(page, 'Developer: Reload Window');
+    await page.waitForTimeout(1500);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    frame = await openChat(page);
+    await waitText(frame, '.msg.agent', 'The queued message arrived.', 30_000);
+    step(`window reload restored ${await frame.locator('.entries > .entry').count()} entries`);
+    await shot('09-after-reload');
+  }
+}

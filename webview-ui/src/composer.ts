@@ -1,0 +1,359 @@
+/**
+ * The composer: a multi-line input (Enter sends, Shift+Enter adds a line), context chips, the queue of
+ * messages typed while the agent works, a menu for `/` commands and `@` context, image paste and drop,
+ * and Send / Stop.
+ */
+import type { ChatStrings, ContextChip, FileHit, HeaderState, QueuedPrompt } from '../../src/shared/chatProtocol';
+import { fmt, h, icon } from './dom';
+import { request, send } from './rpc';
+
+interface MenuItem {
+  label: string;
+  description?: string;
+  iconName: string;
+  pick: () => void | Promise<void>;
+}
+
+export interface ComposerHooks {
+  strings: () => ChatStrings;
+  header: () => HeaderState;
+  onDraftChange: () => void;
+  announce: (text: string) => void;
+}
+
+let chipCount = 0;
+
+export class Composer {
+  readonly el: HTMLElement;
+  readonly input: HTMLTextAreaElement;
+  private readonly queueEl: HTMLElement;
+  private readonly chipsEl: HTMLElement;
+  private readonly menu: HTMLElement;
+  private readonly sendBtn: HTMLElement;
+  private readonly stopBtn: HTMLElement;
+  private readonly warn: HTMLElement;
+  chips: ContextChip[] = [];
+  private items: MenuItem[] = [];
+  private active = 0;
+  private searchSeq = 0;
+
+  constructor(private readonly hooks: ComposerHooks) {
+    const s = hooks.strings();
+    this.queueEl = h('ul', { className: 'queue', 'aria-label': s.queued });
+    this.chipsEl = h('div', { className: 'chips composer-chips' });
+    this.menu = h('div', { className: 'menu', role: 'listbox', id: 'composer-menu', hidden: true });
+    this.input = h('textarea', {
+      className: 'input',
+      rows: 1,
+      placeholder: s.inputPlaceholder,
+      'aria-label': s.inputLabel,
+      'aria-autocomplete': 'list',
+      'aria-controls': 'composer-menu',
+      'aria-expanded': 'false',
+    });
+    this.warn = h('div', { className: 'composer-warn', role: 'status', hidden: true });
+    const attach = h('vscode-toolbar-button', { icon: 'mention', label: s.attach, title: s.attach, 'aria-label': s.attach });
+    attach.addEventListener('click', () => {
+      this.insertAtCaret('@');
+      void this.refreshMenu();
+    });
+    this.sendBtn = h('vscode-button', { className: 'send', title: `${s.send} (Enter)`, 'aria-label': s.send, 'data-testid': 'send' }, icon('send'));
+    this.sendBtn.addEventListener('click', () => this.submit());
+    this.stopBtn = h('vscode-button', { className: 'stop', secondary: true, title: s.stop, 'aria-label': s.stop, 'data-testid': 'stop', hidden: true }, icon('debug-stop'), ` ${s.stop}`);
+    this.stopBtn.addEventListener('click', () => send('cancel', {}));
+    const box = h('div', { className: 'input-box' }, this.chipsEl, this.input, h('div', { className: 'input-actions' }, attach, h('span', { className: 'spacer' }), this.stopBtn, this.sendBtn));
+    this.el = h('div', { className: 'composer' }, this.queueEl, this.menu, this.warn, box);
+
+    this.input.addEventListener('keydown', (e) => this.onKey(e));
+    this.input.addEventListener('input', () => {
+      this.autosize();
+      this.hooks.onDraftChange();
+      void this.refreshMenu();
+    });
+    this.input.addEventListener('blur', () => setTimeout(() => {
+      if (!this.el.contains(document.activeElement)) this.closeMenu();
+    }, 150));
+    this.input.addEventListener('paste', (e) => this.onPaste(e));
+    this.el.addEventListener('dragover', (e) => e.preventDefault());
+    this.el.addEventListener('drop', (e) => this.onDrop(e));
+  }
+
+  setDraft(text: string, chips: ContextChip[]): void {
+    this.input.value = text;
+    this.chips = chips;
+    this.renderChips();
+    this.autosize();
+  }
+
+  addChip(chip: ContextChip): void {
+    if (this.chips.some((c) => c.uri && c.uri === chip.uri && c.kind === chip.kind && JSON.stringify(c.range) === JSON.stringify(chip.range))) return;
+    this.chips.push(chip);
+    this.renderChips();
+    this.hooks.onDraftChange();
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  update(header: HeaderState): void {
+    const running = header.turn !== 'idle' || header.state === 'busy';
+    this.stopBtn.hidden = !running;
+    this.sendBtn.title = running ? this.hooks.strings().queued : `${this.hooks.strings().send} (Enter)`;
+  }
+
+  renderQueue(queue: QueuedPrompt[]): void {
+    const s = this.hooks.strings();
+    this.queueEl.replaceChildren(
+      ...queue.map((q) => {
+        const text = h('span', { className: 'queued-text', title: s.editQueued, tabindex: '0', role: 'button', 'aria-label': `${s.editQueued}: ${q.text}` }, q.text);
+        const edit = () => {
+          const ta = h('textarea', { className: 'queued-edit', 'aria-label': s.editQueued, rows: 2 });
+          ta.value = q.text;
+          const done = () => send('editQueued', { id: q.id, text: ta.value });
+          ta.addEventListener('keydown', (e) => {
+            if (e.key === 'Enter' && !e.shiftKey) {
+              e.preventDefault();
+              done();
+            } else if (e.key === 'Escape') send('editQueued', { id: q.id, text: q.text });
+          });
+          ta.addEventListener('blur', done);
+          text.replaceWith(ta);
+          ta.focus();
+        };
+        text.addEventListener('click', edit);
+        text.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter') edit();
+        });
+        const remove = h('button', { type: 'button', className: 'icon-btn', title: s.removeQueued, 'aria-label': `${s.removeQueued}: ${q.text}` }, icon('close'));
+        remove.addEventListener('click', () => send('removeQueued', { id: q.id }));
+        return h('li', { className: 'queued', 'data-testid': 'queued' }, icon('history'), text, q.context.length ? h('span', { className: 'queued-ctx' }, `+${q.context.length}`) : null, remove);
+      }),
+    );
+    this.queueEl.hidden = queue.length === 0;
+    if (queue.length) this.queueEl.setAttribute('aria-label', `${s.queued} (${queue.length})`);
+  }
+
+  private submit(): void {
+    const text = this.input.value;
+    if (!text.trim() && !this.chips.length) return;
+    const context = this.chips;
+    this.input.value = '';
+    this.chips = [];
+    this.renderChips();
+    this.autosize();
+    this.closeMenu();
+    this.hooks.onDraftChange();
+    request('prompt', { text, context }).then(
+      (r) => {
+        if (r.queued) this.hooks.announce(this.hooks.strings().queued);
+      },
+      (e: Error) => this.showWarning(e.message),
+    );
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const menuOpen = !this.menu.hidden && this.items.length > 0;
+    if (menuOpen) {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        this.active = (this.active + (e.key === 'ArrowDown' ? 1 : this.items.length - 1)) % this.items.length;
+        this.renderMenu();
+        return;
+      }
+      if (e.key === 'Enter' || e.key === 'Tab') {
+        e.preventDefault();
+        void this.items[this.active]?.pick();
+        return;
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        this.closeMenu();
+        return;
+      }
+    }
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      this.submit();
+    } else if (e.key === 'Escape' && (this.hooks.header().turn !== 'idle')) {
+      send('cancel', {});
+    }
+  }
+
+  /** The `/command` or `@query` being typed right before the caret, if any. */
+  private trigger(): { kind: '/' | '@'; query: string; start: number } | undefined {
+    const before = this.input.value.slice(0, this.input.selectionStart);
+    const slash = /^\/(\S*)$/.exec(before);
+    if (slash) return { kind: '/', query: slash[1]!, start: 0 };
+    const at = /(?:^|\s)@([^\s@]*)$/.exec(before);
+    if (at) return { kind: '@', query: at[1]!, start: before.length - at[1]!.length - 1 };
+    return undefined;
+  }
+
+  private async refreshMenu(): Promise<void> {
+    const t = this.trigger();
+    const s = this.hooks.strings();
+    if (!t) return this.closeMenu();
+    const seq = ++this.searchSeq;
+    const replaceTrigger = (text: string) => {
+      const v = this.input.value;
+      const end = this.input.selectionStart;
+      this.input.value = v.slice(0, t.start) + text + v.slice(end);
+      const caret = t.start + text.length;
+      this.input.setSelectionRange(caret, caret);
+      this.closeMenu();
+      this.hooks.onDraftChange();
+      this.input.focus();
+    };
+    let items: MenuItem[];
+    if (t.kind === '/') {
+      const q = t.query.toLowerCase();
+      items = this.hooks
+        .header()
+        .commands.filter((c) => c.name.toLowerCase().includes(q))
+        .map((c) => ({ label: `/${c.name}`, description: c.hint ? `${c.description} — ${c.hint}` : c.description, iconName: 'terminal-cmd', pick: () => replaceTrigger(`/${c.name} `) }));
+    } else {
+      const ctx = (what: 'selection' | 'problems') => async () => {
+        replaceTrigger('');
+        const chip = await request('editorContext', { what });
+        if (chip) this.addChip(chip);
+      };
+      items = [];
+      const q = t.query.toLowerCase();
+      if (!q || s.addSelection.toLowerCase().includes(q)) items.push({ label: s.addSelection, iconName: 'selection', pick: ctx('selection') });
+      if (!q || s.addProblems.toLowerCase().includes(q)) items.push({ label: s.addProblems, iconName: 'warning', pick: ctx('problems') });
+      let hits: FileHit[] = [];
+      try {
+        hits = await request('searchFiles', { query: t.query });
+      } catch {
+        hits = [];
+      }
+      if (seq !== this.searchSeq) return;
+      for (const f of hits) {
+        items.push({
+          label: f.label,
+          description: f.description,
+          iconName: 'file',
+          pick: () => {
+            replaceTrigger('');
+            this.addChip({ id: `chip-${++chipCount}`, kind: 'file', label: f.label, uri: f.uri });
+          },
+        });
+      }
+    }
+    if (seq !== this.searchSeq) return;
+    this.items = items;
+    this.active = 0;
+    this.menu.dataset.kind = t.kind;
+    this.renderMenu();
+  }
+
+  private renderMenu(): void {
+    const s = this.hooks.strings();
+    this.menu.hidden = false;
+    this.input.setAttribute('aria-expanded', 'true');
+    if (!this.items.length) {
+      this.menu.replaceChildren(h('div', { className: 'menu-empty' }, s.noMatches));
+      this.input.removeAttribute('aria-activedescendant');
+      return;
+    }
+    this.menu.setAttribute('aria-label', this.menu.dataset.kind === '/' ? s.commands : s.files);
+    this.menu.replaceChildren(
+      ...this.items.map((it, i) => {
+        const row = h(
+          'div',
+          { className: `menu-item${i === this.active ? ' active' : ''}`, role: 'option', id: `menu-item-${i}`, 'aria-selected': String(i === this.active) },
+          icon(it.iconName),
+          h('span', { className: 'menu-label' }, it.label),
+          it.description ? h('span', { className: 'menu-desc' }, it.description) : null,
+        );
+        row.addEventListener('mousedown', (e) => {
+          e.preventDefault();
+          void it.pick();
+        });
+        return row;
+      }),
+    );
+    this.input.setAttribute('aria-activedescendant', `menu-item-${this.active}`);
+    this.menu.querySelector('.active')?.scrollIntoView({ block: 'nearest' });
+  }
+
+  private closeMenu(): void {
+    this.searchSeq++;
+    this.menu.hidden = true;
+    this.items = [];
+    this.input.setAttribute('aria-expanded', 'false');
+    this.input.removeAttribute('aria-activedescendant');
+  }
+
+  private renderChips(): void {
+    const s = this.hooks.strings();
+    this.chipsEl.replaceChildren(
+      ...this.chips.map((c) => {
+        const remove = h('button', { type: 'button', className: 'chip-remove', title: fmt(s.removeChip, c.label), 'aria-label': fmt(s.removeChip, c.label) }, icon('close'));
+        remove.addEventListener('click', () => {
+          this.chips = this.chips.filter((x) => x !== c);
+          this.renderChips();
+          this.hooks.onDraftChange();
+          this.input.focus();
+        });
+        const ic = c.kind === 'selection' ? 'selection' : c.kind === 'problems' ? 'warning' : c.kind === 'image' ? 'file-media' : 'file';
+        const preview = c.kind === 'image' && c.text ? h('img', { src: `data:${c.mimeType ?? 'image/png'};base64,${c.text}`, alt: '' }) : icon(ic);
+        return h('span', { className: `chip chip-${c.kind}`, title: c.uri ?? c.label, 'data-testid': 'chip' }, preview, h('span', null, c.label), remove);
+      }),
+    );
+    this.chipsEl.hidden = this.chips.length === 0;
+  }
+
+  private insertAtCaret(text: string): void {
+    const v = this.input.value;
+    const at = this.input.selectionStart;
+    const pad = at > 0 && !/\s/.test(v[at - 1]!) ? ' ' : '';
+    this.input.value = v.slice(0, at) + pad + text + v.slice(this.input.selectionEnd);
+    const caret = at + pad.length + text.length;
+    this.input.focus();
+    this.input.setSelectionRange(caret, caret);
+  }
+
+  private onPaste(e: ClipboardEvent): void {
+    const files = [...(e.clipboardData?.items ?? [])].filter((i) => i.kind === 'file' && i.type.startsWith('image/')).map((i) => i.getAsFile()).filter((f): f is File => !!f);
+    if (!files.length) return;
+    e.preventDefault();
+    this.addImages(files);
+  }
+
+  private onDrop(e: DragEvent): void {
+    const files = [...(e.dataTransfer?.files ?? [])].filter((f) => f.type.startsWith('image/'));
+    if (!files.length) return;
+    e.preventDefault();
+    this.addImages(files);
+  }
+
+  private addImages(files: File[]): void {
+    if (!this.hooks.header().caps.image) {
+      this.showWarning(this.hooks.strings().imagesUnsupported);
+      return;
+    }
+    for (const f of files) {
+      const reader = new FileReader();
+      reader.onload = () => {
+        const url = String(reader.result);
+        const data = url.slice(url.indexOf(',') + 1);
+        this.addChip({ id: `chip-${++chipCount}`, kind: 'image', label: f.name || 'image', text: data, mimeType: f.type });
+      };
+      reader.readAsDataURL(f);
+    }
+  }
+
+  private showWarning(text: string): void {
+    this.warn.replaceChildren(icon('warning'), ` ${text}`);
+    this.warn.hidden = false;
+    this.hooks.announce(text);
+    setTimeout(() => (this.warn.hidden = true), 6000);
+  }
+
+  private autosize(): void {
+    this.input.style.height = 'auto';
+    this.input.style.height = `${Math.min(this.input.scrollHeight, 240)}px`;
+  }
+}

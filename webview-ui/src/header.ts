@@ -1,0 +1,108 @@
+/**
+ * The toolbar: agent picker, connection state, new session; then the session's pickers — config options in
+ * the agent's order (legacy modes / models when no option covers them) — and the usage meter.
+ */
+import type { ChatStrings, ConfigOptionView, HeaderState } from '../../src/shared/chatProtocol';
+import { h, icon } from './dom';
+import { send } from './rpc';
+
+interface Choice {
+  value: string;
+  name: string;
+  description?: string;
+}
+
+type SelectEl = HTMLElement & { value: string };
+
+export class Header {
+  readonly el: HTMLElement;
+  private readonly top: HTMLElement;
+  private readonly pickers: HTMLElement;
+  private readonly selects = new Map<string, { el: SelectEl; signature: string }>();
+
+  constructor(private readonly strings: () => ChatStrings) {
+    this.top = h('div', { className: 'header-top' });
+    this.pickers = h('div', { className: 'header-pickers' });
+    this.el = h('div', { className: 'header', role: 'toolbar', 'aria-label': strings().agent }, this.top, this.pickers);
+  }
+
+  update(state: HeaderState): void {
+    const s = this.strings();
+    const stateLabel = { stopped: s.stateStopped, starting: s.stateStarting, ready: s.stateReady, busy: s.stateBusy, error: s.stateError }[state.state];
+    const agentChoices = (state.agents.length ? state.agents : [state.agentName ?? '—']).map((a) => ({ value: a, name: a }));
+    const agentSelect = this.select('agent', s.agent, agentChoices, state.agentName ?? '', (v) => send('selectAgent', { name: v }));
+    const dot = h(
+      'span',
+      { className: `conn conn-${state.state}`, role: 'status', title: state.error ? `${stateLabel}: ${state.error}` : stateLabel, 'aria-label': `${s.agent}: ${stateLabel}` },
+      icon(state.state === 'starting' || state.state === 'busy' ? 'loading codicon-modifier-spin' : state.state === 'error' ? 'error' : state.state === 'ready' ? 'circle-filled' : 'circle-outline'),
+      h('span', { className: 'conn-label' }, stateLabel),
+    );
+    const newSession = h('vscode-toolbar-button', { icon: 'add', label: s.newSession, title: s.newSession, 'aria-label': s.newSession, 'data-testid': 'new-session' });
+    newSession.addEventListener('click', () => send('newSession', {}));
+    this.top.replaceChildren(agentSelect, dot, h('span', { className: 'spacer' }), newSession);
+
+    const pickers: HTMLElement[] = [];
+    const opts = state.configOptions;
+    const hasCat = (c: string) => opts.some((o) => o.category === c);
+    if (state.modes && state.modes.availableModes.length && !hasCat('mode')) {
+      const modes = state.modes.availableModes.map((m) => ({ value: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) }));
+      pickers.push(this.select('mode', s.mode, modes, state.modes.currentModeId, (v) => send('setMode', { modeId: v }), 'symbol-enum'));
+    }
+    if (state.models && state.models.availableModels.length && !hasCat('model')) {
+      const models = state.models.availableModels.map((m) => ({ value: m.modelId, name: m.name, ...(m.description ? { description: m.description } : {}) }));
+      pickers.push(this.select('model', s.model, models, state.models.currentModelId, (v) => send('setModel', { modelId: v }), 'sparkle'));
+    }
+    for (const o of opts) pickers.push(this.configPicker(o));
+    if (state.usage && state.usage.size > 0) pickers.push(this.usage(state, s));
+    this.pickers.replaceChildren(...pickers);
+    this.pickers.hidden = pickers.length === 0;
+  }
+
+  private configPicker(o: ConfigOptionView): HTMLElement {
+    if (o.type === 'boolean') {
+      const box = h('vscode-checkbox', { label: o.name, title: o.description ?? o.name, checked: o.currentValue === true, 'data-testid': `config-${o.id}` }) as HTMLElement & { checked: boolean };
+      box.addEventListener('change', () => send('setConfigOption', { configId: o.id, value: box.checked }));
+      return box;
+    }
+    const iconName = o.category === 'mode' ? 'symbol-enum' : o.category === 'model' ? 'sparkle' : o.category === 'thought_level' ? 'lightbulb' : 'settings';
+    return this.select(`config-${o.id}`, o.name, o.options, String(o.currentValue), (v) => send('setConfigOption', { configId: o.id, value: v }), iconName);
+  }
+
+  /** A vscode-single-select, kept across updates (rebuilt only when its choices change, so it stays open). */
+  private select(id: string, label: string, choices: Choice[], value: string, onChange: (v: string) => void, iconName?: string): HTMLElement {
+    const signature = JSON.stringify(choices);
+    let entry = this.selects.get(id);
+    if (!entry || entry.signature !== signature) {
+      const el = h('vscode-single-select', { 'aria-label': label, title: label, 'data-testid': id, className: `picker picker-${id.replace(/^config-.*/, 'config')}` }) as SelectEl;
+      for (const c of choices) el.append(h('vscode-option', { value: c.value, description: c.description, selected: c.value === value }, c.name));
+      el.addEventListener('change', () => {
+        const v = el.value;
+        if (v !== el.dataset.current) onChange(v);
+      });
+      entry = { el, signature };
+      this.selects.set(id, entry);
+    }
+    entry.el.dataset.current = value;
+    if (entry.el.value !== value) entry.el.value = value;
+    if (!iconName) return entry.el;
+    return h('label', { className: 'picker-wrap', title: label }, icon(iconName), entry.el);
+  }
+
+  private usage(state: HeaderState, s: ChatStrings): HTMLElement {
+    const u = state.usage!;
+    const pct = Math.min(100, Math.round((u.used / u.size) * 100));
+    const cost = u.cost ? ` · ${u.cost.amount.toFixed(u.cost.amount < 1 ? 3 : 2)} ${u.cost.currency}` : '';
+    const text = `${compact(u.used)} / ${compact(u.size)}${cost}`;
+    const bar = h('span', { className: 'meter', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': String(u.size), 'aria-valuenow': String(u.used), 'aria-label': s.usage });
+    const fill = h('span', { className: `meter-fill${pct > 85 ? ' high' : ''}` });
+    fill.style.width = `${pct}%`;
+    bar.append(fill);
+    return h('span', { className: 'usage', title: `${s.usage}: ${u.used} / ${u.size} (${pct}%)${cost}` }, bar, h('span', { className: 'usage-text' }, text));
+  }
+}
+
+function compact(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
+  if (n >= 1000) return `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}k`;
+  return String(n);
+}

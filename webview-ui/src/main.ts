@@ -1,0 +1,146 @@
+/**
+ * The chat webview. Asks the extension `ready`, renders the snapshot it answers, then applies events.
+ * Everything shown comes from the extension's session model, so a reload (or the view being hidden, which
+ * destroys this page) loses nothing but the draft, which lives in the webview state.
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
+import type { ChatStrings, ContextChip, HeaderState, PlanEntry, Snapshot } from '../../src/shared/chatProtocol';
+import { Composer } from './composer';
+import { fmt, h, icon } from './dom';
+import { Header } from './header';
+import { onEvent, request, vscodeApi } from './rpc';
+import { Transcript } from './transcript';
+
+interface SavedState {
+  draft: string;
+  chips: ContextChip[];
+  expanded: string[];
+}
+
+const saved = (vscodeApi.getState() ?? { draft: '', chips: [], expanded: [] }) as SavedState;
+
+let strings: ChatStrings;
+let header: HeaderState;
+const expanded = new Set(saved.expanded);
+
+const politeLive = h('div', { className: 'sr-only', 'aria-live': 'polite', role: 'status' });
+const urgentLive = h('div', { className: 'sr-only', 'aria-live': 'assertive', role: 'alert' });
+function announce(text: string, urgent = false): void {
+  const region = urgent ? urgentLive : politeLive;
+  region.textContent = '';
+  setTimeout(() => (region.textContent = text.length > 400 ? `${text.slice(0, 400)}…` : text), 50);
+}
+
+function persist(): void {
+  vscodeApi.setState({ draft: composer.input.value, chips: composer.chips, expanded: [...expanded] } satisfies SavedState);
+}
+
+let transcript: Transcript;
+let composer: Composer;
+let headerView: Header;
+let planEl: HTMLDetailsElement;
+
+function renderPlan(entries: PlanEntry[]): void {
+  planEl.hidden = entries.length === 0;
+  if (!entries.length) return;
+  const done = entries.filter((e) => e.status === 'completed').length;
+  const summary = planEl.querySelector('summary')!;
+  summary.replaceChildren(icon('checklist'), h('span', null, `${strings.plan} `), h('span', { className: 'plan-count' }, `${done}/${entries.length}`));
+  let phase: string | undefined;
+  const rows: HTMLElement[] = [];
+  for (const e of entries) {
+    if (e.phase && e.phase !== phase) {
+      phase = e.phase;
+      rows.push(h('li', { className: 'plan-phase' }, phase));
+    }
+    const ic = e.status === 'completed' ? 'pass-filled' : e.status === 'in_progress' ? 'circle-large-filled' : 'circle-large-outline';
+    rows.push(
+      h(
+        'li',
+        { className: `plan-entry ${e.status}`, 'aria-checked': e.status === 'completed' ? 'true' : e.status === 'in_progress' ? 'mixed' : 'false', role: 'checkbox', 'aria-readonly': 'true' },
+        icon(ic),
+        h('span', null, e.content),
+      ),
+    );
+  }
+  planEl.querySelector('ul')!.replaceChildren(...rows);
+}
+
+function applyHeader(next: HeaderState): void {
+  const wasRunning = header?.turn !== 'idle';
+  header = next;
+  headerView.update(next);
+  composer.update(next);
+  document.body.dataset.turn = next.turn;
+  transcript.refreshLive();
+  if (wasRunning && next.turn === 'idle') {
+    const text = transcript.lastAgentText();
+    if (text) announce(fmt(strings.agentAnswered, text));
+  }
+}
+
+function mount(snapshot: Snapshot): void {
+  strings = snapshot.strings;
+  header = snapshot.header;
+  const app = document.getElementById('app')!;
+  headerView = new Header(() => strings);
+  transcript = new Transcript({
+    strings: () => strings,
+    header: () => header,
+    expanded,
+    onExpandedChange: persist,
+    announce,
+  });
+  composer = new Composer({ strings: () => strings, header: () => header, onDraftChange: persist, announce: (t) => announce(t) });
+  planEl = h('details', { className: 'plan', open: true, hidden: true, 'aria-label': strings.plan }, h('summary'), h('ul', { className: 'plan-list' })) as HTMLDetailsElement;
+  app.replaceChildren(headerView.el, transcript.el, planEl, composer.el, politeLive, urgentLive);
+  apply(snapshot);
+  composer.setDraft(saved.draft, [...saved.chips, ...snapshot.pendingContext]);
+  if (snapshot.pendingContext.length) composer.focus();
+  document.body.dataset.ready = 'true';
+}
+
+function apply(snapshot: Snapshot): void {
+  strings = snapshot.strings;
+  header = snapshot.header;
+  transcript.reset(snapshot.entities);
+  renderPlan(snapshot.plan);
+  applyHeader(snapshot.header);
+  composer.renderQueue(snapshot.queue);
+}
+
+onEvent((e) => {
+  if (!transcript) return;
+  switch (e.type) {
+    case 'snapshot':
+      apply(e.snapshot);
+      break;
+    case 'entities':
+      transcript.upsert(e.entities);
+      break;
+    case 'plan':
+      renderPlan(e.entries);
+      break;
+    case 'header':
+      applyHeader(e.header);
+      break;
+    case 'queue':
+      composer.renderQueue(e.queue);
+      break;
+    case 'addContext':
+      composer.addChip(e.chip);
+      composer.focus();
+      break;
+    case 'focusInput':
+      composer.focus();
+      break;
+  }
+});
+
+request('ready', {}).then(mount, (e: Error) => {
+  document.getElementById('app')!.textContent = e.message;
+});
