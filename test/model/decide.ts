@@ -11,8 +11,8 @@
  *   SCENARIO: shell  {"command": "..."}                   run a command
  *   SCENARIO: tool   {"name": "<substring>", "args": {...}}  call the first tool whose name contains the substring
  * Without tools: short text ("Scripted session"), or JSON when the request asks for JSON. With tools and no
- * directive: "Scripted answer.". After the tool result: "Done: … [scenario: <name>]", or DENIED_TEXT when the
- * result reads as a refusal or error.
+ * directive: the answer to an Agent Host selection-command prompt (tasks.ts), else "Scripted answer.".
+ * After the tool result: "Done: … [scenario: <name>]", or DENIED_TEXT when the result reads as a refusal or error.
  */
 import { basename } from 'node:path';
 import {
@@ -25,6 +25,7 @@ import {
   schemaProperties,
   schemaType,
 } from './schemaValues';
+import { taskAnswer } from './tasks';
 
 /** A tool as offered to the model, whatever the wire format. */
 export interface OfferedTool {
@@ -425,7 +426,12 @@ export function decide(conv: Conversation): Decision {
     if (scenario && (name === 'answer' || name === 'think')) return scriptedText(scenario);
     return { type: 'text', label: 'side-text', text: SIDE_TEXT, scenario: name };
   }
-  if (!scenario) return { type: 'text', label: 'default-answer', text: DEFAULT_ANSWER };
+  if (!scenario) {
+    // Agent Host's selection commands (`Agent Host task: <task>` prompts): answered in text, see tasks.ts.
+    const task = taskAnswer(conv.lastUserText);
+    if (task) return { type: 'text', label: `task:${task.task}`, text: task.text };
+    return { type: 'text', label: 'default-answer', text: DEFAULT_ANSWER };
+  }
   const args = scenario.args;
   const path = str(args['path']);
   switch (scenario.name) {

@@ -1,0 +1,62 @@
+/**
+ * The content blocks of a task prompt: the instructions as text, then each piece of code context — as ACP
+ * `resource` blocks when the agent accepts embedded context, else as fenced text. No vscode.
+ */
+import { pathToFileURL } from 'node:url';
+import type { ContentPart } from '../session/sessionModel';
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+/** A piece of code the prompt carries (the original service's `selected_text` / `visible_text` shape). */
+export interface CodeContext {
+  /** What it is, for the text form: "selection", "visible code", "definition of Foo", "reference test", … */
+  label: string;
+  filepath: string;
+  /** 0-based, end exclusive (VS Code's convention). */
+  range: { start: Position; end: Position };
+  text: string;
+  languageId: string;
+}
+
+/** `1-4` style, 1-based and inclusive: what a reader of the prompt expects. */
+export function lineSpan(range: CodeContext['range']): string {
+  const start = range.start.line + 1;
+  // A selection ending at column 0 of a line does not include that line.
+  const end = range.end.character === 0 && range.end.line > range.start.line ? range.end.line : range.end.line + 1;
+  return start === end ? `${start}` : `${start}-${end}`;
+}
+
+export function contextUri(ctx: CodeContext): string {
+  const [a, b] = lineSpan(ctx.range).split('-');
+  return `${pathToFileURL(ctx.filepath).href}#L${a}${b ? `-L${b}` : ''}`;
+}
+
+const MIME: Record<string, string> = {
+  python: 'text/x-python',
+  typescript: 'text/x-typescript',
+  javascript: 'text/javascript',
+  json: 'application/json',
+};
+
+export function buildPromptParts(instructions: string, contexts: CodeContext[], embeddedContext: boolean): ContentPart[] {
+  const parts: ContentPart[] = [{ type: 'text', text: instructions }];
+  for (const ctx of contexts) {
+    if (ctx.text.trim() === '') continue;
+    if (embeddedContext) {
+      parts.push({
+        type: 'resource',
+        resource: { uri: contextUri(ctx), mimeType: MIME[ctx.languageId] ?? 'text/plain', text: ctx.text },
+      });
+    } else {
+      const fence = ctx.text.includes('```') ? '~~~~' : '```';
+      parts.push({
+        type: 'text',
+        text: `\n\n${ctx.label}: ${ctx.filepath} (lines ${lineSpan(ctx.range)})\n${fence}${ctx.languageId}\n${ctx.text}\n${fence}`,
+      });
+    }
+  }
+  return parts;
+}

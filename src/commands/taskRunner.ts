@@ -1,0 +1,115 @@
+/**
+ * One selection-command task at a time: a new task cancels the running one (as the original agent service
+ * did) unless `agentHost.tasks.whenBusy` is `queue`. Each task shows a cancellable progress notification;
+ * cancelling it (or being replaced) sends `session/cancel` through the manager.
+ */
+import * as vscode from 'vscode';
+import { AcpSession } from '../acp/acpSession';
+import type { AgentManager } from '../agentManager';
+import { buildPromptParts, type CodeContext } from './promptParts';
+
+export class TaskCancelled extends Error {
+  constructor() {
+    super('cancelled');
+  }
+}
+
+export interface TaskContext {
+  readonly token: vscode.CancellationToken;
+  report(message: string): void;
+  /** Sends the instructions with the code context; resolves with the text of the agent's answer. */
+  ask(instructions: string, contexts: CodeContext[]): Promise<string>;
+}
+
+interface RunningTask {
+  readonly title: string;
+  readonly cts: vscode.CancellationTokenSource;
+}
+
+export class TaskRunner implements vscode.Disposable {
+  /** Tasks started and not yet ended (running, or waiting for the one before). */
+  private readonly active = new Set<RunningTask>();
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly manager: AgentManager,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** Runs `work` as the session's task; resolves when it ended (done, failed or cancelled). */
+  run(title: string, work: (ctx: TaskContext) => Promise<void>): Promise<void> {
+    const queue = vscode.workspace.getConfiguration('agentHost').get<string>('tasks.whenBusy', 'cancel') === 'queue';
+    if (!queue) {
+      for (const task of this.active) {
+        this.log.info(`Task "${task.title}" cancelled: "${title}" started`);
+        task.cts.cancel();
+      }
+    }
+    const task: RunningTask = { title, cts: new vscode.CancellationTokenSource() };
+    this.active.add(task);
+    const done = this.tail
+      .catch(() => undefined)
+      .then(() => this.execute(title, task.cts, work))
+      .finally(() => {
+        task.cts.dispose();
+        this.active.delete(task);
+      });
+    this.tail = done;
+    return done;
+  }
+
+  dispose(): void {
+    for (const task of this.active) task.cts.cancel();
+  }
+
+  private async execute(title: string, cts: vscode.CancellationTokenSource, work: (ctx: TaskContext) => Promise<void>): Promise<void> {
+    if (cts.token.isCancellationRequested) return;
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Agent Host: ${title}`, cancellable: true },
+      async (progress, progressToken) => {
+        const sub = progressToken.onCancellationRequested(() => cts.cancel());
+        const ctx: TaskContext = {
+          token: cts.token,
+          report: (message) => progress.report({ message }),
+          ask: (instructions, contexts) => this.ask(instructions, contexts, cts.token),
+        };
+        try {
+          await work(ctx);
+        } catch (error) {
+          if (error instanceof TaskCancelled || cts.token.isCancellationRequested) {
+            this.log.info(`Task "${title}" cancelled`);
+            return;
+          }
+          const message = (error as Error).message;
+          this.log.error(`Task "${title}" failed: ${message}`);
+          void vscode.window.showErrorMessage(vscode.l10n.t('Agent Host: {0} failed: {1}', title, message));
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+  }
+
+  private async ask(instructions: string, contexts: CodeContext[], token: vscode.CancellationToken): Promise<string> {
+    if (token.isCancellationRequested) throw new TaskCancelled();
+    const session = await this.manager.ensureStarted();
+    const embedded =
+      session instanceof AcpSession && session.client.agentCapabilities.promptCapabilities?.embeddedContext === true;
+    const before = new Set(session.model.messages('agent').map((m) => m.id));
+    const cancel = token.onCancellationRequested(() => void this.manager.cancel());
+    let stopReason: string;
+    try {
+      stopReason = await this.manager.prompt(buildPromptParts(instructions, contexts, embedded));
+    } finally {
+      cancel.dispose();
+    }
+    if (token.isCancellationRequested || stopReason === 'cancelled') throw new TaskCancelled();
+    const answer = session.model
+      .messages('agent')
+      .filter((m) => !before.has(m.id))
+      .map((m) => m.text)
+      .join('\n\n');
+    if (!answer.trim()) throw new Error(vscode.l10n.t('the agent gave no answer (stop reason: {0})', stopReason));
+    return answer;
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * The selection commands in a real VS Code (code-server + Chromium) with a real agent (opencode) against the
+ * scripted model, driven like a user: select code, right-click, "Agent" submenu, pick the command, look at
+ * the diff preview, click Accept — then assert on the files on disk. On the sample Python and TypeScript
+ * files (test/fixtures/selection): the inserted docstring, the applied fix, the written test file (after
+ * unchecking a case in the picker), the cancellation of a running task when a new one starts, and the zh
+ * answers (setting `agentHost.answerLanguage`). Screenshots in test-artifacts/selection-*.png.
+ *
+ * A small proxy sits between the agent and the model: it can hold the model's answer to one task, so a
+ * task is still running when the next one starts, and it records whether the agent then aborted the held
+ * request (what `session/cancel` makes opencode do).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { agentById } from '../agents/catalog';
+import { startScriptedModel } from '../model/scriptedModel';
+import { repoRoot } from '../support/paths';
+import { statusBarItem, withWorkbench, type WorkbenchInfo } from './runner';
+
+interface Held {
+  task: string;
+  aborted: boolean;
+}
+
+/** Forwards everything to the model, except the first request of the task in `holdTask`, which it never answers. */
+async function startProxy(target: string): Promise<{ url: string; holdTask: string | undefined; held: Held[]; close(): Promise<void> }> {
+  const state = { holdTask: undefined as string | undefined, held: [] as Held[] };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const task = state.holdTask;
+      if (task && body.toString().includes(`Agent Host task: ${task}`) && body.toString().includes('"tools"')) {
+        // Only the first: later requests carry the whole conversation, this prompt included.
+        state.holdTask = undefined;
+        const held: Held = { task, aborted: false };
+        state.held.push(held);
+        res.on('close', () => (held.aborted = true));
+        return;
+      }
+      const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return Object.assign(state, {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}
+
+async function palette(page: Page, text: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(text);
+}
+
+async function openFile(page: Page, rel: string): Promise<void> {
+  // Quick open sometimes misses the first keystrokes right after an editor opened: try again.
+  for (let attempt = 0; ; attempt++) {
+    await palette(page, rel);
+    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(rel) }).first();
+    if (await row.waitFor({ timeout: 5_000 }).then(() => true, () => attempt >= 3)) break;
+    await page.keyboard.press('Escape');
+  }
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: path.basename(rel) }).waitFor({ timeout: 15_000 });
+  await page.waitForTimeout(500);
+}
+
+/** Puts the cursor on `line` (1-based) and selects `count` whole lines (count 0: no selection). */
+async function selectLines(page: Page, line: number, count: number): Promise<void> {
+  await palette(page, `:${line}`);
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Home');
+  for (let i = 0; i < count; i++) await page.keyboard.press('Shift+ArrowDown');
+}
+
+/** Right-click on the editor line showing `lineText`, "Agent" submenu, then `item`. */
+async function agentMenu(page: Page, info: WorkbenchInfo, lineText: string, item: string | RegExp, shot?: string): Promise<void> {
+  const line = page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: lineText }).first();
+  let box: { x: number; y: number; height: number } | null = null;
+  // Lines re-render (CodeLens, decorations) while the editor settles: ask again until one stays put.
+  for (let attempt = 0; attempt < 20 && !box; attempt++) {
+    await line.waitFor({ timeout: 15_000 });
+    const first = await line.boundingBox().catch(() => null);
+    await page.waitForTimeout(400);
+    const second = await line.boundingBox().catch(() => null);
+    if (first && second && first.y === second.y) box = second;
+  }
+  assert.ok(box, `no box for line "${lineText}"`);
+  await page.mouse.click(box.x + 40, box.y + box.height / 2, { button: 'right' });
+  const agent = page.locator('.monaco-menu .action-item', { has: page.locator('.action-label', { hasText: /^Agent$/ }) }).first();
+  await agent.waitFor({ timeout: 15_000 });
+  await agent.click();
+  const entry = page.locator('.monaco-menu .action-item .action-label', { hasText: item }).first();
+  await entry.waitFor({ timeout: 15_000 });
+  if (shot) await info.screenshot(shot);
+  // A click that lands while the submenu is still opening is swallowed: the item stays highlighted.
+  await entry.hover();
+  await page.waitForTimeout(250);
+  for (let attempt = 0; attempt < 3 && (await entry.isVisible()); attempt++) {
+    if (attempt > 0) await page.waitForTimeout(500);
+    if (await entry.isVisible()) await entry.click({ timeout: 5_000 }).catch(() => undefined);
+  }
+  assert.equal(await entry.isVisible(), false, `the menu item ${String(item)} did not run`);
+}
+
+/** Waits for the proposal's diff editor, screenshots it, clicks Accept in the editor title. */
+async function acceptDiff(page: Page, info: WorkbenchInfo, shot: string): Promise<void> {
+  const accept = page.locator('.editor-actions .action-label[aria-label^="Accept the Proposal"]').first();
+  await accept.waitFor({ timeout: 90_000 });
+  await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
+  await page.waitForTimeout(800);
+  await info.screenshot(shot);
+  await accept.click();
+  await accept.waitFor({ state: 'detached', timeout: 15_000 });
+}
+
+async function fileWith(file: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (pattern.test(text)) return text;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.fail(`${path.basename(file)} never matched ${pattern}:\n${text}`);
+}
+
+test('selection commands from the editor context menu with opencode in a real VS Code', { timeout: 600_000 }, async () => {
+  const agent = agentById('opencode');
+  assert.ok(agent, 'no opencode in the catalog');
+  assert.ok(agent.installed(), 'opencode is not installed: run scripts/setup-agents.sh');
+  const model = await startScriptedModel();
+  const proxy = await startProxy(model.url);
+  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'vscode-selection-'));
+  const ws = path.join(scratch, 'workspace');
+  fs.cpSync(path.join(repoRoot, 'test/fixtures/selection'), ws, { recursive: true });
+  const pricing = path.join(ws, 'shop/pricing.py');
+  const cart = path.join(ws, 'src/cart.ts');
+  const originalPricing = fs.readFileSync(pricing, 'utf8');
+  const originalCart = fs.readFileSync(cart, 'utf8');
+  try {
+    const spec = await agent.prepare({ scratch, modelUrl: proxy.url, workspace: ws });
+    const config = { name: 'opencode (demo model)', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false };
+    await withWorkbench(
+      {
+        workspace: ws,
+        userSettings: { 'agentHost.agents': [config], 'agentHost.defaultAgent': config.name, 'agentHost.answerLanguage': 'en', 'editor.minimap.enabled': false },
+        timeoutMs: 480_000,
+      },
+      async (page, info) => {
+        try {
+          await steps(page, info);
+        } catch (error) {
+          await info.screenshot('selection-failure');
+          throw error;
+        }
+      },
+    );
+    const decisions = model.requests.map((r) => r.decision).filter((d) => d.startsWith('task:'));
+    assert.deepEqual(decisions, ['task:docstring', 'task:fix', 'task:testCases', 'task:testCode', 'task:docstring']);
+  } finally {
+    await proxy.close();
+    await model.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+
+  async function steps(page: Page, info: WorkbenchInfo): Promise<void> {
+    await statusBarItem(page, 'agentHost.status', 60_000);
+
+    // 1. Docstring (Python): the function selected, the docstring arrives through the diff preview.
+    await openFile(page, 'shop/pricing.py');
+    await selectLines(page, 6, 5);
+    await agentMenu(page, info, 'def cart_total', 'Write Docstring', 'selection-context-menu');
+    await acceptDiff(page, info, 'selection-docstring-diff');
+    const withDoc = await fileWith(pricing, /"""Compute the total price/);
+    assert.match(withDoc, /def cart_total\(items\):\n {4}"""Compute the total price of the cart[^\n]*\n\n {4}Args:\n {8}items: The cart lines[^\n]*\n\n {4}Returns:\n {8}The total price; 0 for an empty cart\.\n {4}"""\n {4}total = 0\n/);
+    // Only the docstring was added: the code is byte for byte the same.
+    assert.equal(withDoc.replace(/\n {4}"""Compute[\s\S]*?\n {4}"""/, ''), originalPricing);
+
+    // 2. Fix (TypeScript): the off-by-one loop bound.
+    await openFile(page, 'src/cart.ts');
+    await selectLines(page, 3, 7);
+    await agentMenu(page, info, 'export function sumPrices', /^Fix$/);
+    await acceptDiff(page, info, 'selection-fix-diff');
+    const fixed = await fileWith(cart, /i < items\.length/);
+    assert.equal(fixed, originalCart.replace('i <= items.length', 'i < items.length'));
+
+    // 3. Unit tests (Python): cursor in the function, cases picked (one unchecked), a new test file.
+    await openFile(page, 'shop/pricing.py');
+    await selectLines(page, 16, 0);
+    await agentMenu(page, info, 'total = 0', 'Generate Unit Tests');
+    const rows = page.locator('.quick-input-widget .monaco-list-row');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'free item' }).waitFor({ timeout: 90_000 });
+    await page.waitForTimeout(500);
+    assert.equal(await rows.count(), 6, 'six proposed cases');
+    await info.screenshot('selection-test-cases-picker');
+    const free = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'free item' });
+    await free.locator('.monaco-checkbox, .quick-input-list-checkbox, input[type="checkbox"]').first().click();
+    await page.locator('.quick-input-widget', { hasText: '5 Selected' }).waitFor({ timeout: 5_000 });
+    await info.screenshot('selection-test-cases-picker-unchecked');
+    await page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).click();
+    await acceptDiff(page, info, 'selection-tests-new-file-diff');
+    const testFile = path.join(ws, 'tests/test_pricing.py');
+    const tests = await fileWith(testFile, /def test_/);
+    assert.match(tests, /^import pytest\n\nfrom shop\.pricing import cart_total\n/);
+    assert.equal(tests.match(/^def test_/gm)?.length, 5, tests);
+    assert.match(tests, /def test_empty_cart\(\):\n {4}"""no lines cost nothing"""\n {4}assert cart_total\(\[\]\) == pytest\.approx\(0\)/);
+    assert.doesNotMatch(tests, /free_item/);
+
+    // 4. Cancellation and Chinese: an explanation is under way (the proxy holds the model's answer) when a
+    //    docstring task starts: the explanation is cancelled (the agent aborts its model request) and the
+    //    docstring arrives in Chinese, replacing the JSDoc that was there.
+    fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.vscode/settings.json'), JSON.stringify({ 'agentHost.answerLanguage': 'zh' }));
+    proxy.holdTask = 'explain';
+    await openFile(page, 'shop/pricing.py');
+    await selectLines(page, 21, 4);
+    await agentMenu(page, info, 'def apply_discount', /^Explain$/);
+    const deadline = Date.now() + 60_000;
+    while (proxy.held.length === 0 && Date.now() < deadline) await page.waitForTimeout(200);
+    assert.equal(proxy.held.length, 1, 'the explanation never reached the model');
+    await page.locator('.notification-toast, .notifications-center', { hasText: 'Explaining' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
+    await info.screenshot('selection-explain-running');
+    await openFile(page, 'src/cart.ts');
+    await selectLines(page, 12, 3);
+    await agentMenu(page, info, 'export function priciest', 'Write Docstring');
+    await acceptDiff(page, info, 'selection-docstring-zh-diff');
+    const zh = await fileWith(cart, /@returns/);
+    assert.ok(proxy.held[0]?.aborted, 'the held explanation request was not aborted: session/cancel did not reach the agent');
+    assert.match(zh, /\/\*\*\n \* 返回 priciest 的结果。\n \*\n \* @param items 购物车中的各行，每行包含 `price` 和 `qty`。\n \* @returns 计算结果。\n \*\/\nexport function priciest/);
+    assert.doesNotMatch(zh, /The most expensive line of the cart/, 'the old JSDoc was replaced');
+    assert.equal(zh.replace(/\/\*\*\n \* 返回[\s\S]*?\*\/\n/, ''), fixed.replace('/** The most expensive line of the cart. */\n', ''));
+    // The cancelled task applied nothing and left no proposal open.
+    assert.equal(await page.locator('.monaco-diff-editor').count(), 0);
+  }
+});
