@@ -1,4 +1,5 @@
-// Bundles the extension host entry, the headless CLI and (later) the webview.
+// Bundles the extension host entry, the headless CLI and the chat webview (dist/webview/, with codicons).
+import * as fs from 'node:fs';
 import * as esbuild from 'esbuild';
 
 const watch = process.argv.includes('--watch');
@@ -17,7 +18,23 @@ const common = {
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // The stdio MCP server agents start for the IDE tools (src/mcp/ideBridge.ts).
+  { ...common, entryPoints: ['src/mcp/ideBridge.ts'], outfile: 'dist/ideBridge.js' },
+  // The chat webview (src/views/chat/): a browser bundle plus its stylesheet.
+  {
+    ...common,
+    platform: 'browser',
+    target: 'chrome120',
+    format: 'iife',
+    entryPoints: { chat: 'webview-ui/src/main.ts', 'chat-style': 'webview-ui/src/chat.css' },
+    outdir: 'dist/webview',
+    entryNames: '[name]',
+  },
 ];
+
+// The codicon font and stylesheet are served from dist/webview (the webview's only resource root).
+fs.mkdirSync('dist/webview', { recursive: true });
+for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/webview/${f}`);
 
 if (watch) {
   for (const b of builds) (await esbuild.context(b)).watch();

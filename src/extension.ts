@@ -1,5 +1,10 @@
 import * as vscode from 'vscode';
 import { AgentManager } from './agentManager';
+import { registerSelectionCommands } from './commands/selectionCommands';
+import { registerHostServices } from './hostServices';
+import { registerRpcCommands } from './views/rpcCommands';
+import { VsCodeRpcUi } from './views/rpcUi';
+import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { AgentStatusBar } from './views/statusBar';
 import { TranscriptChannel } from './views/transcriptChannel';
 
@@ -12,6 +17,12 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const manager = new AgentManager(log);
   const transcript = new TranscriptChannel(manager);
   context.subscriptions.push(log, manager, transcript, new AgentStatusBar(manager));
+  ChatViewProvider.register(context, manager, log);
+  context.subscriptions.push(registerHostServices(context, manager, log));
+  const rpcUi = new VsCodeRpcUi();
+  context.subscriptions.push(rpcUi, manager.addSessionServices(() => ({ rpcUi })), registerRpcCommands(manager));
+
+  context.subscriptions.push(registerSelectionCommands(manager, log, () => transcript.show()));
 
   const run = (what: string, action: () => Promise<unknown>) => async () => {
     try {

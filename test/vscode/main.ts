@@ -17,6 +17,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT, runVsCodeTests } from './runner';
+import { runHostUiCheck } from './hostUi';
 import { runUiCheck } from './uiCheck';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
@@ -130,6 +131,20 @@ async function main(): Promise<number> {
       fs.rmSync(workspace, { recursive: true, force: true });
     } catch (error) {
       console.log(`[vscode] UI check FAILED: ${(error as Error).message} (screenshots in ${path.relative(REPO_ROOT, ARTIFACTS)}/)`);
+      failed += 1;
+    }
+  }
+
+  // Host services through the UI (permission modal, diff review); needs an agent that writes through fs/*.
+  if (!args.has('--no-ui') && !args.has('--ui-status-only') && !process.env.AGENT_HOST_TEST_AGENT) {
+    const workspace = freshWorkspace('host-ui');
+    try {
+      const shots = await runHostUiCheck({ extensionPath: REPO_ROOT, workspace, userSettings, timeoutMs, screenshotDir: ARTIFACTS });
+      console.log(`[vscode] host UI check passed; screenshots: ${shots.map((s) => path.relative(REPO_ROOT, s)).join(', ')}`);
+      passed += 1;
+      fs.rmSync(workspace, { recursive: true, force: true });
+    } catch (error) {
+      console.log(`[vscode] host UI check FAILED: ${(error as Error).message}`);
       failed += 1;
     }
   }
