@@ -15,6 +15,7 @@ import { AgentTerminals } from './host/vscode/agentTerminals';
 import { askUser, elicit } from './host/vscode/agentQuestions';
 import { EditorDocumentStore, showDiff, VirtualDocuments } from './host/vscode/editorFiles';
 import { IdeToolProvider } from './host/vscode/ideToolProvider';
+import { AgentSignIn } from './host/vscode/signIn';
 import { createToolEndpoint, type ToolEndpoint } from './mcp/toolEndpoint';
 import { modalPermissionPresenter } from './views/permissionDialog';
 
@@ -26,6 +27,8 @@ export interface HostServices {
   readonly ideTools: IdeToolProvider;
   readonly terminals: AgentTerminals;
   readonly documents: EditorDocumentStore;
+  /** Sign-in for agents that answer -32000 (its chooser / askSecret / runTerminal are replaceable in tests). */
+  readonly signIn: AgentSignIn;
   /** The IDE tools' endpoint the MCP bridge connects to (await `ready`). */
   readonly endpoint: ToolEndpoint;
   /** Opens the diff of one changed file of the last turn. */
@@ -62,6 +65,7 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
   const turnChanges = new TurnChanges(roots);
   const terminals = new AgentTerminals();
   const ideTools = new IdeToolProvider(roots);
+  const signIn = new AgentSignIn(context.secrets, log);
   const endpoint: ToolEndpoint = createToolEndpoint(ideTools, log);
   let endpointUp = true;
   endpoint.ready.catch((error: Error) => {
@@ -79,6 +83,7 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
   disposables.push(
     docs,
     terminals,
+    manager.setSignIn(signIn),
     manager.addSessionServices((agent) => ({
       decidePermission: broker.decide,
       fileStore: documents,
@@ -89,18 +94,11 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
     })),
   );
 
-  let turn = 'idle';
   disposables.push(
-    manager.onSessionEvent((e) => {
-      terminals.onSessionEvent(e);
-      if (e.type !== 'turn') return;
-      if (turn === 'idle' && e.state !== 'idle') void turnChanges.begin();
-      turn = e.state;
-    }),
-    manager.onDidChangeSession(() => {
-      turn = 'idle';
-      broker.cancelAll();
-    }),
+    // The snapshot is taken before the prompt goes out: a fast agent must not write before it is complete.
+    manager.addBeforeTurn(() => turnChanges.begin()),
+    manager.onSessionEvent((e) => terminals.onSessionEvent(e)),
+    manager.onDidChangeSession(() => broker.cancelAll()),
   );
 
   const showChange = async (absPath: string) => {
@@ -156,11 +154,22 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
       if (failed.length) void vscode.window.showWarningMessage(vscode.l10n.t('Could not restore: {0}', failed.join(', ')));
       return failed;
     }),
+    // Starts the agent again: an agent that needs sign-in offers its methods on start.
+    vscode.commands.registerCommand('agentHost.signIn', async () => {
+      signIn.requested = true;
+      try {
+        await manager.restart();
+      } catch (error) {
+        log.warn(`Sign-in did not complete: ${(error as Error).message}`);
+      } finally {
+        signIn.requested = false;
+      }
+    }),
     // For the extension's own tests (not in the palette: not contributed).
     vscode.commands.registerCommand('agentHost.internal.hostServices', () => current),
   );
 
-  current = { broker, rules, turnChanges, ideTools, terminals, documents, endpoint, showChange };
+  current = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, endpoint, showChange };
   return new vscode.Disposable(() => {
     current = undefined;
     broker.cancelAll();

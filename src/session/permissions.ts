@@ -7,7 +7,7 @@ export interface PermissionRequestInfo {
 }
 
 export type PermissionDecision =
-  | { outcome: 'selected'; optionId: string; by: 'user' | 'policy' | 'rule' }
+  | { outcome: 'selected'; optionId: string; by: 'user' | 'policy' | 'rule'; /** The rule that answered (by: 'rule'). */ rule?: string }
   | { outcome: 'cancelled'; by: 'user' | 'timeout' | 'cancel' | 'policy' };
 
 /** Decides one permission request; the signal aborts when the turn is cancelled. */

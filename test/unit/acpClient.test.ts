@@ -5,6 +5,9 @@ import { describe, it } from 'node:test';
 import { AcpClient, ProtocolVersionError, RequestTimeoutError } from '../../src/acp/acpClient';
 import { AcpSession, AuthRequiredError } from '../../src/acp/acpSession';
 import { AgentExitedError } from '../../src/core/agentProcess';
+import { PermissionBroker } from '../../src/host/permissionBroker';
+import { memoryStore, PermissionRuleStore } from '../../src/host/permissionRules';
+import { classifyAuthMethod } from '../../src/host/signIn';
 import { silentLogger, streamLogger } from '../../src/core/log';
 import { policyDecider, type PermissionDecider } from '../../src/session/permissions';
 import { alive, hostileAgent, scratchDir } from '../support/paths';
@@ -161,6 +164,74 @@ describe('ACP client against a hostile agent', () => {
       AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') }),
       AuthRequiredError,
     );
+  });
+
+  it('signs in: authenticate with the chosen agent method, then session/new again in the same process', async () => {
+    const h = hostile('auth');
+    const offered: string[][] = [];
+    const session = await AcpSession.start(h.config, {
+      logger: silentLogger,
+      cwd: h.dir,
+      decidePermission: policyDecider('deny-all'),
+      onAuthRequired: async (methods) => {
+        offered.push(methods.map((m) => m.id));
+        return 'hostile-login';
+      },
+    });
+    assert.deepEqual(offered, [['hostile-login', 'hostile-terminal', 'hostile-key']]);
+    const methods = h.frames().filter((f) => typeof f.method === 'string').map((f) => f.method);
+    assert.deepEqual(methods, ['initialize', 'session/new', 'authenticate', 'session/new']);
+    assert.equal(session.model.sessionId, 'sess-1');
+    const pid = session.client.process.pid;
+    assert.ok(pid && alive(pid), 'the same process survived the auth error');
+    await session.shutdown();
+    // Declining to choose fails with the methods, as before.
+    await assert.rejects(
+      AcpSession.start(hostile('auth').config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all'), onAuthRequired: async () => undefined }),
+      (e: unknown) => e instanceof AuthRequiredError && e.methods.length === 3,
+    );
+  });
+
+  it('sorts auth methods: agent, terminal (type or _meta) with the agent command, env_var', () => {
+    const agent = { command: 'node', args: ['agent.js'], env: { A: '1' } };
+    const [a, t, e] = [
+      { id: 'x', name: 'X' },
+      { id: 't', name: 'T', type: 'terminal', args: ['login'], env: { B: '2' } },
+      { id: 'k', name: 'K', type: 'env_var', varName: 'KEY' },
+    ].map((m) => classifyAuthMethod(m as never, agent));
+    assert.deepEqual(a, { kind: 'agent', id: 'x', name: 'X' });
+    assert.deepEqual(t, { kind: 'terminal', id: 't', name: 'T', command: 'node', args: ['agent.js', 'login'], env: { A: '1', B: '2' } });
+    assert.deepEqual(e, { kind: 'env_var', id: 'k', name: 'K', vars: ['KEY'] });
+    const meta = classifyAuthMethod({ id: 'm', name: 'M', _meta: { 'terminal-auth': { command: 'gemini', args: ['--login'], env: {} } } } as never, agent);
+    assert.deepEqual(meta, { kind: 'terminal', id: 'm', name: 'M', command: 'gemini', args: ['--login'], env: { A: '1' } });
+  });
+
+  it('an API key in the env signs in; the terminal login (agent command + method args/env) exits 0', async () => {
+    const h = hostile('auth');
+    const withKey = await AcpSession.start({ ...h.config, env: { ...h.config.env, HOSTILE_API_KEY: 'k' } }, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') });
+    await withKey.shutdown();
+    const authFile = path.join(h.dir, 'auth-token');
+    const config = { ...h.config, env: { ...h.config.env, HOSTILE_AUTH_FILE: authFile } };
+    const login = classifyAuthMethod({ id: 'hostile-terminal', name: 'T', type: 'terminal', args: ['login'], env: { HOSTILE_LOGIN: '1' } } as never, config);
+    assert.equal(login.kind, 'terminal');
+    if (login.kind !== 'terminal') return;
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync(login.command, login.args, { env: { ...process.env, ...login.env }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const after = await AcpSession.start(config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') });
+    await after.shutdown();
+  });
+
+  it('the rule that answered a permission is on the tool card', async () => {
+    const h = hostile('normal');
+    const rules = new PermissionRuleStore(memoryStore());
+    await rules.add({ action: 'reject', toolKind: 'edit', title: 'Write out.txt' });
+    const broker = new PermissionBroker({ rules });
+    const session = await AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: broker.decide });
+    await session.prompt([{ type: 'text', text: 'please write out.txt' }]);
+    assert.deepEqual(session.model.toolCall('c1')?.permission, { optionId: 'cancel', outcome: 'selected', by: 'rule', rule: 'always reject edit "Write out.txt"' });
+    assert.equal(existsSync(path.join(h.dir, 'out.txt')), false);
+    await session.shutdown();
   });
 
   it('drops a line over the size limit and keeps the connection', async () => {

@@ -98,7 +98,7 @@ describe('PermissionBroker', () => {
     let presented = 0;
     const broker = new PermissionBroker({ rules, presenter: () => async () => (presented++, 'once') });
     const decision = await broker.decide(request('x', { toolKind: 'execute', rawInput: { command: 'rm -rf build' } }), never);
-    assert.deepEqual(decision, { outcome: 'selected', optionId: 'no', by: 'rule' });
+    assert.deepEqual(decision, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute command "rm -rf …"' });
     assert.equal(presented, 0);
     // A different command is not covered: the person is asked.
     const other = await broker.decide(request('y', { toolKind: 'execute', rawInput: { command: 'rm -rfx' } }), never);
@@ -116,7 +116,7 @@ describe('PermissionBroker', () => {
     const [rule] = rules.list();
     assert.equal(rule?.commandPrefix, 'npm test');
     assert.equal(rule?.action, 'allow');
-    assert.deepEqual(await broker.decide(request('2', call), never), { outcome: 'selected', optionId: 'once', by: 'rule' });
+    assert.deepEqual(await broker.decide(request('2', call), never), { outcome: 'selected', optionId: 'once', by: 'rule', rule: 'always allow execute command "npm test …"' });
     assert.equal(presented, 1);
     assert.equal(await rules.revoke(rule!.id), true);
     assert.equal((await broker.decide(request('3', call), never)).by, 'user');

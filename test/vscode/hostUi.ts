@@ -1,7 +1,9 @@
 /**
  * Host services as a person sees them (Playwright in code-server's workbench): the permission modal with the
- * agent's options verbatim, then — with `agentHost.files.reviewWrites` on — the agent's write shown in the diff
- * editor with Accept / Reject. Screenshots: test-artifacts/host-permission-modal.png, host-diff-review.png.
+ * agent's options verbatim and "Show Diff" first (the request carries a diff: it opens the diff editor, then the
+ * dialog asks again), then — with `agentHost.files.reviewWrites` on — the agent's write shown in the diff
+ * editor with Accept / Reject. Screenshots: test-artifacts/host-permission-modal.png, host-show-diff.png,
+ * host-diff-review.png.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,7 +12,12 @@ import { askAgent, statusBarItem, withWorkbench, type WorkbenchOptions } from '.
 export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string }): Promise<string[]> {
   const shots: string[] = [];
   const file = opts.file ?? 'reviewed.txt';
-  const settings = { ...opts.userSettings, 'agentHost.files.reviewWrites': true };
+  // The fixture agent with SMOKE_DIFF=1 sends its edit as a diff with the permission request.
+  const agents = ((opts.userSettings?.['agentHost.agents'] as { env?: Record<string, string> }[] | undefined) ?? []).map((a) => ({
+    ...a,
+    env: { ...(a.env ?? {}), SMOKE_DIFF: '1' },
+  }));
+  const settings = { ...opts.userSettings, 'agentHost.agents': agents, 'agentHost.files.reviewWrites': true };
   await withWorkbench({ ...opts, userSettings: settings }, async (page, info) => {
     await statusBarItem(page, 'agentHost.status', 60_000);
     await askAgent(page, `Create ${file} please`);
@@ -27,7 +34,21 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     // The fixture agent offers exactly these two options, in this order: shown verbatim.
     if (!labels.includes('Allow once') || !labels.includes('Reject')) throw new Error(`modal buttons are not the agent's options: [${labels.join(' | ')}]`);
     if (!/Kind: edit/.test(detail ?? '')) throw new Error(`modal detail lacks the tool kind: "${detail}"`);
-    await buttons.nth(labels.indexOf('Allow once')).click();
+    if (!labels.includes('Show Diff')) throw new Error(`no "Show Diff" button for a request with a diff: [${labels.join(' | ')}]`);
+
+    // Show Diff: the diff editor opens with the proposed text, and the same question comes back.
+    await buttons.nth(labels.indexOf('Show Diff')).click();
+    await page.locator('.monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 15_000 });
+    await dialog.waitFor({ state: 'visible', timeout: 15_000 });
+    await page.waitForTimeout(800);
+    shots.push(await info.screenshot('host-show-diff'));
+    const tab = (await page.locator('.tabs-container .tab.active').first().textContent().catch(() => ''))?.trim() ?? '';
+    const again = (await dialog.locator('.dialog-buttons .monaco-button').allTextContents()).map((l) => l.trim());
+    console.log(`[host-ui] after Show Diff: tab "${tab}", dialog again [${again.join(' | ')}]`);
+    if (!/proposed edit/.test(tab)) throw new Error(`the diff editor did not open on the proposed edit (tab "${tab}")`);
+    if (again.join('|') !== labels.join('|')) throw new Error(`the dialog did not ask again: [${again.join(' | ')}]`);
+    if (fs.existsSync(path.join(opts.workspace, file))) throw new Error(`${file} was written before anyone allowed it`);
+    await dialog.locator('.dialog-buttons .monaco-button').nth(again.indexOf('Allow once')).click();
 
     // The write is reviewed: a diff editor with the proposed text and an Accept / Reject notification.
     const accept = page.locator('.monaco-dialog-box .dialog-buttons .monaco-button', { hasText: /^Accept$/ }).first();

@@ -123,7 +123,7 @@ describe('Host services in a real VS Code', () => {
     const rule = await host.rules.add({ action: 'allow', toolKind: 'execute', commandPrefix: 'npm test' });
     try {
       const decision = await host.broker.decide(permissionRequest('Run tests', { command: 'npm test -- --grep x' }), new AbortController().signal);
-      assert.deepEqual(decision, { outcome: 'selected', optionId: 'proceed_once', by: 'rule' });
+      assert.deepEqual(decision, { outcome: 'selected', optionId: 'proceed_once', by: 'rule', rule: 'always allow execute command "npm test …"' });
       assert.equal(host.broker.pending().length, 0);
     } finally {
       await host.rules.revoke(rule.id);
