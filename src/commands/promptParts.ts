@@ -60,3 +60,18 @@ export function buildPromptParts(instructions: string, contexts: CodeContext[], 
   }
   return parts;
 }
+
+/**
+ * What the chat shows as the user's message for a task prompt: a short label (e.g. "Docstring: cart_total in
+ * pricing.py") and the first piece of context (the code the task is about) as a chip — the agent still gets
+ * the whole prompt.
+ */
+export function displayParts(label: string, contexts: CodeContext[]): ContentPart[] {
+  const parts: ContentPart[] = [{ type: 'text', text: label }];
+  const main = contexts.find((c) => c.text.trim() !== '');
+  if (main) {
+    const base = main.filepath.split(/[\\/]/).pop() ?? main.filepath;
+    parts.push({ type: 'resource_link', uri: contextUri(main), name: `${base}:${lineSpan(main.range)}` });
+  }
+  return parts;
+}

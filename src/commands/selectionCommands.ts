@@ -64,6 +64,22 @@ function baseVars(target: Target): PromptVars {
   };
 }
 
+/** The chat's short stand-in for a task prompt, e.g. "Docstring: cart_total in pricing.py". */
+function chatLabel(task: TaskName, vars: PromptVars): string {
+  const names: Record<TaskName, string> = {
+    explain: vscode.l10n.t('Explain'),
+    docstring: vscode.l10n.t('Docstring'),
+    optimize: vscode.l10n.t('Optimize'),
+    fix: vscode.l10n.t('Fix'),
+    testCases: vscode.l10n.t('Test cases'),
+    testCode: vscode.l10n.t('Unit tests'),
+    ask: vscode.l10n.t('Ask'),
+  };
+  const file = path.basename(vars['file'] ?? '');
+  const what = vars['symbolName'] ? vscode.l10n.t('{0} in {1}', vars['symbolName'], file) : vscode.l10n.t('lines {0} of {1}', vars['lines'] ?? '', file);
+  return `${names[task]}: ${what}`;
+}
+
 function diagnosticText(diagnostic: unknown): string {
   return typeof diagnostic === 'string' && diagnostic ? `\nThe editor reports this problem there: "${diagnostic}".` : '';
 }
@@ -98,7 +114,8 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
   const explain = withTarget(async (target, diagnostic) => {
     await showChat();
     await runner.run(vscode.l10n.t('Explaining {0}', path.basename(target.document.uri.fsPath)), async (ctx) => {
-      await ctx.ask(instructions('explain', { ...baseVars(target), diagnosticText: diagnosticText(diagnostic) }), selectionContexts(target));
+      const vars = { ...baseVars(target), diagnosticText: diagnosticText(diagnostic) };
+      await ctx.ask(instructions('explain', vars), selectionContexts(target), chatLabel('explain', vars));
     });
   });
 
@@ -108,7 +125,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
       await runner.run(title, async (ctx) => {
         const original = target.document.getText(target.range);
         const vars = { ...baseVars(target), diagnosticText: diagnosticText(diagnostic) };
-        const answer = await ctx.ask(instructions(task, vars), selectionContexts(target));
+        const answer = await ctx.ask(instructions(task, vars), selectionContexts(target), chatLabel(task, vars));
         const block = pickCodeBlock(answer, target.document.languageId);
         if (!block) throw new Error(vscode.l10n.t('the answer holds no code block'));
         const replacement = fitReplacement(original, block.code);
@@ -136,7 +153,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
         stub: stubFunction(original, document.languageId),
         docConvention: docConvention(document.languageId),
       };
-      const answer = await ctx.ask(instructions('docstring', vars), [toContext('selection', document, range)]);
+      const answer = await ctx.ask(instructions('docstring', vars), [toContext('selection', document, range)], chatLabel('docstring', vars));
       const block = pickCodeBlock(answer, document.languageId);
       const doc = extractDocComment(block?.code ?? answer, document.languageId);
       if (!doc) throw new Error(vscode.l10n.t('the answer holds no documentation comment'));
@@ -158,7 +175,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
       const symbols = await symbolContext(tgt);
       const vars = baseVars(tgt);
       ctx.report(vscode.l10n.t('proposing test cases'));
-      const casesAnswer = await ctx.ask(instructions('testCases', vars), [...selectionContexts(tgt), ...symbols]);
+      const casesAnswer = await ctx.ask(instructions('testCases', vars), [...selectionContexts(tgt), ...symbols], chatLabel('testCases', vars));
       const proposed = parseTestCases(casesAnswer);
       ctx.report(vscode.l10n.t('choose the test cases'));
       const chosen = await pickTestCases(proposed, vars['symbolName'] || path.basename(document.uri.fsPath), ctx.token);
@@ -193,6 +210,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
           cases: casesForPrompt(chosen),
         }),
         contexts,
+        `${chatLabel('testCode', vars)} → ${plan.testPath}`,
       );
       const block = pickCodeBlock(codeAnswer, document.languageId);
       if (!block) throw new Error(vscode.l10n.t('the answer holds no code block'));
@@ -219,7 +237,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
     if (!question) return;
     showTranscript();
     await runner.run(vscode.l10n.t('Asking about the selection'), async (ctx) => {
-      await ctx.ask(instructions('ask', { ...baseVars(target), question }), selectionContexts(target));
+      await ctx.ask(instructions('ask', { ...baseVars(target), question }), selectionContexts(target), question);
     });
   });
 

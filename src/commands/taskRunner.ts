@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { AcpSession } from '../acp/acpSession';
 import type { AgentManager } from '../agentManager';
-import { buildPromptParts, type CodeContext } from './promptParts';
+import { buildPromptParts, displayParts, type CodeContext } from './promptParts';
 
 export class TaskCancelled extends Error {
   constructor() {
@@ -17,8 +17,11 @@ export class TaskCancelled extends Error {
 export interface TaskContext {
   readonly token: vscode.CancellationToken;
   report(message: string): void;
-  /** Sends the instructions with the code context; resolves with the text of the agent's answer. */
-  ask(instructions: string, contexts: CodeContext[]): Promise<string>;
+  /**
+   * Sends the instructions with the code context; resolves with the text of the agent's answer. The chat
+   * shows `label` (with the context as a chip) as the user's message, not the instructions.
+   */
+  ask(instructions: string, contexts: CodeContext[], label?: string): Promise<string>;
 }
 
 interface RunningTask {
@@ -71,7 +74,7 @@ export class TaskRunner implements vscode.Disposable {
         const ctx: TaskContext = {
           token: cts.token,
           report: (message) => progress.report({ message }),
-          ask: (instructions, contexts) => this.ask(instructions, contexts, cts.token),
+          ask: (instructions, contexts, label) => this.ask(instructions, contexts, label, cts.token),
         };
         try {
           await work(ctx);
@@ -90,7 +93,7 @@ export class TaskRunner implements vscode.Disposable {
     );
   }
 
-  private async ask(instructions: string, contexts: CodeContext[], token: vscode.CancellationToken): Promise<string> {
+  private async ask(instructions: string, contexts: CodeContext[], label: string | undefined, token: vscode.CancellationToken): Promise<string> {
     if (token.isCancellationRequested) throw new TaskCancelled();
     const session = await this.manager.ensureStarted();
     const embedded =
@@ -99,7 +102,7 @@ export class TaskRunner implements vscode.Disposable {
     const cancel = token.onCancellationRequested(() => void this.manager.cancel());
     let stopReason: string;
     try {
-      stopReason = await this.manager.prompt(buildPromptParts(instructions, contexts, embedded));
+      stopReason = await this.manager.prompt(buildPromptParts(instructions, contexts, embedded), label ? displayParts(label, contexts) : undefined);
     } finally {
       cancel.dispose();
     }

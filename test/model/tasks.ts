@@ -149,10 +149,20 @@ function docstringAnswer(p: Prompt): string {
   return `\`\`\`${stub.lang || 'typescript'}\n${lines.join('\n')}\n${stub.code}\n\`\`\``;
 }
 
-/** The bugs the sample files carry, and how a model would fix them. */
-function fixCode(code: string): { code: string; notes: [string, string][] } {
+/**
+ * The bugs the sample files carry, and how a model would fix them; `problem` is the diagnostic the editor
+ * reported (a quick fix), e.g. a number returned where the signature promises a string.
+ */
+function fixCode(code: string, problem = ''): { code: string; notes: [string, string][] } {
   const notes: [string, string][] = [];
-  let out = code.replace(/range\(1, len\((\w+)\)\)/g, (_, list: string) => {
+  let out = code;
+  if (/Type 'number' is not assignable to type 'string'/.test(problem)) {
+    out = out.replace(/\breturn (\w+);/g, (_, v: string) => {
+      notes.push([`The function promises a \`string\` but returned the number \`${v}\`; it now formats it with \`toFixed(2)\`.`, `函数声明返回 \`string\`，却返回了数字 \`${v}\`；现在用 \`toFixed(2)\` 格式化。`]);
+      return `return ${v}.toFixed(2);`;
+    });
+  }
+  out = out.replace(/range\(1, len\((\w+)\)\)/g, (_, list: string) => {
     notes.push([`The loop started at index 1 and skipped the first element of \`${list}\`; it now starts at 0.`, `循环从下标 1 开始，漏掉了 \`${list}\` 的第一个元素；现在从 0 开始。`]);
     return `range(len(${list}))`;
   });
@@ -325,7 +335,8 @@ export function taskAnswer(text: string): { task: SelectionTask; text: string } 
       return { task: p.task, text: docstringAnswer(p) };
     case 'fix': {
       if (!code) return { task: p.task, text: p.zh ? '没有找到选中的代码。' : 'I could not find the selected code.' };
-      const { code: fixed, notes } = fixCode(code.code);
+      const problem = /The editor reports this problem there: "([^\n]*)"\./.exec(p.text)?.[1] ?? '';
+      const { code: fixed, notes } = fixCode(code.code, problem);
       const prose = notes.length > 0 ? notes.map((n) => `- ${p.zh ? n[1] : n[0]}`).join('\n') : p.zh ? '没有发现错误，代码保持不变。' : 'I found no bug; the code is unchanged.';
       return { task: p.task, text: `${fence(code.lang, fixed)}\n\n${prose}` };
     }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { codeBlocks, fitReplacement, pickCodeBlock } from '../../src/commands/codeBlocks';
 import { bodyUnchanged, extractDocComment, spliceDocComment, stubFunction, withoutDocComment } from '../../src/commands/docstring';
-import { buildPromptParts, contextUri, lineSpan, type CodeContext } from '../../src/commands/promptParts';
+import { buildPromptParts, contextUri, displayParts, lineSpan, type CodeContext } from '../../src/commands/promptParts';
 import { parseTestCases } from '../../src/commands/testCases';
 import { planTests, type ProjectView } from '../../src/commands/testFramework';
 import { buildInstructions, renderTemplate, resolveAnswerLanguage, taskOf } from '../../src/prompts/templates';
@@ -83,6 +83,15 @@ describe('prompt parts', () => {
     assert.equal(lineSpan({ start: { line: 2, character: 0 }, end: { line: 5, character: 0 } }), '3-5');
     assert.equal(lineSpan({ start: { line: 2, character: 0 }, end: { line: 5, character: 1 } }), '3-6');
     assert.equal(contextUri({ ...ctx('a'), range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } }), 'file:///ws/shop/pricing.py#L1');
+  });
+
+  it('the chat shows a short label and the code as a chip, not the instructions', () => {
+    const parts = displayParts('Docstring: cart_total in pricing.py', [ctx('  '), ctx(PY), { ...ctx('visible'), filepath: '/ws/other.py' }]);
+    assert.deepEqual(parts, [
+      { type: 'text', text: 'Docstring: cart_total in pricing.py' },
+      { type: 'resource_link', uri: 'file:///ws/shop/pricing.py#L6-L10', name: 'pricing.py:6-10' },
+    ]);
+    assert.deepEqual(displayParts('Ask', []), [{ type: 'text', text: 'Ask' }]);
   });
 });
 
@@ -248,6 +257,16 @@ describe('the scripted model answers selection prompts', () => {
     assert.match(fix.text, /```\n\n- The loop started at index 1 and skipped the first element/);
     const opt = taskAnswer(prompt('optimize', 'en', {}, TS, 'typescript'))!;
     assert.match(pickCodeBlock(opt.text, 'typescript')!.code, /return items\.reduce\(\(sum, item\) => sum \+ item\.price \* item\.qty, 0\);/);
+  });
+
+  it('a quick fix follows the diagnostic the editor reported', () => {
+    const code = 'export function money(value: number): string {\n  return value;\n}';
+    const vars = { languageId: 'typescript', diagnosticText: `\nThe editor reports this problem there: "Type 'number' is not assignable to type 'string'.".` };
+    const fix = taskAnswer(prompt('fix', 'en', vars, code, 'typescript'))!;
+    assert.equal(pickCodeBlock(fix.text, 'typescript')!.code, code.replace('return value;', 'return value.toFixed(2);'));
+    assert.match(fix.text, /promises a `string` but returned the number `value`/);
+    // Without the diagnostic there is nothing to fix.
+    assert.equal(pickCodeBlock(taskAnswer(prompt('fix', 'en', { languageId: 'typescript' }, code, 'typescript'))!.text, 'typescript')!.code, code);
   });
 
   it('3 happy + 3 edge cases, then a pytest / node:test file covering the chosen ones', () => {

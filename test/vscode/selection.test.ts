@@ -3,12 +3,16 @@
  * scripted model, driven like a user: select code, right-click, "Agent" submenu, pick the command, look at
  * the diff preview, click Accept — then assert on the files on disk. On the sample Python and TypeScript
  * files (test/fixtures/selection): the inserted docstring, the applied fix, the written test file (after
- * unchecking a case in the picker), the cancellation of a running task when a new one starts, and the zh
- * answers (setting `agentHost.answerLanguage`). Screenshots in test-artifacts/selection-*.png.
+ * unchecking a case in the picker), "Fix with agent" from the Ctrl+. menu on a type error, "Explain" from a
+ * CodeLens (the chat shows a short label and a chip, not the instructions) with Optimize queued behind it
+ * (`agentHost.tasks.whenBusy: "queue"`) and changing only the selection, "Ask About the Selection" (the
+ * question reaching the model carries the selected code), the cancellation of a running task when a new
+ * one starts, and the zh answers (setting `agentHost.answerLanguage`). Screenshots in
+ * test-artifacts/selection-*.png.
  *
- * A small proxy sits between the agent and the model: it can hold the model's answer to one task, so a
- * task is still running when the next one starts, and it records whether the agent then aborted the held
- * request (what `session/cancel` makes opencode do).
+ * A small proxy sits between the agent and the model: it can hold the model's answer to one task (and
+ * release it later), so a task is still running when the next one starts, and it records whether the agent
+ * aborted the held request (what `session/cancel` makes opencode do).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -16,7 +20,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../model/scriptedModel';
 import { repoRoot } from '../support/paths';
@@ -25,9 +29,11 @@ import { statusBarItem, withWorkbench, type WorkbenchInfo } from './runner';
 interface Held {
   task: string;
   aborted: boolean;
+  /** Forwards the held request after all (the task goes on). */
+  release(): void;
 }
 
-/** Forwards everything to the model, except the first request of the task in `holdTask`, which it never answers. */
+/** Forwards everything to the model, except the first request of the task in `holdTask`, which it holds until released. */
 async function startProxy(target: string): Promise<{ url: string; holdTask: string | undefined; held: Held[]; close(): Promise<void> }> {
   const state = { holdTask: undefined as string | undefined, held: [] as Held[] };
   const server = http.createServer((req, res) => {
@@ -35,21 +41,25 @@ async function startProxy(target: string): Promise<{ url: string; holdTask: stri
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      const forward = () => {
+        const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        });
+        upstream.on('error', () => res.destroy());
+        upstream.end(body);
+      };
       const task = state.holdTask;
       if (task && body.toString().includes(`Agent Host task: ${task}`) && body.toString().includes('"tools"')) {
         // Only the first: later requests carry the whole conversation, this prompt included.
         state.holdTask = undefined;
-        const held: Held = { task, aborted: false };
+        const held: Held = { task, aborted: false, release: forward };
         state.held.push(held);
-        res.on('close', () => (held.aborted = true));
+        // Closed before the answer was complete: the agent gave up on the request.
+        res.on('close', () => (held.aborted = !res.writableFinished));
         return;
       }
-      const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
-      upstream.on('error', () => res.destroy());
-      upstream.end(body);
+      forward();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -134,6 +144,25 @@ async function acceptDiff(page: Page, info: WorkbenchInfo, shot: string): Promis
   await accept.waitFor({ state: 'detached', timeout: 15_000 });
 }
 
+/** The chat webview's inner frame (webviews nest two iframes deep), once it rendered. */
+async function chatFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const f of page.frames()) {
+      if (f === page.mainFrame()) continue;
+      const ready = await f.evaluate(() => document.body?.dataset.ready === 'true' && !!document.querySelector('.composer textarea')).catch(() => false);
+      if (ready) return f;
+    }
+    await page.waitForTimeout(200);
+  }
+  throw new Error('the chat webview did not render');
+}
+
+/** Text of the model requests (what the agent sent the model) that `pattern` matches. */
+function requestsMatching(model: { requests: { body: unknown }[] }, pattern: RegExp): string[] {
+  return model.requests.map((r) => JSON.stringify(r.body)).filter((b) => pattern.test(b));
+}
+
 async function fileWith(file: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   let text = '';
@@ -177,7 +206,7 @@ test('selection commands from the editor context menu with opencode in a real VS
       },
     );
     const decisions = model.requests.map((r) => r.decision).filter((d) => d.startsWith('task:'));
-    assert.deepEqual(decisions, ['task:docstring', 'task:fix', 'task:testCases', 'task:testCode', 'task:docstring']);
+    assert.deepEqual(decisions, ['task:docstring', 'task:fix', 'task:testCases', 'task:testCode', 'task:fix', 'task:explain', 'task:optimize', 'task:docstring']);
   } finally {
     await proxy.close();
     await model.close();
@@ -227,29 +256,121 @@ test('selection commands from the editor context menu with opencode in a real VS
     assert.match(tests, /def test_empty_cart\(\):\n {4}"""no lines cost nothing"""\n {4}assert cart_total\(\[\]\) == pytest\.approx\(0\)/);
     assert.doesNotMatch(tests, /free_item/);
 
-    // 4. Cancellation and Chinese: an explanation is under way (the proxy holds the model's answer) when a
+    fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+
+    // 4. Quick fix on a diagnostic (TypeScript): a type error typed in and saved, the lightbulb menu's
+    //    "Fix with agent" (Ctrl+.), the diff accepted: the function returns a string again.
+    const format = path.join(ws, 'src/format.ts');
+    await openFile(page, 'src/format.ts');
+    await selectLines(page, 2, 0);
+    await page.keyboard.press('Shift+End');
+    await page.keyboard.type('return value;');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+s');
+    const broken = await fileWith(format, /\n {2}return value;\n/);
+    const squiggle = page.locator('.editor-group-container.active .squiggly-error').first();
+    await squiggle.waitFor({ timeout: 60_000 });
+    const fixItem = page.locator('.action-widget .monaco-list-row.action', { hasText: 'Fix with agent' }).first();
+    for (let attempt = 0; attempt < 5 && !(await fixItem.isVisible()); attempt++) {
+      // The cursor on the problem, then Ctrl+. (the lightbulb's menu).
+      const box = await squiggle.boundingBox();
+      assert.ok(box, 'no squiggle to click');
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      await page.waitForTimeout(300);
+      await page.keyboard.press('Control+.');
+      await fixItem.waitFor({ timeout: 5_000 }).catch(() => page.keyboard.press('Escape'));
+    }
+    await page.locator('.action-widget .monaco-list-row.action', { hasText: 'Explain problem' }).first().waitFor({ timeout: 5_000 });
+    await info.screenshot('selection-quick-fix-menu');
+    await fixItem.click();
+    await acceptDiff(page, info, 'selection-quick-fix-diff');
+    const quickFixed = await fileWith(format, /return value\.toFixed\(2\);/);
+    assert.equal(quickFixed, broken.replace('  return value;\n', '  return value.toFixed(2);\n'));
+    const fixPrompt = requestsMatching(model, /Agent Host task: fix/).at(-1) ?? '';
+    assert.match(fixPrompt, /Type 'number' is not assignable to type 'string'/, 'the diagnostic reached the model');
+    assert.match(fixPrompt, /export function money\(value: number\): string \{\\n {2}return value;/, 'the function with the error reached the model');
+
+    // 5. Queue mode, CodeLens and the chat's label: "Explain" clicked in the CodeLens above sumPrices is
+    //    still waiting for the model (the proxy holds its answer) when Optimize starts: Optimize waits for
+    //    it instead of cancelling it. The chat shows "Explain: sumPrices in cart.ts" with a chip, not the
+    //    instructions the agent got. Then Optimize's proposal changes the file only inside the selection.
+    fs.writeFileSync(path.join(ws, '.vscode/settings.json'), JSON.stringify({ 'agentHost.tasks.whenBusy': 'queue' }));
+    await openFile(page, 'src/cart.ts');
+    proxy.holdTask = 'explain';
+    const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: /^Explain$/ }).first();
+    await lens.waitFor({ timeout: 30_000 });
+    await lens.click();
+    let deadline = Date.now() + 60_000;
+    while (proxy.held.length === 0 && Date.now() < deadline) await page.waitForTimeout(200);
+    assert.equal(proxy.held.length, 1, 'the CodeLens explanation never reached the model');
+    const chat = await chatFrame(page);
+    const userMsg = chat.locator('.msg.user').last();
+    await userMsg.locator('.user-text', { hasText: 'Explain: sumPrices in cart.ts' }).waitFor({ timeout: 15_000 });
+    assert.equal((await userMsg.locator('.user-text').textContent())?.trim(), 'Explain: sumPrices in cart.ts', 'the chat shows the label, not the instructions');
+    assert.equal((await userMsg.locator('.chip').allTextContents()).join('|').trim(), 'cart.ts:3-9');
+    await openFile(page, 'src/cart.ts');
+    const beforeOptimize = fs.readFileSync(cart, 'utf8');
+    await selectLines(page, 3, 7);
+    await agentMenu(page, info, 'export function sumPrices', /^Optimize$/);
+    await page.waitForTimeout(3000);
+    await info.screenshot('selection-queued-behind-explain');
+    assert.equal(requestsMatching(model, /Agent Host task: optimize/).length, 0, 'Optimize did not wait for the running explanation');
+    assert.equal(proxy.held[0]?.aborted, false, 'queue mode cancelled the running explanation');
+    proxy.held[0]?.release();
+    await chat.locator('.msg.agent', { hasText: 'What it does' }).last().waitFor({ timeout: 60_000 });
+    await acceptDiff(page, info, 'selection-optimize-diff');
+    const optimized = await fileWith(cart, /items\.reduce/);
+    const lines = beforeOptimize.split('\n');
+    const head = `${lines.slice(0, 2).join('\n')}\n`;
+    const tail = lines.slice(9).join('\n');
+    assert.ok(optimized.startsWith(head) && optimized.endsWith(tail), `changed outside the selection:\n${optimized}`);
+    assert.equal(
+      optimized.slice(head.length, optimized.length - tail.length),
+      'export function sumPrices(items: LineItem[]): number {\n  return items.reduce((sum, item) => sum + item.price * item.qty, 0);\n}\n',
+    );
+    assert.equal(proxy.held[0]?.aborted, false);
+
+    // 6. Ask about the selection: the chat gets it as a chip; the question sent carries the selected code.
+    await openFile(page, 'shop/pricing.py');
+    await selectLines(page, 21, 4);
+    await agentMenu(page, info, 'def apply_discount', /^Ask About the Selection/);
+    const chip = chat.locator('.composer-chips .chip').first();
+    await chip.waitFor({ timeout: 15_000 });
+    await info.screenshot('selection-ask-chip');
+    const question = 'What does it return for a 100 percent discount?';
+    const input = chat.locator('.composer textarea');
+    await input.fill(question);
+    await input.press('Enter');
+    await chat.locator('.msg.user', { hasText: question }).waitFor({ timeout: 15_000 });
+    deadline = Date.now() + 60_000;
+    while (requestsMatching(model, /100 percent discount/).length === 0 && Date.now() < deadline) await page.waitForTimeout(200);
+    const asked = requestsMatching(model, /100 percent discount/)[0] ?? '';
+    assert.match(asked, /def apply_discount\(total, percent\)/, 'the selected code reached the model');
+    assert.match(asked, /pricing\.py/, 'the file reference reached the model');
+    await chat.waitForFunction(() => document.body.dataset.turn === 'idle', undefined, { timeout: 60_000 });
+
+    // 7. Cancellation and Chinese: an explanation is under way (the proxy holds the model's answer) when a
     //    docstring task starts: the explanation is cancelled (the agent aborts its model request) and the
     //    docstring arrives in Chinese, replacing the JSDoc that was there.
-    fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
     fs.writeFileSync(path.join(ws, '.vscode/settings.json'), JSON.stringify({ 'agentHost.answerLanguage': 'zh' }));
     proxy.holdTask = 'explain';
     await openFile(page, 'shop/pricing.py');
     await selectLines(page, 21, 4);
     await agentMenu(page, info, 'def apply_discount', /^Explain$/);
-    const deadline = Date.now() + 60_000;
-    while (proxy.held.length === 0 && Date.now() < deadline) await page.waitForTimeout(200);
-    assert.equal(proxy.held.length, 1, 'the explanation never reached the model');
+    deadline = Date.now() + 60_000;
+    while (proxy.held.length === 1 && Date.now() < deadline) await page.waitForTimeout(200);
+    assert.equal(proxy.held.length, 2, 'the explanation never reached the model');
     await page.locator('.notification-toast, .notifications-center', { hasText: 'Explaining' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
     await info.screenshot('selection-explain-running');
     await openFile(page, 'src/cart.ts');
-    await selectLines(page, 12, 3);
+    await selectLines(page, 8, 3);
     await agentMenu(page, info, 'export function priciest', 'Write Docstring');
     await acceptDiff(page, info, 'selection-docstring-zh-diff');
     const zh = await fileWith(cart, /@returns/);
-    assert.ok(proxy.held[0]?.aborted, 'the held explanation request was not aborted: session/cancel did not reach the agent');
+    assert.ok(proxy.held[1]?.aborted, 'the held explanation request was not aborted: session/cancel did not reach the agent');
     assert.match(zh, /\/\*\*\n \* 返回 priciest 的结果。\n \*\n \* @param items 购物车中的各行，每行包含 `price` 和 `qty`。\n \* @returns 计算结果。\n \*\/\nexport function priciest/);
     assert.doesNotMatch(zh, /The most expensive line of the cart/, 'the old JSDoc was replaced');
-    assert.equal(zh.replace(/\/\*\*\n \* 返回[\s\S]*?\*\/\n/, ''), fixed.replace('/** The most expensive line of the cart. */\n', ''));
+    assert.equal(zh.replace(/\/\*\*\n \* 返回[\s\S]*?\*\/\n/, ''), optimized.replace('/** The most expensive line of the cart. */\n', ''));
     // The cancelled task applied nothing and left no proposal open.
     assert.equal(await page.locator('.monaco-diff-editor').count(), 0);
   }
