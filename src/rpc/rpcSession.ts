@@ -179,6 +179,7 @@ export class RpcSession implements AgentSession {
   private msgSeq = 0;
   private availableModels: { provider: string; id: string; name?: string }[] = [];
   private stateRefresh: Promise<void> | undefined;
+  private earlyUi: [string, Record<string, unknown>][] = [];
 
   private constructor(
     readonly connection: RpcConnection,
@@ -241,6 +242,7 @@ export class RpcSession implements AgentSession {
     this.model = new SessionModel(this.agentSessionId || `rpc-${Date.now()}`);
     this.model.setAgentState({ protocol: 'rpc', dialect: this.dialect.name, dialectDetectedBy: this.dialect.detectedBy, commands: this.dialect.table() });
     this.applyState(state);
+    for (const [method, frame] of this.earlyUi.splice(0)) this.observeUi(method, frame);
     const early = this.early ?? [];
     this.early = undefined;
     for (const frame of early) this.handleFrame(frame);
@@ -737,7 +739,11 @@ export class RpcSession implements AgentSession {
   }
 
   private observeUi(method: string, frame: Record<string, unknown>): void {
-    if (!this.model) return; // before init: the handlers still see it
+    // Before init (e.g. an extension's setWidget at session_start): kept and applied once the model exists.
+    if (!this.model) {
+      this.earlyUi.push([method, frame]);
+      return;
+    }
     const str = (k: string) => (typeof frame[k] === 'string' ? (frame[k] as string) : undefined);
     switch (method) {
       case 'notify': {

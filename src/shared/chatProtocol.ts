@@ -74,6 +74,31 @@ export interface HeaderState {
   /** Permission cards get buttons only when the host can answer from the chat. */
   permissionsInChat: boolean;
   title?: string;
+  /** pi RPC agents only: their queue, modes, widgets and stats (from the session model's `agentState`). */
+  rpc?: RpcChatState;
+}
+
+/** What the chat shows of an RPC agent's state, and what its composer may do while a turn streams. */
+export interface RpcChatState {
+  /** Whether `steer` / `follow_up` exist in this dialect (else the composer queues locally). */
+  canSteer: boolean;
+  canFollowUp: boolean;
+  /** Messages waiting at the agent (queuedMessageCount / pendingMessageCount, or the last queue_update). */
+  queued: number;
+  steering: string[];
+  followUp: string[];
+  steeringMode?: string;
+  followUpMode?: string;
+  interruptMode?: string;
+  thinkingLevel?: string;
+  autoCompaction?: boolean;
+  autoRetry?: boolean;
+  /** `setWidget` lines by key (plain text). */
+  widgets: { key: string; lines: string[] }[];
+  /** `setStatus` texts. */
+  status: string[];
+  /** From `get_session_stats` after each turn. */
+  stats?: { totalTokens?: number; inputTokens?: number; outputTokens?: number; cost?: number; messages?: number };
 }
 
 export interface Snapshot {
@@ -99,6 +124,8 @@ export type HostEvent =
   | { type: 'header'; header: HeaderState }
   | { type: 'queue'; queue: QueuedPrompt[] }
   | { type: 'addContext'; chip: ContextChip }
+  /** An RPC agent's `set_editor_text`: replaces the composer's text. */
+  | { type: 'editorText'; text: string }
   | { type: 'focusInput' };
 
 export interface ChatRequests {
@@ -106,6 +133,9 @@ export interface ChatRequests {
   /** Sends now when the agent is idle, else queues; answers whether it was queued. */
   prompt: [{ text: string; context: ContextChip[] }, { queued: boolean }];
   cancel: [Record<string, never>, void];
+  /** RPC agents while a turn streams: deliver after the current tool calls (`steer`) or when the agent is done (`follow_up`). Idle: a plain prompt. */
+  steer: [{ text: string; context: ContextChip[] }, { queued: boolean }];
+  followUp: [{ text: string; context: ContextChip[] }, { queued: boolean }];
   removeQueued: [{ id: string }, void];
   editQueued: [{ id: string; text: string }, void];
   selectAgent: [{ name: string }, void];
@@ -194,7 +224,15 @@ export interface ChatStrings {
   files: string;
   noMatches: string;
   loadEarlier: string;
+  loadLater: string;
   agentAnswered: string;
   imagesUnsupported: string;
   terminal: string;
+  steer: string;
+  followUp: string;
+  steerHint: string;
+  followUpHint: string;
+  agentQueue: string;
+  agentState: string;
+  widgets: string;
 }

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../model/scriptedModel';
 import { repoRoot } from '../support/paths';
+import { longAgentConfig } from './chatLong';
 import { runChatUi } from './chatUi';
 
 const AGENT_ID = process.env.AGENT_HOST_VSCODE_AGENT ?? 'opencode';
@@ -27,9 +28,12 @@ test(`the chat view runs whole turns in a real VS Code with ${AGENT_ID}`, { time
   try {
     const spec = await agent.prepare({ scratch: path.join(scratch, 'agent'), modelUrl: model.url, workspace });
     const config = { name: `${agent.id} (demo model)`, command: spec.command, args: spec.args, env: spec.env, inheritEnv: false };
+    const long = longAgentConfig('long transcript (fixture)');
     const result = await runChatUi({
       workspace,
-      userSettings: { 'agentHost.agents': [config], 'agentHost.defaultAgent': config.name, 'workbench.colorTheme': 'Default Light Modern' },
+      modelRequests: () => model.requests,
+      longAgent: long.name,
+      userSettings: { 'agentHost.agents': [config, long], 'agentHost.defaultAgent': config.name, 'workbench.colorTheme': 'Default Light Modern' },
       timeoutMs: 480_000,
       screenshotDir: path.join(repoRoot, 'test-artifacts'),
       verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
@@ -37,6 +41,11 @@ test(`the chat view runs whole turns in a real VS Code with ${AGENT_ID}`, { time
     assert.ok(result.steps.some((s) => s.startsWith('hostile markdown inert')));
     assert.ok(result.steps.some((s) => s.startsWith('turn stopped; queued message sent')));
     assert.ok(result.steps.some((s) => s.startsWith('window reload restored')));
+    assert.ok(result.steps.some((s) => s.startsWith('code block Insert at cursor and Copy')));
+    assert.ok(result.steps.some((s) => s.startsWith('slash menu:')));
+    assert.ok(result.steps.some((s) => s.startsWith('@ mention:')));
+    assert.ok(result.steps.some((s) => /^mode|^config-/.test(s) && s.includes('the next turn ran in')));
+    assert.ok(result.steps.some((s) => s.startsWith('long transcript:')));
     assert.ok(result.screenshots.length >= 16, `expected screenshots in both themes, got ${result.screenshots.length}`);
     assert.ok(model.requests.some((r) => r.decision.startsWith('tool:')), 'the model was never asked for a tool call');
     ok = true;

@@ -9,11 +9,21 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
+import { domFigures, feedLong, scrollThrough } from './chatLong';
 import { withWorkbench, type WorkbenchInfo, type WorkbenchOptions } from './runner';
 
 export interface ChatUiOptions extends WorkbenchOptions {
   /** Log one line per step. */
   log?: (line: string) => void;
+  /** The scripted model's requests so far (to check what reached the agent's model). */
+  modelRequests?: () => { body: unknown }[];
+  /** Name of a configured test/vscode/chatLongAgent agent: the flows end with a 2,000-message transcript there. */
+  longAgent?: string;
+}
+
+/** The body of the model request whose text contains `marker` (the newest), as JSON text. */
+function requestWith(opts: ChatUiOptions, marker: string): string | undefined {
+  return (opts.modelRequests?.() ?? []).map((r) => JSON.stringify(r.body)).filter((b) => b.includes(marker)).at(-1);
 }
 
 /** Labels in the theme picker. */
@@ -26,7 +36,7 @@ export interface ChatUiResult {
 }
 
 /** Finds the chat webview's inner frame (webviews nest two iframes deep). */
-async function chatFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
+export async function chatFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     for (const f of page.frames()) {
@@ -66,7 +76,7 @@ async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
-async function openChat(page: Page): Promise<Frame> {
+export async function openChat(page: Page): Promise<Frame> {
   const item = page.locator('.activitybar [aria-label^="Agent Host"]').first();
   await item.waitFor({ state: 'visible', timeout: 60_000 });
   const expanded = await item.getAttribute('aria-expanded').catch(() => null);
@@ -79,13 +89,13 @@ async function openChat(page: Page): Promise<Frame> {
   });
 }
 
-async function send(frame: Frame, text: string): Promise<void> {
+export async function send(frame: Frame, text: string): Promise<void> {
   const input = frame.locator('.composer textarea');
   await input.fill(text);
   await input.press('Enter');
 }
 
-async function waitText(frame: Frame, selector: string, text: string | RegExp, timeoutMs = 90_000): Promise<void> {
+export async function waitText(frame: Frame, selector: string, text: string | RegExp, timeoutMs = 90_000): Promise<void> {
   await frame.locator(selector, { hasText: text }).first().waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
@@ -101,9 +111,22 @@ async function clickDialog(page: Page, patterns: RegExp[], timeoutMs = 90_000): 
   return labels[index]!;
 }
 
+/** Chooses `value` in the header picker `testid` and waits until the host's state says so. */
+async function pick(frame: Frame, testid: string, value: string): Promise<void> {
+  await frame.locator(`[data-testid="${testid}"]`).evaluate((el, v) => {
+    (el as HTMLElement & { value: string }).value = v;
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }, value);
+  await frame.waitForFunction(
+    ([id, v]) => (document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null)?.dataset.current === v,
+    [testid, value] as const,
+    { timeout: 30_000 },
+  );
+}
+
 const ALLOW = [/^allow once$/i, /^allow$/i, /allow/i, /^yes$/i];
 
-async function turnIdle(frame: Frame, timeoutMs = 90_000): Promise<void> {
+export async function turnIdle(frame: Frame, timeoutMs = 90_000): Promise<void> {
   await frame.waitForFunction(() => document.body.dataset.turn === 'idle', undefined, { timeout: timeoutMs });
 }
 
@@ -138,6 +161,7 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
 
   async function flows(page: Page, info: WorkbenchInfo, shot: (name: string, themes?: readonly ('light' | 'dark')[]) => Promise<void>): Promise<void> {
 
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(info.url).origin });
     // 1. The view opens from the activity bar and connects to the agent.
     let frame = await openChat(page);
     await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
@@ -195,6 +219,69 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     step(`markdown rendered (${hl} highlighted tokens, code actions present)`);
     await shot('04-markdown');
 
+    // 3b. Code block actions: Insert at cursor puts the block into the editor; Copy puts it on the clipboard
+    // (pasted into the same editor); the file is saved and read back from disk.
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 15_000 });
+    await page.keyboard.type('hello.txt');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'hello.txt' }).first().waitFor({ timeout: 15_000 });
+    await page.keyboard.press('Enter');
+    const editor = page.locator('.part.editor .monaco-editor').first();
+    await editor.waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    const blocks = frame.locator('.msg.agent').last().locator('.codeblock');
+    await blocks.nth(0).locator('[data-action="insert"]').click();
+    await page.waitForFunction(() => /export function greet/.test((document.querySelector('.part.editor .monaco-editor .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' ')), undefined, { timeout: 15_000 });
+    await blocks.nth(1).locator('[data-action="copy"]').click();
+    await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t.includes('npm test -- --grep chat')), undefined, { timeout: 15_000, polling: 300 });
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+V');
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Control+S');
+    const deadline = Date.now() + 15_000;
+    let saved = '';
+    while (Date.now() < deadline && !(saved.includes('export function greet') && saved.includes('npm test -- --grep chat'))) {
+      await page.waitForTimeout(200);
+      saved = fs.readFileSync(target, 'utf8');
+    }
+    if (!saved.includes('export function greet(name: string)') || !saved.includes('npm test -- --grep chat')) throw new Error(`Insert / Copy did not reach the file: ${JSON.stringify(saved)}`);
+    step('code block Insert at cursor and Copy reached the editor and the saved file');
+
+    // 3c. The `/` menu lists the agent's commands (available_commands_update); `@` finds a workspace file whose
+    // chip goes with the prompt as a resource_link the agent passes on to its model.
+    const input = frame.locator('.composer textarea');
+    await input.click();
+    await input.fill('');
+    await input.pressSequentially('/');
+    await frame.locator('.menu:not([hidden]) .menu-item').first().waitFor({ timeout: 15_000 });
+    const commands = (await frame.locator('.menu .menu-item .menu-label').allTextContents()).map((t) => t.trim());
+    if (!commands.length || !commands.every((c) => c.startsWith('/'))) throw new Error(`slash menu: ${JSON.stringify(commands)}`);
+    await input.press('Enter');
+    const picked = await input.inputValue();
+    if (picked !== `${commands[0]} `) throw new Error(`picking ${commands[0]} left ${JSON.stringify(picked)}`);
+    result.screenshots.push(await info.screenshot('chat-10-slash-light'));
+    step(`slash menu: ${commands.length} commands (${commands.slice(0, 4).join(', ')}…); Enter inserted ${picked.trim()}`);
+    await input.fill('');
+    await input.pressSequentially('@READ');
+    await frame.locator('.menu:not([hidden]) .menu-item', { hasText: 'README.md' }).first().waitFor({ timeout: 15_000 });
+    result.screenshots.push(await info.screenshot('chat-11-mention-light'));
+    await frame.locator('.menu .menu-item', { hasText: 'README.md' }).first().dispatchEvent('mousedown');
+    await frame.locator('.composer [data-testid="chip"]', { hasText: 'README.md' }).waitFor({ timeout: 10_000 });
+    await input.pressSequentially(`SCENARIO: answer ${JSON.stringify({ text: 'MENTION-OK' })}`);
+    await input.press('Enter');
+    await waitText(frame, '.msg.agent', 'MENTION-OK');
+    await turnIdle(frame);
+    await frame.locator('.msg.user').last().locator('.chip', { hasText: 'README.md' }).waitFor({ timeout: 5000 });
+    if (opts.modelRequests) {
+      const body = requestWith(opts, 'MENTION-OK');
+      if (!body?.includes('README.md')) throw new Error('the mentioned file did not reach the model request');
+    }
+    step('@ mention: README.md chip sent with the prompt and reached the model request');
+
     // 4. Hostile markdown stays inert.
     const hostile = [
       '<script>window.__pwned = "script"</script>',
@@ -239,8 +326,15 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     step(`shell permission answered: ${await clickDialog(page, ALLOW)}`);
     await setTheme(page, 'light');
     await frame.locator('[data-testid="stop"]:not([hidden])').waitFor({ timeout: 30_000 });
+    // Two queued messages; the first is removed before it is sent.
+    await send(frame, `SCENARIO: answer ${JSON.stringify({ text: 'REMOVED-QUEUED must never be sent.' })}`);
     await send(frame, `SCENARIO: answer ${JSON.stringify({ text: 'The queued message arrived.' })}`);
-    await frame.locator('[data-testid="queued"]').first().waitFor({ timeout: 10_000 });
+    await frame.waitForFunction(() => document.querySelectorAll('[data-testid="queued"]').length === 2, undefined, { timeout: 10_000 });
+    await frame.locator('[data-testid="queued"]', { hasText: 'REMOVED-QUEUED' }).locator('button').click();
+    await frame.waitForFunction(() => {
+      const q = [...document.querySelectorAll('[data-testid="queued"]')];
+      return q.length === 1 && !q[0]!.textContent!.includes('REMOVED-QUEUED');
+    }, undefined, { timeout: 10_000 });
     await frame.locator('.tool.status-in_progress, .tool.status-pending').first().waitFor({ timeout: 30_000 }).catch(() => undefined);
     step('message queued while the agent works');
     await shot('06-running-queued');
@@ -248,33 +342,37 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     await waitText(frame, '.msg.agent', 'The queued message arrived.', 60_000);
     await turnIdle(frame);
     if (await frame.locator('[data-testid="queued"]').count()) throw new Error('the queue did not empty');
-    step('turn stopped; queued message sent and answered');
+    if (await frame.locator('.msg', { hasText: 'REMOVED-QUEUED' }).count()) throw new Error('the removed queued message was sent');
+    if (requestWith(opts, 'REMOVED-QUEUED')) throw new Error('the removed queued message reached the model');
+    step('turn stopped; queued message sent and answered, the removed one never sent');
     await shot('07-after-stop');
 
-    // 6. Modes: the picker shows the agent's modes and switching is reflected.
-    const picker = frame.locator('[data-testid="mode"], [data-testid^="config-"]').first();
-    if (await picker.count()) {
-      const info2 = await picker.evaluate((el) => ({
-        id: el.getAttribute('data-testid'),
+    // 6. Modes: switch the agent's mode from the header picker; the session model's state comes back into the
+    // picker, and the next turn runs in that mode (opencode's plan mode puts its reminder into the model request).
+    const modePicker = frame.locator('[data-testid="mode"], [data-category="mode"]').first();
+    if (await modePicker.count()) {
+      const m = await modePicker.evaluate((el) => ({
+        id: el.getAttribute('data-testid')!,
         current: (el as HTMLElement & { value: string }).value,
         values: [...el.querySelectorAll('vscode-option')].map((o) => o.getAttribute('value') ?? ''),
       }));
-      result.modes = info2.values;
-      const other = info2.values.find((v) => v !== info2.current);
-      if (other) {
-        await picker.evaluate((el, v) => {
-          (el as HTMLElement & { value: string }).value = v;
-          el.dispatchEvent(new Event('change', { bubbles: true }));
-        }, other);
-        await frame.waitForFunction(
-          ([id, v]) => (document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null)?.dataset.current === v,
-          [info2.id, other] as const,
-          { timeout: 15_000 },
-        );
-        step(`${info2.id}: ${info2.current} → ${other} (of ${info2.values.join(', ')})`);
-      } else step(`${info2.id}: only ${info2.current}`);
+      result.modes = m.values;
+      const other = m.values.includes('plan') && m.current !== 'plan' ? 'plan' : m.values.find((v) => v !== m.current);
+      if (!other) throw new Error(`the mode picker offers only ${m.current}`);
+      await pick(frame, m.id, other);
       await shot('08-mode');
-    } else step('the agent offers no modes or config options');
+      await send(frame, `SCENARIO: answer ${JSON.stringify({ text: 'MODE-CHECK done.' })}`);
+      await waitText(frame, '.msg.agent', 'MODE-CHECK done.');
+      await turnIdle(frame);
+      if (other === 'plan' && opts.modelRequests) {
+        const body = requestWith(opts, 'MODE-CHECK');
+        if (!body || !/plan mode/i.test(body)) throw new Error('after switching to plan, the model request carries no plan-mode instructions');
+        const before = requestWith(opts, 'MENTION-OK') ?? '';
+        if (/plan mode is active/i.test(before)) throw new Error('plan-mode instructions were there before the switch too');
+      }
+      step(`${m.id}: ${m.current} → ${other} (of ${m.values.join(', ')}); the next turn ran in ${other}`);
+      await pick(frame, m.id, m.current);
+    } else throw new Error('the agent offers no mode picker');
 
     // 7. Hide and show the view, then reload the window: the transcript comes back.
     const entriesBefore = await frame.locator('.entries > .entry').count();
@@ -291,5 +389,34 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     await waitText(frame, '.msg.agent', 'The queued message arrived.', 30_000);
     step(`window reload restored ${await frame.locator('.entries > .entry').count()} entries`);
     await shot('09-after-reload');
+
+    // 8. Another agent from the picker (legacy session/set_mode), then 2,000 messages and 500 tool calls:
+    // the DOM holds a bounded window, at the bottom and after scrolling to the very top.
+    if (opts.longAgent) {
+      await pick(frame, 'agent', opts.longAgent);
+      // Known gap: until the new agent's first turn the header keeps the previous session's pickers.
+      await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
+      await send(frame, 'hello long agent');
+      await waitText(frame, '.msg.agent', 'You said: hello long agent', 60_000);
+      await frame.locator('[data-testid="mode"]').waitFor({ timeout: 60_000 });
+      await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
+      await pick(frame, 'mode', 'code');
+      step('long agent: mode ask → code (current_mode_update)');
+      const ms = await feedLong(frame, 2000, 500);
+      const bottom = await domFigures(frame);
+      if (bottom.total < 2500) throw new Error(`only ${bottom.total} entities reached the page`);
+      if (bottom.domEntries > 360) throw new Error(`${bottom.domEntries} entries in the DOM at the bottom`);
+      const up = await scrollThrough(frame, 'up');
+      const top = await domFigures(frame);
+      const first = await frame.locator('.entries > .entry').first().textContent();
+      if (top.domEntries > 360) throw new Error(`${top.domEntries} entries in the DOM at the top`);
+      if (!/SCENARIO: write/.test(first ?? '')) throw new Error(`the top is not the transcript's start: ${first}`);
+      result.screenshots.push(await info.screenshot('chat-12-long-top-light'));
+      const down = await scrollThrough(frame, 'down');
+      const back = await domFigures(frame);
+      if (back.domEntries > 360) throw new Error(`${back.domEntries} entries in the DOM back at the bottom`);
+      await waitText(frame, '.msg.agent', 'LONG-END 2000 messages', 5000);
+      step(`long transcript: ${bottom.total} entities streamed in ${ms} ms; DOM entries ${bottom.domEntries} / ${top.domEntries} / ${back.domEntries} (bottom / top / bottom); scroll up ${up.ms} ms p95 ${up.p95} ms, down ${down.ms} ms p95 ${down.p95} ms`);
+    }
   }
 }

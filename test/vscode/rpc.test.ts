@@ -1,7 +1,10 @@
 /**
  * An RPC-mode agent (upstream pi with its rpc-demo extension) in the real VS Code: the agent's select
  * becomes a quick pick, its confirm a modal dialog, its notify a notification — and the answers reach the
- * agent (it reacts with the notification that matches the answer). Screenshots in test-artifacts/.
+ * agent (it reacts with the notification that matches the answer). Then the chat: rpc-demo's widget shows
+ * above the composer and its title as the view's description, `/rpc-prefill` (set_editor_text) fills the
+ * composer, and a follow-up typed while a long tool call streams is queued at the agent (the count shows)
+ * and reaches the model as a later user message. Screenshots in test-artifacts/.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -11,6 +14,7 @@ import type { Page } from 'playwright-core';
 import { startScriptedModel } from '../model/scriptedModel';
 import { PI_RPC, piPackageDir } from '../rpc/agents';
 import { repoRoot } from '../support/paths';
+import { openChat, turnIdle, waitText } from './chatUi';
 import { askAgent, runCommand, statusBarItem, withWorkbench } from './runner';
 
 async function pickQuickItem(page: Page, label: string): Promise<string[]> {
@@ -66,6 +70,43 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
         await info.screenshot('rpc-confirm-modal');
         await dialog.locator('.monaco-button', { hasText: /^No$/ }).click();
         await expectNotification(page, /Clear cancelled/);
+
+        // The chat: rpc-demo's setWidget lines above the composer, its setTitle as the view's description.
+        const frame = await openChat(page);
+        await waitText(frame, '[data-testid="widgets"] .widget', 'RPC Extension UI Demo', 30_000);
+        assert.match(await frame.locator('[data-testid="widgets"]').innerText(), /--- RPC Extension UI Demo ---\s+Loaded and ready\./);
+        await page.locator('.part.sidebar .composite.title', { hasText: /pi RPC Demo/i }).first().waitFor({ timeout: 10_000 });
+
+        // `/rpc-prefill` → set_editor_text → the composer holds the agent's text.
+        const input = frame.locator('.composer textarea');
+        await input.fill('/rpc-prefill');
+        await page.waitForTimeout(300);
+        await input.press('Escape'); // closes the command menu; Enter then sends
+        await input.press('Enter');
+        const prefill = 'This text was set by the rpc-demo extension.';
+        await frame.waitForFunction((t) => (document.querySelector('.composer textarea') as HTMLTextAreaElement | null)?.value === t, prefill, { timeout: 30_000 });
+        await turnIdle(frame, 30_000);
+        await info.screenshot('rpc-chat-prefill');
+
+        // A long tool call; while it runs, Enter sends a follow-up to the agent's own queue.
+        const before = model.requests.length;
+        await input.fill(`SCENARIO: shell ${JSON.stringify({ command: 'sleep 4' })}`);
+        await input.press('Enter');
+        await frame.locator('[data-testid="follow-up"]').waitFor({ state: 'visible', timeout: 30_000 });
+        await waitText(frame, '.tool-title', 'sleep 4', 30_000); // the tool runs: the agent is streaming
+        const marker = 'FOLLOWUP-7d3f: and what next?';
+        await input.fill(marker);
+        await input.press('Enter');
+        await waitText(frame, '[data-testid="agent-queue"]', /1/, 10_000);
+        await info.screenshot('rpc-chat-follow-up-queued');
+        await turnIdle(frame, 60_000);
+        const bodies = model.requests.slice(before).map((r) => JSON.stringify(r.body ?? ''));
+        const shellAt = bodies.findIndex((b) => b.includes('sleep 4'));
+        const followAt = bodies.findIndex((b) => b.includes('FOLLOWUP-7d3f'));
+        assert.ok(shellAt >= 0, 'the shell prompt did not reach the model');
+        assert.ok(followAt > shellAt, `the follow-up did not reach the model after the shell turn (at ${followAt})`);
+        await frame.locator('[data-testid="agent-queue"]').waitFor({ state: 'hidden', timeout: 10_000 });
+        await info.screenshot('rpc-chat-follow-up-done');
       },
     );
   } finally {

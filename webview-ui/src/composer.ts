@@ -3,7 +3,7 @@
  * messages typed while the agent works, a menu for `/` commands and `@` context, image paste and drop,
  * and Send / Stop.
  */
-import type { ChatStrings, ContextChip, FileHit, HeaderState, QueuedPrompt } from '../../src/shared/chatProtocol';
+import type { ChatStrings, ContextChip, FileHit, HeaderState, QueuedPrompt, RpcChatState } from '../../src/shared/chatProtocol';
 import { fmt, h, icon } from './dom';
 import { request, send } from './rpc';
 
@@ -32,6 +32,11 @@ export class Composer {
   private readonly sendBtn: HTMLElement;
   private readonly stopBtn: HTMLElement;
   private readonly warn: HTMLElement;
+  /** RPC agents: their widgets, queue count and state above the input; Steer / Follow-up while a turn streams. */
+  private readonly agentEl: HTMLElement;
+  private readonly steerBtn: HTMLElement;
+  private readonly followUpBtn: HTMLElement;
+  private rpcStreaming: RpcChatState | undefined;
   chips: ContextChip[] = [];
   private items: MenuItem[] = [];
   private active = 0;
@@ -61,8 +66,19 @@ export class Composer {
     this.sendBtn.addEventListener('click', () => this.submit());
     this.stopBtn = h('vscode-button', { className: 'stop', secondary: true, title: s.stop, 'aria-label': s.stop, 'data-testid': 'stop', hidden: true }, icon('debug-stop'), ` ${s.stop}`);
     this.stopBtn.addEventListener('click', () => send('cancel', {}));
-    const box = h('div', { className: 'input-box' }, this.chipsEl, this.input, h('div', { className: 'input-actions' }, attach, h('span', { className: 'spacer' }), this.stopBtn, this.sendBtn));
-    this.el = h('div', { className: 'composer' }, this.queueEl, this.menu, this.warn, box);
+    this.steerBtn = h('vscode-button', { className: 'steer', secondary: true, title: s.steerHint, 'aria-label': s.steerHint, 'data-testid': 'steer', hidden: true }, icon('debug-step-into'), ` ${s.steer}`);
+    this.steerBtn.addEventListener('click', () => this.submit('steer'));
+    this.followUpBtn = h('vscode-button', { className: 'follow-up', title: s.followUpHint, 'aria-label': s.followUpHint, 'data-testid': 'follow-up', hidden: true }, icon('send'), ` ${s.followUp}`);
+    this.followUpBtn.addEventListener('click', () => this.submit('followUp'));
+    this.agentEl = h('div', { className: 'agent-area', 'aria-label': s.agentState, hidden: true });
+    const box = h(
+      'div',
+      { className: 'input-box' },
+      this.chipsEl,
+      this.input,
+      h('div', { className: 'input-actions' }, attach, h('span', { className: 'spacer' }), this.stopBtn, this.steerBtn, this.followUpBtn, this.sendBtn),
+    );
+    this.el = h('div', { className: 'composer' }, this.agentEl, this.queueEl, this.menu, this.warn, box);
 
     this.input.addEventListener('keydown', (e) => this.onKey(e));
     this.input.addEventListener('input', () => {
@@ -100,6 +116,74 @@ export class Composer {
     const running = header.turn !== 'idle' || header.state === 'busy';
     this.stopBtn.hidden = !running;
     this.sendBtn.title = running ? this.hooks.strings().queued : `${this.hooks.strings().send} (Enter)`;
+    // An RPC agent takes messages while it streams: steer (after the current tool call) or follow up (when done).
+    const rpc = header.rpc;
+    this.rpcStreaming = rpc && header.turn !== 'idle' && (rpc.canSteer || rpc.canFollowUp) ? rpc : undefined;
+    this.steerBtn.hidden = !this.rpcStreaming?.canSteer;
+    this.followUpBtn.hidden = !this.rpcStreaming?.canFollowUp;
+    this.sendBtn.hidden = !!this.rpcStreaming;
+    // Three buttons do not fit a narrow side bar: Stop keeps only its icon (and its title) meanwhile.
+    const s = this.hooks.strings();
+    const compact = !!this.rpcStreaming;
+    if (this.stopBtn.dataset.compact !== String(compact)) {
+      this.stopBtn.dataset.compact = String(compact);
+      this.stopBtn.replaceChildren(icon('debug-stop'), compact ? '' : ` ${s.stop}`);
+    }
+    this.renderAgent(rpc);
+  }
+
+  /** The agent's `set_editor_text`: replaces the draft. */
+  setText(text: string): void {
+    this.input.value = text;
+    this.autosize();
+    this.hooks.onDraftChange();
+    this.input.focus();
+    this.input.setSelectionRange(text.length, text.length);
+  }
+
+  /** Widgets (plain text lines), the agent's queue and its state, for RPC agents. */
+  private renderAgent(rpc: RpcChatState | undefined): void {
+    const s = this.hooks.strings();
+    if (!rpc) {
+      this.agentEl.hidden = true;
+      this.agentEl.replaceChildren();
+      return;
+    }
+    const parts: HTMLElement[] = [];
+    if (rpc.widgets.length) {
+      parts.push(
+        h(
+          'div',
+          { className: 'widgets', 'aria-label': s.widgets, 'data-testid': 'widgets' },
+          ...rpc.widgets.map((w) => h('pre', { className: 'widget', 'data-key': w.key }, w.lines.join('\n'))),
+        ),
+      );
+    }
+    if (rpc.queued > 0) {
+      const items = [...rpc.steering.map((t) => `${s.steer}: ${t}`), ...rpc.followUp.map((t) => `${s.followUp}: ${t}`)];
+      parts.push(
+        h(
+          'div',
+          { className: 'agent-queue', role: 'status', 'data-testid': 'agent-queue', title: items.join('\n') },
+          icon('history'),
+          h('span', null, fmt(s.agentQueue, rpc.queued)),
+          items.length ? h('span', { className: 'agent-queue-items' }, items.join(' · ')) : null,
+        ),
+      );
+    }
+    const state: string[] = [];
+    if (rpc.steeringMode) state.push(`${s.steer}: ${rpc.steeringMode}`);
+    if (rpc.followUpMode) state.push(`${s.followUp}: ${rpc.followUpMode}`);
+    if (rpc.interruptMode) state.push(`interrupt: ${rpc.interruptMode}`);
+    if (rpc.thinkingLevel) state.push(`thinking: ${rpc.thinkingLevel}`);
+    if (rpc.autoCompaction !== undefined) state.push(`auto-compaction: ${rpc.autoCompaction ? 'on' : 'off'}`);
+    if (rpc.autoRetry !== undefined) state.push(`auto-retry: ${rpc.autoRetry ? 'on' : 'off'}`);
+    const st = rpc.stats;
+    if (st?.totalTokens !== undefined) state.push(`${st.totalTokens} tokens${st.cost ? ` · $${st.cost.toFixed(4)}` : ''}`);
+    state.push(...rpc.status);
+    if (state.length) parts.push(h('div', { className: 'agent-state', 'data-testid': 'agent-state', title: state.join('\n') }, state.join(' · ')));
+    this.agentEl.replaceChildren(...parts);
+    this.agentEl.hidden = parts.length === 0;
   }
 
   renderQueue(queue: QueuedPrompt[]): void {
@@ -134,7 +218,7 @@ export class Composer {
     if (queue.length) this.queueEl.setAttribute('aria-label', `${s.queued} (${queue.length})`);
   }
 
-  private submit(): void {
+  private submit(kind?: 'steer' | 'followUp'): void {
     const text = this.input.value;
     if (!text.trim() && !this.chips.length) return;
     const context = this.chips;
@@ -144,7 +228,8 @@ export class Composer {
     this.autosize();
     this.closeMenu();
     this.hooks.onDraftChange();
-    request('prompt', { text, context }).then(
+    const method = kind && this.rpcStreaming ? kind : 'prompt';
+    request(method, { text, context }).then(
       (r) => {
         if (r.queued) this.hooks.announce(this.hooks.strings().queued);
       },
@@ -174,7 +259,9 @@ export class Composer {
     }
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
-      this.submit();
+      // RPC agent streaming: Enter follows up, Ctrl/Cmd+Enter steers.
+      const steer = (e.ctrlKey || e.metaKey) && this.rpcStreaming?.canSteer;
+      this.submit(this.rpcStreaming ? (steer ? 'steer' : this.rpcStreaming.canFollowUp ? 'followUp' : 'steer') : undefined);
     } else if (e.key === 'Escape' && (this.hooks.header().turn !== 'idle')) {
       send('cancel', {});
     }

@@ -65,7 +65,10 @@ export class Header {
       return box;
     }
     const iconName = o.category === 'mode' ? 'symbol-enum' : o.category === 'model' ? 'sparkle' : o.category === 'thought_level' ? 'lightbulb' : 'settings';
-    return this.select(`config-${o.id}`, o.name, o.options, String(o.currentValue), (v) => send('setConfigOption', { configId: o.id, value: v }), iconName);
+    const picker = this.select(`config-${o.id}`, o.name, o.options, String(o.currentValue), (v) => send('setConfigOption', { configId: o.id, value: v }), iconName);
+    const el = this.selects.get(`config-${o.id}`)?.el;
+    if (el) el.dataset.category = o.category ?? '';
+    return picker;
   }
 
   /** A vscode-single-select, kept across updates (rebuilt only when its choices change, so it stays open). */
@@ -97,7 +100,8 @@ export class Header {
     const fill = h('span', { className: `meter-fill${pct > 85 ? ' high' : ''}` });
     fill.style.width = `${pct}%`;
     bar.append(fill);
-    return h('span', { className: 'usage', title: `${s.usage}: ${u.used} / ${u.size} (${pct}%)${cost}` }, bar, h('span', { className: 'usage-text' }, text));
+    const io = u.inputTokens !== undefined || u.outputTokens !== undefined ? ` · ↑${compact(u.inputTokens ?? 0)} ↓${compact(u.outputTokens ?? 0)}` : '';
+    return h('span', { className: 'usage', 'data-testid': 'usage', title: `${s.usage}: ${u.used} / ${u.size} (${pct}%)${io}${cost}` }, bar, h('span', { className: 'usage-text' }, text));
   }
 }
 

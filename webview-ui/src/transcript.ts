@@ -1,8 +1,9 @@
 /**
- * The transcript: one element per timeline entity, updated in place by id. Only the newest WINDOW entities
- * are in the DOM at first; earlier ones are added a page at a time when the top comes into view, and
- * `content-visibility: auto` lets the browser skip off-screen items. Streaming messages re-render at most
- * once per animation frame.
+ * The transcript: one element per timeline entity, updated in place by id. Only a window of at most MAX
+ * consecutive entities is in the DOM: the newest PAGE at first; scrolling near the top adds the previous
+ * page and drops the bottom beyond MAX, scrolling near the bottom does the reverse (scroll position kept).
+ * New output is appended while the window reaches the end; `content-visibility: auto` lets the browser skip
+ * off-screen items. Streaming messages re-render at most once per animation frame.
  */
 import type {
   ChatStrings,
@@ -19,7 +20,10 @@ import { fmt, h, icon } from './dom';
 import { renderMarkdown, SHELL_LANGS } from './markdown';
 import { send } from './rpc';
 
-const WINDOW = 120;
+const PAGE = 120;
+const MAX = 3 * PAGE;
+/** Within this many pixels of an edge, the next page is loaded. */
+const EDGE_PX = 600;
 
 const KIND_ICONS: Record<string, string> = {
   read: 'file',
@@ -59,11 +63,13 @@ export class Transcript {
   readonly el: HTMLElement;
   private readonly list: HTMLElement;
   private readonly more: HTMLElement;
+  private readonly later: HTMLElement;
   private readonly empty: HTMLElement;
   private items: Item[] = [];
   private readonly index = new Map<string, Item>();
-  /** Index of the first item in the DOM. */
+  /** The items in the DOM: [start, end). */
   private start = 0;
+  private end = 0;
   private readonly dirty = new Set<Item>();
   private frame = 0;
   private stick = true;
@@ -71,19 +77,32 @@ export class Transcript {
   constructor(private readonly hooks: TranscriptHooks) {
     const s = hooks.strings();
     this.more = h('button', { className: 'load-earlier', type: 'button', onClick: () => this.showEarlier() }, s.loadEarlier);
+    this.later = h('button', { className: 'load-later', type: 'button', hidden: true, onClick: () => this.showLater() }, s.loadLater);
     this.list = h('div', { className: 'entries' });
     this.empty = h('div', { className: 'empty' });
-    this.el = h('div', { className: 'transcript', role: 'log', 'aria-label': s.transcript, 'aria-live': 'off', tabindex: '0' }, this.more, this.empty, this.list);
+    this.el = h('div', { className: 'transcript', role: 'log', 'aria-label': s.transcript, 'aria-live': 'off', tabindex: '0' }, this.more, this.empty, this.list, this.later);
     // Only the person's scrolling decides whether to follow new output (content-visibility makes programmatic
     // scrolls land short while items render at their real height).
     let userScroll = 0;
     for (const ev of ['wheel', 'touchstart', 'pointerdown', 'keydown']) this.el.addEventListener(ev, () => (userScroll = Date.now()), { passive: true });
     this.el.addEventListener('scroll', () => {
-      if (Date.now() - userScroll < 1000) this.stick = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 40;
+      const fromBottom = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight;
+      if (Date.now() - userScroll < 1000) this.stick = fromBottom < 40 && this.end === this.items.length;
+      // Pages move only when the person scrolls (or has left the end): layout settling while output streams in
+      // must not unpin the view from the end.
+      if (this.stick && Date.now() - userScroll >= 1000) return;
+      if (this.el.scrollTop < EDGE_PX && this.start > 0) this.showEarlier();
+      else if (fromBottom < EDGE_PX && this.end < this.items.length) this.showLater();
     });
-    new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting) && this.start > 0) this.showEarlier();
-    }, { root: this.el }).observe(this.more);
+    const io = new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        if (!e.isIntersecting) continue;
+        if (e.target === this.more && this.start > 0 && !this.stick) this.showEarlier();
+        if (e.target === this.later && this.end < this.items.length) this.showLater();
+      }
+    }, { root: this.el });
+    io.observe(this.more);
+    io.observe(this.later);
     this.el.addEventListener('click', (e) => this.onClick(e));
   }
 
@@ -91,10 +110,17 @@ export class Transcript {
     this.items = entities.map((entity) => ({ entity, el: undefined }));
     this.index.clear();
     for (const it of this.items) this.index.set(key(it.entity), it);
-    this.start = Math.max(0, this.items.length - WINDOW);
+    this.stick = true;
+    this.jumpToEnd();
+  }
+
+  /** Shows the newest page (and only that). */
+  private jumpToEnd(): void {
+    for (const it of this.items.slice(this.start, this.end)) it.el = undefined;
+    this.end = this.items.length;
+    this.start = Math.max(0, this.end - PAGE);
     this.list.replaceChildren(...this.items.slice(this.start).map((it) => this.render(it)));
     this.updateChrome();
-    this.stick = true;
     this.scrollToEnd();
   }
 
@@ -111,19 +137,26 @@ export class Transcript {
         // The user just sent something: follow the answer.
         if (entity.kind === 'message' && entity.role === 'user') this.stick = true;
         const it: Item = { entity, el: undefined };
+        const windowAtEnd = this.end === this.items.length;
         this.items.push(it);
         this.index.set(k, it);
-        this.list.append(this.render(it));
+        // Output follows while the window reaches the end (the person reading earlier pages keeps their place:
+        // it waits behind "Show later messages"); sending something jumps back to the end.
+        if (windowAtEnd && (this.stick || this.end - this.start < MAX)) {
+          this.list.append(this.render(it));
+          this.end++;
+        } else if (this.stick) this.jumpToEnd();
         if (entity.kind === 'permission' && entity.state === 'pending') this.announcePermission(entity);
       }
     }
+    if (this.stick) this.trimTop();
     this.updateChrome();
     this.schedule();
   }
 
   /** Re-renders everything whose look depends on the header (turn state, permission mode). */
   refreshLive(): void {
-    for (const it of this.items.slice(this.start)) {
+    for (const it of this.items.slice(this.start, this.end)) {
       if (it.entity.kind === 'permission' || (it.entity.kind === 'message' && it.entity.role === 'thought')) this.dirty.add(it);
     }
     const last = this.items.at(-1);
@@ -170,17 +203,52 @@ export class Transcript {
 
   private showEarlier(): void {
     if (this.start === 0) return;
-    const from = Math.max(0, this.start - WINDOW);
+    const from = Math.max(0, this.start - PAGE);
     const before = this.el.scrollHeight;
     const nodes = this.items.slice(from, this.start).map((it) => this.render(it));
     this.list.prepend(...nodes);
     this.start = from;
     this.el.scrollTop += this.el.scrollHeight - before;
+    // Drop the bottom beyond MAX (below the viewport: the scroll position does not move).
+    if (this.end - this.start > MAX) {
+      for (const it of this.items.slice(this.start + MAX, this.end)) {
+        it.el?.remove();
+        it.el = undefined;
+      }
+      this.end = this.start + MAX;
+      this.stick = false;
+    }
     this.updateChrome();
+  }
+
+  private showLater(): void {
+    if (this.end >= this.items.length) return;
+    const to = Math.min(this.items.length, this.end + PAGE);
+    this.list.append(...this.items.slice(this.end, to).map((it) => this.render(it)));
+    this.end = to;
+    this.trimTop();
+    this.updateChrome();
+  }
+
+  /** Drops the top beyond MAX, keeping what is on screen where it is. */
+  private trimTop(): void {
+    if (this.end - this.start <= MAX) return;
+    const before = this.el.scrollHeight;
+    const top = this.el.scrollTop;
+    for (const it of this.items.slice(this.start, this.end - MAX)) {
+      it.el?.remove();
+      it.el = undefined;
+    }
+    this.start = this.end - MAX;
+    this.el.scrollTop = top - (before - this.el.scrollHeight);
   }
 
   private updateChrome(): void {
     this.more.hidden = this.start === 0;
+    this.later.hidden = this.end >= this.items.length;
+    this.el.dataset.total = String(this.items.length);
+    this.el.dataset.atStart = String(this.start === 0);
+    this.el.dataset.atEnd = String(this.end >= this.items.length);
     const s = this.hooks.strings();
     if (this.items.length === 0) {
       this.empty.hidden = false;

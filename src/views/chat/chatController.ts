@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { AcpSession } from '../../acp/acpSession';
 import type { AgentManager } from '../../agentManager';
 import { hostServices } from '../../hostServices';
+import { RpcSession } from '../../rpc/rpcSession';
 import type { AgentSession } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
 import type {
@@ -12,6 +13,7 @@ import type {
   QueuedPrompt,
   RequestMessage,
   RequestMethod,
+  RpcChatState,
   Snapshot,
 } from '../../shared/chatProtocol';
 import { buildPromptParts, normalizeConfigOptions, type PromptCaps } from './chatContent';
@@ -47,6 +49,9 @@ export class ChatController implements vscode.Disposable {
   private planDirty = false;
   private flushTimer: NodeJS.Timeout | undefined;
   private wantFocus = false;
+  /** The last `set_editor_text` seen, and one not yet delivered because no view was open. */
+  private editorText: string | undefined;
+  private pendingEditorText: string | undefined;
   private readonly subs: vscode.Disposable[] = [];
   readonly editor = new EditorActions();
 
@@ -79,6 +84,10 @@ export class ChatController implements vscode.Disposable {
     if (this.wantFocus) {
       this.wantFocus = false;
       sink({ type: 'focusInput' });
+    }
+    if (this.pendingEditorText !== undefined) {
+      sink({ type: 'editorText', text: this.pendingEditorText });
+      this.pendingEditorText = undefined;
     }
     return () => this.sinks.delete(sink);
   }
@@ -128,6 +137,8 @@ export class ChatController implements vscode.Disposable {
     cancel: async () => {
       await this.manager.cancel();
     },
+    steer: ({ text, context }) => this.whileStreaming('steer', text, context),
+    followUp: ({ text, context }) => this.whileStreaming('followUp', text, context),
     removeQueued: ({ id }) => {
       this.queue = this.queue.filter((q) => q.id !== id);
       this.post({ type: 'queue', queue: this.queue });
@@ -189,6 +200,75 @@ export class ChatController implements vscode.Disposable {
     return s;
   }
 
+  /**
+   * An RPC agent's steer / follow-up: while its turn streams the message goes to the agent's own queue
+   * (the agent reports the count); when idle it is a plain prompt; agents without the command queue locally.
+   */
+  private async whileStreaming(kind: 'steer' | 'followUp', text: string, context: ContextChip[]): Promise<{ queued: boolean }> {
+    const s = this.manager.current;
+    const streaming = s instanceof RpcSession && s.model === this.model && s.model.turn !== 'idle';
+    if (!streaming || !s.supports(kind === 'steer' ? 'steer' : 'follow_up').supported) return this.handlers.prompt({ text, context });
+    if (!text.trim() && !context.length) return { queued: false };
+    const { parts, dropped } = buildPromptParts(text, context, this.caps());
+    if (dropped.length) this.addLocalNotice('warning', chatStrings().imagesUnsupported);
+    const texts: string[] = [];
+    const images: { type: 'image'; data: string; mimeType: string }[] = [];
+    for (const p of parts) {
+      if (p.type === 'text') texts.push(String(p.text ?? ''));
+      else if (p.type === 'image' && typeof p.data === 'string') images.push({ type: 'image', data: p.data, mimeType: String(p.mimeType ?? 'image/png') });
+      else if (p.type === 'resource_link' && typeof p.uri === 'string') texts.push(`@${p.uri.replace(/^file:\/\//, '')}`);
+    }
+    const message = texts.join('\n');
+    if (kind === 'steer') await s.steer(message, images);
+    else await s.followUp(message, images);
+    this.model?.notice('info', kind === 'steer' ? vscode.l10n.t('Steering message queued') : vscode.l10n.t('Follow-up queued'), message);
+    return { queued: true };
+  }
+
+  /** The RPC agent's state as the chat shows it (undefined for ACP agents). */
+  private rpcState(): RpcChatState | undefined {
+    const s = this.manager.current;
+    if (!(s instanceof RpcSession) || s.model !== this.model) return undefined;
+    const a = s.model.agentState;
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const bool = (v: unknown) => (typeof v === 'boolean' ? v : undefined);
+    const texts = (v: unknown) => (Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String((x as { text?: unknown })?.text ?? JSON.stringify(x)))) : []);
+    const queue = (a.queue ?? {}) as { steering?: unknown; followUp?: unknown };
+    const widgets = Object.entries((a.widgets ?? {}) as Record<string, { lines?: unknown } | unknown[]>).map(([key, w]) => ({
+      key,
+      lines: (Array.isArray(w) ? w : Array.isArray(w?.lines) ? w.lines : []).map(String),
+    }));
+    const status = Object.values((a.extensionStatus ?? {}) as Record<string, unknown>).map(String);
+    const st = (a.stats ?? undefined) as { tokens?: Record<string, unknown>; cost?: unknown; totalMessages?: unknown } | undefined;
+    const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+    const stats = st
+      ? {
+          ...(num(st.tokens?.total) !== undefined ? { totalTokens: num(st.tokens?.total)! } : {}),
+          ...(num(st.tokens?.input) !== undefined ? { inputTokens: num(st.tokens?.input)! } : {}),
+          ...(num(st.tokens?.output) !== undefined ? { outputTokens: num(st.tokens?.output)! } : {}),
+          ...(num(st.cost) !== undefined ? { cost: num(st.cost)! } : {}),
+          ...(num(st.totalMessages) !== undefined ? { messages: num(st.totalMessages)! } : {}),
+        }
+      : undefined;
+    const opt = <T>(k: string, v: T | undefined) => (v === undefined ? {} : { [k]: v });
+    return {
+      canSteer: s.supports('steer').supported,
+      canFollowUp: s.supports('follow_up').supported,
+      queued: typeof a.queuedMessageCount === 'number' ? a.queuedMessageCount : 0,
+      steering: texts(queue.steering),
+      followUp: texts(queue.followUp),
+      ...opt('steeringMode', str(a.steeringMode)),
+      ...opt('followUpMode', str(a.followUpMode)),
+      ...opt('interruptMode', str(a.interruptMode)),
+      ...opt('thinkingLevel', str(a.thinkingLevel)),
+      ...opt('autoCompaction', bool(a.autoCompactionEnabled)),
+      ...opt('autoRetry', bool(a.autoRetryEnabled)),
+      widgets,
+      status,
+      ...opt('stats', stats),
+    };
+  }
+
   private busy(): boolean {
     return this.inFlight || (this.model !== undefined && this.manager.current?.model === this.model && this.model.turn !== 'idle');
   }
@@ -237,6 +317,7 @@ export class ChatController implements vscode.Disposable {
     if (this.model) this.history = this.saveHistory();
     this.session = session;
     this.model = session.model;
+    this.editorText = undefined;
     this.local = [];
     this.dirty.clear();
     this.unsubscribeModel = session.model.on((e) => {
@@ -249,10 +330,24 @@ export class ChatController implements vscode.Disposable {
           this.planDirty = true;
           this.schedule();
           break;
-        case 'agent_state':
+        case 'agent_state': {
+          const text = typeof e.state.editorText === 'string' ? e.state.editorText : undefined;
+          if (text !== undefined && text !== this.editorText) {
+            this.editorText = text;
+            if (this.sinks.size) this.post({ type: 'editorText', text });
+            else this.pendingEditorText = text;
+          }
+          this.markHeader();
           break;
+        }
         case 'turn':
-          if (e.state === 'idle') this.saveHistory();
+          if (e.state === 'idle') {
+            this.saveHistory();
+            // Session stats (tokens, cost) for the usage meter after every RPC turn.
+            if (session instanceof RpcSession && session.supports('get_session_stats').supported) {
+              session.getSessionStats().catch((err: Error) => this.log.debug(`get_session_stats: ${err.message}`));
+            }
+          }
           this.markHeader();
           break;
         default:
@@ -290,6 +385,7 @@ export class ChatController implements vscode.Disposable {
     const m = this.manager.current?.model === this.model ? this.model : undefined;
     const state = this.inFlight && this.manager.state === 'ready' ? 'busy' : this.manager.state;
     const error = this.manager.error?.split('\n')[0];
+    const rpc = this.rpcState();
     return {
       agents: this.manager.agents().map((a) => a.name),
       ...(this.manager.agentName ? { agentName: this.manager.agentName } : {}),
@@ -307,6 +403,7 @@ export class ChatController implements vscode.Disposable {
       caps: this.caps(),
       permissionsInChat: this.permissionsInChat,
       ...(m?.info.title ? { title: m.info.title } : {}),
+      ...(rpc ? { rpc } : {}),
     };
   }
 

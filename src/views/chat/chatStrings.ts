@@ -57,8 +57,16 @@ export function chatStrings(): ChatStrings {
     files: t('Files'),
     noMatches: t('No matches'),
     loadEarlier: t('Show earlier messages'),
+    loadLater: t('Show later messages'),
     agentAnswered: t('The agent answered: {0}'),
     imagesUnsupported: t('This agent does not accept images.'),
     terminal: t('Terminal'),
+    steer: t('Steer'),
+    followUp: t('Follow-up'),
+    steerHint: t('Steer: delivered to the agent after its current tool call (Ctrl+Enter)'),
+    followUpHint: t('Follow-up: delivered when the agent is done (Enter)'),
+    agentQueue: t('Waiting at the agent: {0}'),
+    agentState: t('Agent state'),
+    widgets: t('Agent widgets'),
   };
 }

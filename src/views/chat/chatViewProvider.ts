@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AgentManager } from '../../agentManager';
-import type { HostEvent, HostMessage, RequestMessage } from '../../shared/chatProtocol';
+import type { HostEvent, HostMessage, RequestMessage, Snapshot } from '../../shared/chatProtocol';
 import { ChatController } from './chatController';
 
 export const CHAT_VIEW_ID = 'agentHost.chat';
@@ -42,7 +42,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.webview.html = this.html(view.webview, root);
     let detach: (() => void) | undefined;
     const post = (message: HostMessage) => void view.webview.postMessage(message);
-    const sink = (event: HostEvent) => post({ kind: 'event', event });
+    const sink = (event: HostEvent) => {
+      // The session's title (pi's setTitle / session name) as the view's description.
+      const header = event.type === 'header' ? event.header : event.type === 'snapshot' ? event.snapshot.header : undefined;
+      if (header) this.showTitle(view, header.title);
+      post({ kind: 'event', event });
+    };
     this.disposables.push(
       view.webview.onDidReceiveMessage(async (msg: RequestMessage) => {
         if (msg?.kind !== 'request' || typeof msg.id !== 'number') return;
@@ -51,6 +56,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           post({ kind: 'response', id: msg.id, ok: true, result });
           // Events only after the snapshot: the page applies them on top of it.
           if (msg.method === 'ready') {
+            this.showTitle(view, (result as Snapshot).header.title);
             detach?.();
             detach = this.controller.attach(sink);
           }
@@ -69,6 +75,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         detach = undefined;
       }),
     );
+  }
+
+  /** The session's title (pi's setTitle / session name) in the view's title; a lone view shows only that. */
+  private defaultTitle: string | undefined;
+  private showTitle(view: vscode.WebviewView, title: string | undefined): void {
+    this.defaultTitle ??= view.title;
+    view.title = title || this.defaultTitle;
   }
 
   private html(webview: vscode.Webview, root: vscode.Uri): string {
