@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { AuthRequiredError } from './acp/acpSession';
+import type { AuthMethod } from './acp/types';
 import { describeExit } from './core/agentProcess';
 import { parseAgentConfigs, type AgentConfig } from './session/agentConfig';
 import type { AgentSession } from './session/agentSession';
@@ -13,12 +14,25 @@ import { modalPermissionDecider } from './views/permissionDialog';
  */
 export type SessionServices = (agent: AgentConfig, cwd: string) => Partial<StartSessionOptions>;
 
+/** Sign-in for agents that answer -32000 (src/host/vscode/signIn.ts); see AgentManager.setSignIn. */
+export interface SignInHandler {
+  /** Extra environment for the agent (API keys from SecretStorage). */
+  env(agent: AgentConfig): Promise<Record<string, string>>;
+  /**
+   * The agent needs sign-in: offer its methods. `{authenticate}`: call it and retry in the same process;
+   * 'restart': signed in outside the agent (terminal login, a stored key), start it again; undefined: give up.
+   */
+  signIn(agent: AgentConfig, methods: AuthMethod[]): Promise<{ authenticate: string } | 'restart' | undefined>;
+}
+
 export type AgentState = 'stopped' | 'starting' | 'ready' | 'busy' | 'error';
 
 /** Owns the configured agents and the one running session; views listen to its events. */
 export class AgentManager implements vscode.Disposable {
   private session: AgentSession | undefined;
   private starting: Promise<AgentSession> | undefined;
+  /** Bumped by every stop; a start that finishes under an older generation shuts its agent down. */
+  private generation = 0;
   private currentName: string | undefined;
   private _state: AgentState = 'stopped';
   private lastError: string | undefined;
@@ -27,6 +41,8 @@ export class AgentManager implements vscode.Disposable {
   private readonly eventEmitter = new vscode.EventEmitter<SessionEvent>();
   private readonly sessionEmitter = new vscode.EventEmitter<AgentSession | undefined>();
   private services: SessionServices[] = [];
+  private signInHandler: SignInHandler | undefined;
+  private beforeTurn: (() => Promise<void>)[] = [];
   /** Disposed on every agent restart (the per-process lifetime). */
   private processDisposables: (() => void)[] = [];
 
@@ -82,6 +98,21 @@ export class AgentManager implements vscode.Disposable {
     });
   }
 
+  /** Awaited before every prompt is sent (e.g. the snapshot the turn's disk changes are measured against). */
+  addBeforeTurn(hook: () => Promise<void>): vscode.Disposable {
+    this.beforeTurn.push(hook);
+    return new vscode.Disposable(() => {
+      this.beforeTurn = this.beforeTurn.filter((h) => h !== hook);
+    });
+  }
+
+  setSignIn(handler: SignInHandler | undefined): vscode.Disposable {
+    this.signInHandler = handler;
+    return new vscode.Disposable(() => {
+      if (this.signInHandler === handler) this.signInHandler = undefined;
+    });
+  }
+
   select(name: string): void {
     this.currentName = name;
     this.stateEmitter.fire(this._state);
@@ -90,9 +121,12 @@ export class AgentManager implements vscode.Disposable {
   /** The running session, starting the selected agent if needed. */
   ensureStarted(): Promise<AgentSession> {
     if (this.session) return Promise.resolve(this.session);
-    this.starting ??= this.start().finally(() => {
-      this.starting = undefined;
-    });
+    if (!this.starting) {
+      const starting = this.start(this.generation).finally(() => {
+        if (this.starting === starting) this.starting = undefined;
+      });
+      this.starting = starting;
+    }
     return this.starting;
   }
 
@@ -102,6 +136,11 @@ export class AgentManager implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
+    // A start still in flight belongs to the agent being stopped: it must not become the session.
+    this.generation++;
+    const pending = this.starting;
+    this.starting = undefined;
+    if (pending) await pending.then((late) => late.shutdown(), () => undefined);
     const s = this.session;
     this.session = undefined;
     for (const d of this.processDisposables.splice(0)) d();
@@ -112,13 +151,17 @@ export class AgentManager implements vscode.Disposable {
     this.setState('stopped');
   }
 
-  /** Sends one prompt (text, or content blocks with context) and resolves with the stop reason. */
-  async prompt(input: string | ContentPart[]): Promise<string> {
+  /**
+   * Sends one prompt (text, or content blocks with context) and resolves with the stop reason. `display`: what
+   * the transcript shows as the user's message instead (ACP sessions; RPC agents echo the prompt themselves).
+   */
+  async prompt(input: string | ContentPart[], display?: ContentPart[]): Promise<string> {
     const session = await this.ensureStarted();
     const parts = typeof input === 'string' ? [{ type: 'text', text: input }] : input;
     this.setState('busy');
     try {
-      return (await session.prompt(parts)).stopReason;
+      await Promise.all(this.beforeTurn.map((hook) => hook().catch((error: Error) => this.log.warn(`Before the turn: ${error.message}`))));
+      return (await session.prompt(parts, display)).stopReason;
     } finally {
       if (this.session === session) this.setState('ready');
     }
@@ -135,7 +178,7 @@ export class AgentManager implements vscode.Disposable {
     this.sessionEmitter.dispose();
   }
 
-  private async start(): Promise<AgentSession> {
+  private async start(generation: number, attempt = 0): Promise<AgentSession> {
     const agent = this.defaultAgent();
     if (!agent) {
       const message = vscode.l10n.t('No agent is configured. Add one to the "agentHost.agents" setting.');
@@ -152,8 +195,19 @@ export class AgentManager implements vscode.Disposable {
     const config = vscode.workspace.getConfiguration('agentHost');
     this.currentName = agent.name;
     this.setState('starting');
+    const signIn = this.signInHandler;
+    let restartAfterSignIn = false;
     try {
       const extra = Object.assign({}, ...this.services.map((s) => s(agent, cwd))) as Partial<StartSessionOptions>;
+      const env = signIn ? await signIn.env(agent) : {};
+      if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };
+      if (signIn) {
+        extra.onAuthRequired = async (methods) => {
+          const answer = await signIn.signIn(agent, methods);
+          if (answer === 'restart') restartAfterSignIn = true;
+          return typeof answer === 'object' ? answer.authenticate : undefined;
+        };
+      }
       const session = await startAgentSession(agent, {
         decidePermission: modalPermissionDecider,
         ...extra,
@@ -164,6 +218,11 @@ export class AgentManager implements vscode.Disposable {
         initializeTimeoutMs: config.get<number>('initializeTimeoutSeconds', 60) * 1000,
         maxLineBytes: config.get<number>('maxLineBytes', 64 * 1024 * 1024),
       });
+      if (generation !== this.generation) {
+        // Stopped or restarted while it started (e.g. another agent was picked): never becomes current.
+        await session.shutdown();
+        throw new Error(vscode.l10n.t('Agent "{0}" was stopped while it started', agent.name));
+      }
       this.session = session;
       this.sessionEmitter.fire(session);
       this.processDisposables.push(
@@ -183,9 +242,14 @@ export class AgentManager implements vscode.Disposable {
       this.log.info(`Agent "${agent.name}" ready: session ${session.model.sessionId}`);
       return session;
     } catch (error) {
+      if (generation !== this.generation) throw error; // superseded: the newer start owns the state
+      if (error instanceof AuthRequiredError && restartAfterSignIn && attempt < 2) {
+        this.log.info(`Signed in outside "${agent.name}": starting it again`);
+        return this.start(generation, attempt + 1);
+      }
       const message =
         error instanceof AuthRequiredError
-          ? `${error.message}: ${error.methods.map((m) => m.name).join(', ')}`
+          ? vscode.l10n.t('{0}: {1}. Run "Agent Host: Sign In" to sign in.', error.message, error.methods.map((m) => m.name).join(', '))
           : (error as Error).message;
       this.setState('error', message);
       throw error;
