@@ -28,6 +28,14 @@ export interface AcpSessionOptions {
   initializeTimeoutMs?: number;
   maxLineBytes?: number;
   frameTap?: AcpClientOptions['frameTap'];
+  /**
+   * Called when `session/new` answers -32000 (sign-in needed), with the agent's `authMethods`: answer the id of
+   * a method to `authenticate` with (then `session/new` is retried in the same process), or undefined to give
+   * up (start fails with AuthRequiredError). Asked again if the agent still refuses, at most 3 times.
+   */
+  onAuthRequired?: (methods: AuthMethod[], detail: string) => Promise<string | undefined>;
+  /** Added to the agent's environment (e.g. API keys from SecretStorage); wins over the config's env. */
+  env?: Record<string, string>;
 }
 
 /** The agent asked for sign-in (`-32000`) before it would open a session. */
@@ -89,7 +97,7 @@ export class AcpSession implements AgentSession {
       {
         command: config.command,
         args: config.args ?? [],
-        env: config.env ?? {},
+        env: { ...(config.env ?? {}), ...(options.env ?? {}) },
         cwd: config.cwd ?? options.cwd,
         ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
       },
@@ -119,15 +127,7 @@ export class AcpSession implements AgentSession {
     );
     try {
       await client.initialize(CLIENT_CAPABILITIES);
-      let created: NewSessionResponse;
-      try {
-        created = await client.newSession(options.cwd, options.mcpServers ?? []);
-      } catch (error) {
-        if (error instanceof ResponseError && error.code === ErrorCodes.AuthRequired) {
-          throw new AuthRequiredError(client.authMethods, error.message);
-        }
-        throw error;
-      }
+      const created = await AcpSession.newSessionSigningIn(client, options);
       session = new AcpSession(client, created.sessionId, options, terminals);
       session.applySessionSetup(created);
       const s = session;
@@ -142,10 +142,26 @@ export class AcpSession implements AgentSession {
     }
   }
 
-  async prompt(parts: ContentPart[]): Promise<{ stopReason: string }> {
+  /** `session/new`; on -32000 asks `onAuthRequired`, calls `authenticate` and retries in the same process. */
+  private static async newSessionSigningIn(client: AcpClient, options: AcpSessionOptions): Promise<NewSessionResponse> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await client.newSession(options.cwd, options.mcpServers ?? []);
+      } catch (error) {
+        if (!(error instanceof ResponseError && error.code === ErrorCodes.AuthRequired)) throw error;
+        const methods = client.authMethods;
+        const methodId = attempt < 3 && methods.length ? await options.onAuthRequired?.(methods, error.message) : undefined;
+        if (!methodId) throw new AuthRequiredError(methods, error.message);
+        options.logger.info(`Signing in with "${methodId}"`);
+        await client.authenticate(methodId);
+      }
+    }
+  }
+
+  async prompt(parts: ContentPart[], display?: ContentPart[]): Promise<{ stopReason: string }> {
     if (this.model.turn !== 'idle') throw new Error('A turn is already running in this session');
     this.model.beginTurn();
-    for (const part of parts) this.model.appendChunk('user', part, `user-${Date.now()}`);
+    for (const part of display ?? parts) this.model.appendChunk('user', part, `user-${Date.now()}`);
     try {
       const result = await this.client.prompt(this.sessionId, parts as ContentBlock[]);
       this.model.endTurn(result.stopReason);
@@ -216,7 +232,7 @@ export class AcpSession implements AgentSession {
       this.model.upsertToolCall({ id: tc.toolCallId, permission: { outcome: 'cancelled', by: signal.aborted ? 'cancel' : decision.by } });
       return { outcome: { outcome: 'cancelled' as const } };
     }
-    this.options.logger.info(`Permission for "${toolCall.title}" answered ${decision.optionId} (by ${decision.by})`);
+    this.options.logger.info(`Permission for "${toolCall.title}" answered ${decision.optionId} (by ${decision.by}${decision.rule ? `: ${decision.rule}` : ''})`);
     this.model.upsertPermission({
       id: permissionId,
       toolCallId: tc.toolCallId,
@@ -225,7 +241,10 @@ export class AcpSession implements AgentSession {
       state: 'answered',
       answer: decision.optionId,
     });
-    this.model.upsertToolCall({ id: tc.toolCallId, permission: { optionId: decision.optionId, outcome: 'selected', by: decision.by } });
+    this.model.upsertToolCall({
+      id: tc.toolCallId,
+      permission: { optionId: decision.optionId, outcome: 'selected', by: decision.by, ...(decision.rule ? { rule: decision.rule } : {}) },
+    });
     return { outcome: { outcome: 'selected' as const, optionId: decision.optionId } };
   }
 }

@@ -6,7 +6,8 @@ export interface AgentSession {
   readonly sessionId: string;
   readonly model: SessionModel;
   readonly agentInfo: { name: string; title?: string; version?: string; protocol: 'acp' | 'rpc'; protocolVersion?: number };
-  prompt(parts: ContentPart[]): Promise<{ stopReason: string }>;
+  /** `display`: what the transcript shows as the user's message instead of `parts` (e.g. a short label and chips). */
+  prompt(parts: ContentPart[], display?: ContentPart[]): Promise<{ stopReason: string }>;
   cancel(): Promise<void>;
   setMode(modeId: string): Promise<void>;
   setConfigOption(configId: string, value: string | boolean): Promise<void>;

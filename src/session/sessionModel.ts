@@ -35,7 +35,13 @@ export interface ToolCallEntity {
   rawInput?: unknown;
   rawOutput?: unknown;
   /** Which permission decision applied to it, when one did. */
-  permission?: { optionId?: string; outcome: string; by: 'user' | 'policy' | 'rule' | 'timeout' | 'cancel' };
+  permission?: {
+    optionId?: string;
+    outcome: string;
+    by: 'user' | 'policy' | 'rule' | 'timeout' | 'cancel';
+    /** When a stored rule answered (`by: 'rule'`): the rule, as "Manage Permission Rules…" lists it. */
+    rule?: string;
+  };
   meta?: Record<string, unknown>;
 }
 
