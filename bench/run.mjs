@@ -1,7 +1,7 @@
 // Runs the benchmarks and rewrites bench/RESULTS.md: our ACP client vs the official SDK client on the
 // same agent stream, alternating A B A B so machine drift hits both alike. `npm run bench` (after build).
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,12 +32,11 @@ const row = (impl) => {
   return `| ${impl === 'ours' ? 'Agent Host `AcpClient` (vscode-jsonrpc + our NDJSON reader)' : 'official `@agentclientprotocol/sdk` client'} | ${median(ms)} | ${Math.min(...ms)}–${Math.max(...ms)} | ${median(rss)} |`;
 };
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-const text = `# Benchmark results
+const heading = `## One prompt turn streaming ${chunks.toLocaleString('en')} \`agent_message_chunk\` updates`;
+const section = `${heading}
 
 Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}.
 Machine: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}.
-
-## One prompt turn streaming ${chunks.toLocaleString('en')} \`agent_message_chunk\` updates
 
 The agent is \`test/fixtures/hostileAgent.js flood\`; each client spawns it, initializes, opens a session,
 sends the prompt, applies every update to the same \`SessionModel\`, and returns at \`end_turn\`. Whole
@@ -50,5 +49,14 @@ ${row('sdk')}
 
 Ratio SDK / ours, pair by pair: median **${median(ratios).toFixed(2)}×** (min ${Math.min(...ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)}).
 `;
-writeFileSync(path.join(root, 'bench', 'RESULTS.md'), text);
-process.stdout.write(text);
+// Replace only this benchmark's section; other benchmarks (bench/chatScroll.mjs) keep theirs.
+const file = path.join(root, 'bench', 'RESULTS.md');
+const existing = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+const start = existing.indexOf('## One prompt turn streaming');
+const next = start < 0 ? -1 : existing.indexOf('\n## ', start + 1);
+const text =
+  start < 0
+    ? `${existing.trimEnd()}\n\n${section}`
+    : `${existing.slice(0, start)}${section}${next < 0 ? '' : existing.slice(next)}`;
+writeFileSync(file, text);
+process.stdout.write(section);

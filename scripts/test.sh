@@ -23,7 +23,8 @@ files=${TEST_FILES:-"out/test/unit/*.test.js out/test/agents/*.test.js out/test/
 existing=()
 for f in $files; do [ -f "$f" ] && existing+=("$f"); done
 status=0
-node --test --test-concurrency=1 --test-reporter=spec --test-reporter-destination=stdout \
+# A hung test fails after 15 minutes instead of stalling the run (the longest real one takes ~3).
+node --test --test-concurrency=1 --test-timeout=900000 --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination=test-artifacts/results.tap "${existing[@]}" || status=$?
 pass=$(awk '/^# pass /{print $3}' test-artifacts/results.tap | tail -1)
 fail=$(awk '/^# fail /{print $3}' test-artifacts/results.tap | tail -1)
