@@ -8,9 +8,9 @@ import { TerminalService, type TerminalEvents } from '../host/terminalService';
 import type { AgentConfig } from '../session/agentConfig';
 import type { AgentSession } from '../session/agentSession';
 import type { PermissionDecider } from '../session/permissions';
-import { SessionModel, type ContentPart, type ToolCallEntity } from '../session/sessionModel';
+import { SessionModel, type ContentPart } from '../session/sessionModel';
 import { AcpClient, ErrorCodes, type AcpClientHandlers, type AcpClientOptions } from './acpClient';
-import { applyAcpUpdate } from './applyUpdate';
+import { applyAcpUpdate, applyToolCall } from './applyUpdate';
 import type { AuthMethod, ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest } from './types';
 
 export interface AcpSessionOptions {
@@ -214,35 +214,23 @@ export class AcpSession implements AgentSession {
   }
 
   private async onPermission(params: RequestPermissionRequest, signal: AbortSignal) {
-    const tc = params.toolCall;
-    const patch: Partial<ToolCallEntity> & { id: string } = { id: tc.toolCallId };
-    if (tc.title) patch.title = tc.title;
-    if (tc.kind) patch.toolKind = tc.kind;
-    if (tc.status) patch.status = tc.status;
-    if (tc.content) patch.content = tc.content;
-    if (tc.locations) patch.locations = tc.locations;
-    if (tc.rawInput !== undefined) patch.rawInput = tc.rawInput;
-    const toolCall = this.model.upsertToolCall(patch);
-    const permissionId = `${tc.toolCallId}#${Date.now()}`;
+    const toolCallId = params.toolCall.toolCallId;
+    const toolCall = applyToolCall(this.model, params.toolCall);
+    const permissionId = `${toolCallId}#${Date.now()}`;
     const options = params.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind }));
-    this.model.upsertPermission({ id: permissionId, toolCallId: tc.toolCallId, title: toolCall.title, options, state: 'pending' });
+    const record = (state: 'pending' | 'answered' | 'cancelled', answer?: string) =>
+      this.model.upsertPermission({ id: permissionId, toolCallId, title: toolCall.title, options, state, ...(answer ? { answer } : {}) });
+    record('pending');
     const decision = await this.options.decidePermission({ sessionId: this.sessionId, toolCall, options }, signal);
     if (signal.aborted || decision.outcome === 'cancelled') {
-      this.model.upsertPermission({ id: permissionId, toolCallId: tc.toolCallId, title: toolCall.title, options, state: 'cancelled' });
-      this.model.upsertToolCall({ id: tc.toolCallId, permission: { outcome: 'cancelled', by: signal.aborted ? 'cancel' : decision.by } });
+      record('cancelled');
+      this.model.upsertToolCall({ id: toolCallId, permission: { outcome: 'cancelled', by: signal.aborted ? 'cancel' : decision.by } });
       return { outcome: { outcome: 'cancelled' as const } };
     }
     this.options.logger.info(`Permission for "${toolCall.title}" answered ${decision.optionId} (by ${decision.by}${decision.rule ? `: ${decision.rule}` : ''})`);
-    this.model.upsertPermission({
-      id: permissionId,
-      toolCallId: tc.toolCallId,
-      title: toolCall.title,
-      options,
-      state: 'answered',
-      answer: decision.optionId,
-    });
+    record('answered', decision.optionId);
     this.model.upsertToolCall({
-      id: tc.toolCallId,
+      id: toolCallId,
       permission: { optionId: decision.optionId, outcome: 'selected', by: decision.by, ...(decision.rule ? { rule: decision.rule } : {}) },
     });
     return { outcome: { outcome: 'selected' as const, optionId: decision.optionId } };

@@ -1,5 +1,5 @@
 import type { ContentPart, PlanEntry, Role, SessionModel, ToolCallEntity, Usage } from '../session/sessionModel';
-import type { SessionUpdate } from './types';
+import type { SessionUpdate, ToolCallUpdate } from './types';
 
 const CHUNK_ROLES: Record<string, Role> = {
   user_message_chunk: 'user',
@@ -18,19 +18,9 @@ export function applyAcpUpdate(model: SessionModel, update: SessionUpdate): void
   }
   switch (update.sessionUpdate) {
     case 'tool_call':
-    case 'tool_call_update': {
-      const patch: Partial<ToolCallEntity> & { id: string } = { id: update.toolCallId };
-      if (update.title != null) patch.title = update.title;
-      if (update.kind != null) patch.toolKind = update.kind;
-      if (update.status != null) patch.status = update.status;
-      if (update.content != null) patch.content = update.content;
-      if (update.locations != null) patch.locations = update.locations;
-      if (update.rawInput !== undefined) patch.rawInput = update.rawInput;
-      if (update.rawOutput !== undefined) patch.rawOutput = update.rawOutput;
-      if (update._meta) patch.meta = { ...model.toolCall(update.toolCallId)?.meta, ...update._meta };
-      model.upsertToolCall(patch);
+    case 'tool_call_update':
+      applyToolCall(model, update);
       return;
-    }
     case 'plan':
       model.setPlan(update.entries as PlanEntry[]);
       return;
@@ -57,4 +47,21 @@ export function applyAcpUpdate(model: SessionModel, update: SessionUpdate): void
     default:
       return;
   }
+}
+
+/**
+ * Merges an ACP tool call (a `tool_call`/`tool_call_update`, or the `toolCall` of a permission request)
+ * into the model; only the fields it carries change.
+ */
+export function applyToolCall(model: SessionModel, update: ToolCallUpdate): ToolCallEntity {
+  const patch: Partial<ToolCallEntity> & { id: string } = { id: update.toolCallId };
+  if (update.title != null) patch.title = update.title;
+  if (update.kind != null) patch.toolKind = update.kind;
+  if (update.status != null) patch.status = update.status;
+  if (update.content != null) patch.content = update.content;
+  if (update.locations != null) patch.locations = update.locations;
+  if (update.rawInput !== undefined) patch.rawInput = update.rawInput;
+  if (update.rawOutput !== undefined) patch.rawOutput = update.rawOutput;
+  if (update._meta) patch.meta = { ...model.toolCall(update.toolCallId)?.meta, ...update._meta };
+  return model.upsertToolCall(patch);
 }
