@@ -4,8 +4,7 @@
  * permission dialog is answered by clicking its button; a file appears in the workspace and the status bar
  * returns to "ready". Screenshots of each step go to `screenshotDir`.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { changedSince, snapshot } from '../support/fileSnapshot';
 import { askAgent, statusBarItem, withWorkbench, type WorkbenchOptions } from './runner';
 
 export interface UiCheckOptions extends WorkbenchOptions {
@@ -16,16 +15,6 @@ export interface UiCheckOptions extends WorkbenchOptions {
   allowButtons?: RegExp[];
   /** Skip the turn: only the status bar and its screenshot. */
   statusBarOnly?: boolean;
-}
-
-function snapshot(dir: string, base = dir, out = new Map<string, number>()): Map<string, number> {
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith('.')) continue;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) snapshot(full, base, out);
-    else out.set(path.relative(base, full), fs.statSync(full).mtimeMs);
-  }
-  return out;
 }
 
 /** Returns the screenshots taken, in order. Throws with a description of what was not seen. */
@@ -61,8 +50,7 @@ export async function runUiCheck(opts: UiCheckOptions): Promise<string[]> {
     const deadline = Date.now() + 90_000;
     let changed: string[] = [];
     while (Date.now() < deadline) {
-      const after = snapshot(opts.workspace);
-      changed = [...after].filter(([f, t]) => before.get(f) !== t).map(([f]) => f);
+      changed = changedSince(before, opts.workspace);
       const ready = await item.locator('.codicon-hubot').count();
       if (changed.length && ready) break;
       await page.waitForTimeout(250);

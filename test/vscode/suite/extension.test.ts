@@ -14,10 +14,9 @@
  * "allow"). The real dialog is clicked through the UI in test/vscode/main.ts's workbench check.
  */
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentHostApi } from '../../../src/extension';
+import { changedSince, snapshot } from '../../support/fileSnapshot';
 
 const EXTENSION_ID = 'agent-host.agent-host';
 const COMMANDS = [
@@ -29,17 +28,6 @@ const COMMANDS = [
   'agentHost.prompt',
   'agentHost.cancel',
 ];
-
-/** Relative path → mtime of every file under `dir` (skipping dot-folders). */
-function snapshot(dir: string, base = dir, out = new Map<string, number>()): Map<string, number> {
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith('.')) continue;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) snapshot(full, base, out);
-    else out.set(path.relative(base, full), fs.statSync(full).mtimeMs);
-  }
-  return out;
-}
 
 /** Answers modal showWarningMessage calls with the first item matching `pattern`; returns the undo. */
 function answerModalsWith(pattern: RegExp): () => void {
@@ -106,8 +94,7 @@ describe('Agent Host in a real VS Code (code-server)', () => {
     assert.equal(api.manager.state, 'ready');
     assert.ok(states.includes('busy'), `state never went busy: ${states.join(' → ')}`);
 
-    const after = snapshot(folder);
-    const changed = [...after].filter(([f, t]) => before.get(f) !== t).map(([f]) => f);
+    const changed = changedSince(before, folder);
     console.log(`files written by the agent: ${changed.join(', ') || '(none)'}`);
     assert.ok(changed.length > 0, 'the agent turn wrote no file into the workspace');
 
