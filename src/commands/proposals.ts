@@ -5,21 +5,21 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { closeDiffsShowing, VirtualDocuments } from '../views/virtualDocuments';
 
 export const PROPOSAL_SCHEME = 'agent-host-proposal';
 const CONTEXT_KEY = 'agentHost.proposalPending';
 
 type Decision = 'accept' | 'reject';
 
-export class ProposalPreview implements vscode.Disposable, vscode.TextDocumentContentProvider {
-  private readonly contents = new Map<string, string>();
+export class ProposalPreview implements vscode.Disposable {
+  private readonly docs = new VirtualDocuments(PROPOSAL_SCHEME);
   private readonly pending = new Map<string, (d: Decision) => void>();
   private readonly disposables: vscode.Disposable[] = [];
-  private counter = 0;
 
   constructor() {
     this.disposables.push(
-      vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, this),
+      this.docs,
       vscode.commands.registerCommand('agentHost.proposal.accept', (uri?: unknown) => this.decide('accept', uri)),
       vscode.commands.registerCommand('agentHost.proposal.reject', (uri?: unknown) => this.decide('reject', uri)),
       // Closing the diff tab answers "reject".
@@ -30,10 +30,6 @@ export class ProposalPreview implements vscode.Disposable, vscode.TextDocumentCo
         }
       }),
     );
-  }
-
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.contents.get(uri.toString()) ?? '';
   }
 
   /** Shows `document` with `range` replaced by `newText`; on Accept applies that edit. Resolves true when applied. */
@@ -92,9 +88,7 @@ export class ProposalPreview implements vscode.Disposable, vscode.TextDocumentCo
   }
 
   private virtualUri(file: vscode.Uri, kind: string, content: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${++this.counter}/${kind}/${path.basename(file.fsPath)}` });
-    this.contents.set(uri.toString(), content);
-    return uri;
+    return this.docs.add(path.basename(file.fsPath), content, kind);
   }
 
   private async show(left: vscode.Uri, proposed: string, title: string, token: vscode.CancellationToken): Promise<Decision> {
@@ -115,9 +109,9 @@ export class ProposalPreview implements vscode.Disposable, vscode.TextDocumentCo
     } finally {
       cancel.dispose();
       this.pending.delete(key);
-      this.contents.delete(key);
+      this.docs.delete(right);
       await vscode.commands.executeCommand('setContext', CONTEXT_KEY, this.pending.size > 0);
-      await this.closeDiff(right);
+      await closeDiffsShowing(right);
     }
   }
 
@@ -125,12 +119,5 @@ export class ProposalPreview implements vscode.Disposable, vscode.TextDocumentCo
   private decide(decision: Decision, uri: unknown): void {
     const key = uri instanceof vscode.Uri && uri.scheme === PROPOSAL_SCHEME ? uri.toString() : [...this.pending.keys()].pop();
     if (key) this.pending.get(key)?.(decision);
-  }
-
-  private async closeDiff(right: vscode.Uri): Promise<void> {
-    const tabs = vscode.window.tabGroups.all
-      .flatMap((g) => g.tabs)
-      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === right.toString());
-    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
   }
 }

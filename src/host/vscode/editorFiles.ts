@@ -1,48 +1,7 @@
 import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-jsonrpc/node';
+import { closeDiffsShowing, showDiff, type VirtualDocuments } from '../../views/virtualDocuments';
 import { diskStore, type TextDocumentStore } from '../fileService';
-
-/** Read-only documents of text the agent proposes or a file had before the turn (left/right of a diff). */
-export class VirtualDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  static readonly scheme = 'agent-host';
-  private readonly texts = new Map<string, string>();
-  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
-  private counter = 0;
-  private readonly registration = vscode.workspace.registerTextDocumentContentProvider(VirtualDocuments.scheme, this);
-  readonly onDidChange = this.emitter.event;
-
-  /** A uri whose document shows `text`; `label` names it (the file it stands for). */
-  add(label: string, text: string, kind: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: VirtualDocuments.scheme, path: `/${kind}/${++this.counter}${label.startsWith('/') ? '' : '/'}${label}` });
-    this.texts.set(uri.toString(), text);
-    return uri;
-  }
-
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.toString()) ?? '';
-  }
-
-  dispose(): void {
-    this.registration.dispose();
-    this.emitter.dispose();
-  }
-}
-
-/** Opens a diff of `before` (undefined = new file) against `after`, each a text or a file uri. */
-export async function showDiff(docs: VirtualDocuments, file: string, before: string | vscode.Uri | undefined, after: string | vscode.Uri, title: string): Promise<vscode.Uri> {
-  const left = before instanceof vscode.Uri ? before : docs.add(file, before ?? '', 'before');
-  const right = after instanceof vscode.Uri ? after : docs.add(file, after, 'proposed');
-  await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
-  return right;
-}
-
-async function closeTabsShowing(uri: vscode.Uri): Promise<void> {
-  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => {
-    const input = t.input;
-    return input instanceof vscode.TabInputTextDiff && input.modified.toString() === uri.toString();
-  });
-  if (tabs.length) await vscode.window.tabGroups.close(tabs);
-}
 
 function openDocument(absPath: string): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === absPath);
@@ -98,7 +57,7 @@ export class EditorDocumentStore implements TextDocumentStore {
       accept,
       reject,
     );
-    await closeTabsShowing(proposed);
+    await closeDiffsShowing(proposed);
     return pick === accept;
   }
 }

@@ -1,30 +1,16 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ContextChip, FileHit } from '../../shared/chatProtocol';
+import { showDiff, VirtualDocuments } from '../virtualDocuments';
 
-const DIFF_SCHEME = 'agent-host-chat';
 const FILE_INDEX_TTL_MS = 20_000;
 const EXCLUDE = '**/{node_modules,.git,dist,out,.scratch,.tools}/**';
 
 /** What the chat does in the editor: open files and diffs, insert or apply code, run it, find files. */
 export class EditorActions implements vscode.Disposable {
-  private readonly docs = new Map<string, string>();
-  private docCount = 0;
+  /** Read-only documents holding the sides of diffs and code blocks. */
+  private readonly docs = new VirtualDocuments('agent-host-chat');
   private fileIndex: { at: number; uris: vscode.Uri[] } | undefined;
-  private readonly registration: vscode.Disposable;
-
-  constructor() {
-    // Read-only documents holding the "after" side of diffs and code blocks.
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, {
-      provideTextDocumentContent: (uri) => this.docs.get(uri.query) ?? '',
-    });
-  }
-
-  private virtualDoc(name: string, text: string): vscode.Uri {
-    const key = `${++this.docCount}`;
-    this.docs.set(key, text);
-    return vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${name}`, query: key });
-  }
 
   private resolve(p: string): vscode.Uri {
     if (/^[a-z][\w+.-]+:\/\//i.test(p)) return vscode.Uri.parse(p);
@@ -41,9 +27,7 @@ export class EditorActions implements vscode.Disposable {
 
   async openDiff(p: string, oldText: string | null, newText: string): Promise<void> {
     const name = path.basename(p);
-    const left = this.virtualDoc(name, oldText ?? '');
-    const right = this.virtualDoc(name, newText);
-    await vscode.commands.executeCommand('vscode.diff', left, right, vscode.l10n.t("{0} (the agent's change)", name));
+    await showDiff(this.docs, name, oldText ?? '', newText, vscode.l10n.t("{0} (the agent's change)", name), {});
   }
 
   async openLink(href: string): Promise<void> {
@@ -80,7 +64,7 @@ export class EditorActions implements vscode.Disposable {
     const target = sel.isEmpty ? full : sel;
     const after = doc.getText().slice(0, doc.offsetAt(target.start)) + code + doc.getText().slice(doc.offsetAt(target.end));
     const name = path.basename(doc.uri.path);
-    await vscode.commands.executeCommand('vscode.diff', doc.uri, this.virtualDoc(name, after), vscode.l10n.t('{0} ↔ code block', name));
+    await showDiff(this.docs, name, doc.uri, after, vscode.l10n.t('{0} ↔ code block', name), {});
     const apply = vscode.l10n.t('Apply');
     const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Apply the code block to {0}?', name), apply);
     if (pick !== apply) return;
@@ -152,7 +136,6 @@ export class EditorActions implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.registration.dispose();
-    this.docs.clear();
+    this.docs.dispose();
   }
 }
