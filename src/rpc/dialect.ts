@@ -10,47 +10,11 @@
  * Our command names are the fork's (the design documents' names). `wire` is what goes on the wire,
  * `emulated` says we compose it from other commands.
  */
+import type { RpcCommandName } from './commands';
+
+export type { RpcCommandName } from './commands';
 
 export type RpcDialectName = 'fork' | 'upstream';
-
-/** Every command the session exposes, by our (fork) name. */
-export const RPC_COMMANDS = [
-  'prompt',
-  'steer',
-  'follow_up',
-  'abort',
-  'abort_and_prompt',
-  'new_session',
-  'get_state',
-  'set_todos',
-  'set_host_tools',
-  'set_model',
-  'cycle_model',
-  'get_available_models',
-  'set_thinking_level',
-  'cycle_thinking_level',
-  'set_steering_mode',
-  'set_follow_up_mode',
-  'set_interrupt_mode',
-  'compact',
-  'set_auto_compaction',
-  'set_auto_retry',
-  'abort_retry',
-  'bash',
-  'abort_bash',
-  'get_session_stats',
-  'export_html',
-  'switch_session',
-  'branch',
-  'get_branch_messages',
-  'get_last_assistant_text',
-  'set_session_name',
-  'get_messages',
-  'get_commands',
-  'clone',
-] as const;
-
-export type RpcCommandName = (typeof RPC_COMMANDS)[number];
 
 export interface CommandSupport {
   supported: boolean;
@@ -70,7 +34,7 @@ const UPSTREAM_NO = {
   interrupt: 'upstream pi has no interrupt mode; steering always waits for the current tool calls',
 };
 
-/** The mapping table. Commands absent from a dialect are `null` with the reason. */
+/** The mapping table, a row for every command of the command map. Commands absent from a dialect are `null` with the reason. */
 const TABLE: Record<RpcCommandName, Row> = {
   prompt: { fork: 'prompt', upstream: 'prompt' },
   steer: { fork: 'steer', upstream: 'steer' },
@@ -113,6 +77,9 @@ const TABLE: Record<RpcCommandName, Row> = {
   },
   clone: { fork: null, upstream: 'clone', whyNotFork: 'oh-my-pi has no clone command (branch from the last entry instead)' },
 };
+
+/** Every command the session exposes, by our (fork) name, in the table's order. */
+export const RPC_COMMANDS: readonly RpcCommandName[] = Object.keys(TABLE) as RpcCommandName[];
 
 /** Event names that differ: the wire name → our name. */
 const EVENT_ALIASES: Record<string, string> = {

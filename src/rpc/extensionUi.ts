@@ -5,46 +5,11 @@
  * a dialog (`method: "cancel"`, `targetId`): the handler's signal aborts and no answer is sent.
  */
 import type { Logger } from '../core/log';
+import type { AgentUiHandlers, UiConfirmRequest, UiDialogBase, UiEditorRequest, UiInputRequest, UiSelectRequest } from '../session/sessionHost';
 
-export interface UiDialogBase {
-  /** The agent's request id. */
-  id: string;
-  title: string;
-  /** Milliseconds after which the agent falls back to the default on its own. */
-  timeout?: number;
-}
-
-export interface UiSelectRequest extends UiDialogBase {
-  options: string[];
-  optionDetails?: { description?: string }[];
-}
-export interface UiConfirmRequest extends UiDialogBase {
-  message: string;
-}
-export interface UiInputRequest extends UiDialogBase {
-  placeholder?: string;
-}
-export interface UiEditorRequest extends UiDialogBase {
-  prefill?: string;
-}
-
-/**
- * What the host shows. Dialogs resolve to the answer, or `undefined` when the user dismissed them (answered
- * as `{cancelled: true}`). `signal` aborts when the dialog times out or the agent withdraws it: close the UI.
- */
-export interface RpcUiHandlers {
-  select(request: UiSelectRequest, signal: AbortSignal): Promise<string | undefined>;
-  confirm(request: UiConfirmRequest, signal: AbortSignal): Promise<boolean | undefined>;
-  input(request: UiInputRequest, signal: AbortSignal): Promise<string | undefined>;
-  editor(request: UiEditorRequest, signal: AbortSignal): Promise<string | undefined>;
-  notify(message: string, type: 'info' | 'warning' | 'error'): void;
-  /** `text` undefined clears the entry. */
-  setStatus(key: string, text: string | undefined): void;
-  /** `lines` undefined removes the widget. */
-  setWidget(key: string, lines: string[] | undefined, placement?: 'aboveEditor' | 'belowEditor'): void;
-  setTitle(title: string): void;
-  setEditorText(text: string): void;
-}
+/** What the host shows: the session layer's extension-UI contract (dialogs, status, widgets). */
+export type RpcUiHandlers = AgentUiHandlers;
+export type { UiConfirmRequest, UiDialogBase, UiEditorRequest, UiInputRequest, UiSelectRequest };
 
 export type UiAnswer = { value: string } | { confirmed: boolean } | { cancelled: true; timedOut?: boolean };
 

@@ -4,10 +4,12 @@
  * come back on stdout among events and sub-protocol frames. Responses are matched by id, or — for the
  * agent's "Unknown command" answer, which carries no id — to the oldest pending command of that name.
  */
+import type { Message } from 'vscode-jsonrpc/node';
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
-import { truncate, type Logger } from '../core/log';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../core/ndjson';
+import { logText, traces, truncate, type Logger } from '../core/log';
+import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
+import { isRecord } from './json';
 
 /** Any frame on the wire: a plain JSON object with a string `type`. */
 export type RpcFrame = { type: string; [key: string]: unknown };
@@ -70,10 +72,6 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** One agent process speaking RPC mode over its stdio. */
 export class RpcConnection {
   /** Pending commands in the order they were sent (oldest first: id-less replies match the oldest). */
@@ -81,7 +79,7 @@ export class RpcConnection {
   private readonly frames = new Listeners<RpcFrame>();
   private readonly exit = new Latch<ExitInfo>();
   private readonly health = new HealthTracker();
-  private writeQueue: Promise<void> = Promise.resolve();
+  private readonly writer: NdjsonMessageWriter;
   private nextId = 1;
   private readonly idPrefix = `ah${process.pid.toString(36)}-`;
 
@@ -89,15 +87,20 @@ export class RpcConnection {
     readonly process: AgentProcess,
     private readonly options: RpcConnectionOptions,
   ) {
-    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    const splitter = new LineSplitter(
-      maxLineBytes,
-      (line) => this.onLine(line),
-      (bytes) => options.logger.error(`Dropped a line of ${bytes} bytes from the agent: over the ${maxLineBytes}-byte limit`),
-    );
-    process.child.stdout.on('data', (data: Buffer) => splitter.push(data));
-    process.child.stdout.on('end', () => splitter.end());
-    process.child.stdout.on('error', (error) => options.logger.error(`Agent stdout: ${error.message}`));
+    const logger = options.logger;
+    // The shared NDJSON framing: split on \n only, \r\n tolerated, over-long lines dropped; one write queue.
+    const reader = new NdjsonMessageReader(process.child.stdout, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    reader.onError((error) => {
+      if (error instanceof FramingError) {
+        logger.error(`${error.message}${error.line ? `: ${truncate(error.line, 300)}` : ''} (dropped; connection continues)`);
+      } else {
+        logger.error(`Agent stdout: ${error.message}`);
+      }
+    });
+    reader.listen((message) => this.onMessage(message));
+    // Output closed with the process alive: nothing more can be answered, so the agent is stopped.
+    reader.onClose(() => process.outputClosed());
+    this.writer = new NdjsonMessageWriter(process.child.stdin);
     void process.exited.then((exit) => this.handleExit(exit));
   }
 
@@ -112,6 +115,11 @@ export class RpcConnection {
   /** A fresh command id (when the caller must know it before sending, e.g. to match `prompt_result`). */
   newId(): string {
     return `${this.idPrefix}${this.nextId++}`;
+  }
+
+  /** Whether the command sent with this id still waits for its answer. */
+  isPending(id: string): boolean {
+    return this.pending.has(id);
   }
 
   /** Commands still waiting for an answer (for diagnostics and tests). */
@@ -171,7 +179,7 @@ export class RpcConnection {
         }, timeoutMs);
       }
       const frame = { ...command, id };
-      logger.trace(`rpc → ${id} ${command.type} ${truncate(JSON.stringify(frame), 400)}`);
+      if (traces(logger)) logger.trace(`rpc → ${id} ${command.type} ${logText(JSON.stringify(frame), 400)}`);
       this.write(frame).catch((error: Error) => {
         if (this.pending.has(id)) entry.reject(this.exit.value ? new AgentExitedError(this.exit.value) : error);
       });
@@ -189,10 +197,8 @@ export class RpcConnection {
   write(frame: Record<string, unknown>): Promise<void> {
     if (this.exit.value) return Promise.reject(new AgentExitedError(this.exit.value));
     this.options.frameTap?.('out', frame);
-    const line = `${JSON.stringify(frame)}\n`;
-    const result = this.writeQueue.then(() => this.writeLine(line));
-    this.writeQueue = result.catch(() => undefined);
-    return result;
+    // The writer is typed for JSON-RPC messages but writes any object as one line.
+    return this.writer.write(frame);
   }
 
   /** Graceful stop: stdin closed, then SIGTERM, then SIGKILL to the whole process group. */
@@ -202,31 +208,10 @@ export class RpcConnection {
     return exit;
   }
 
-  private writeLine(line: string): Promise<void> {
-    const stdin = this.process.child.stdin;
-    return new Promise((resolve, reject) => {
-      if (stdin.destroyed || stdin.writableEnded) {
-        reject(new Error('Agent stdin is closed'));
-        return;
-      }
-      const ok = stdin.write(line, 'utf8', (error) => {
-        if (error) reject(error);
-        else if (ok) resolve();
-      });
-      if (!ok) stdin.once('drain', () => resolve());
-    });
-  }
-
-  private onLine(line: string): void {
-    let frame: unknown;
-    try {
-      frame = JSON.parse(line);
-    } catch (error) {
-      this.options.logger.error(`Malformed JSON from agent (dropped; connection continues): ${(error as Error).message}: ${truncate(line, 300)}`);
-      return;
-    }
+  private onMessage(message: Message): void {
+    const frame: unknown = message;
     if (!isRecord(frame) || typeof frame.type !== 'string') {
-      this.options.logger.error(`Agent sent a line that is not an RPC frame (dropped): ${truncate(line, 300)}`);
+      this.options.logger.error(`Agent sent a line that is not an RPC frame (dropped): ${truncate(JSON.stringify(frame), 300)}`);
       return;
     }
     this.options.frameTap?.('in', frame);

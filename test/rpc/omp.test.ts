@@ -10,7 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { groupAlive } from '../../src/core/agentProcess';
 import { headlessRpcUi } from '../../src/rpc/extensionUi';
 import { RpcSession } from '../../src/rpc/rpcSession';
-import { workspaceFileTools, type HostToolProvider } from '../../src/session/hostTools';
+import { workspaceFileTools } from '../../src/host/workspaceFileTools';
+import type { HostToolProvider } from '../../src/session/hostTools';
 import type { ToolCallEntity } from '../../src/session/sessionModel';
 import { startScriptedModel, type ScriptedModel } from '../model/scriptedModel';
 import { memoryLogger, OMP_RPC, scratchDirs, until } from './agents';
@@ -162,6 +163,18 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
     await until(() => session.model.timeline().filter((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 20/.test(e.title)).length > 0, 15_000, 'sleep 20');
     await session.cancel();
     assert.equal((await turn).stopReason, 'cancelled');
+  });
+
+  it('aborts a prompt before its run starts: it resolves cancelled and the next prompt runs normally', T, async () => {
+    const t0 = Date.now();
+    const turn = session.prompt([{ type: 'text', text: 'SCENARIO: shell {"command":"sleep 20"}' }]);
+    await session.cancel();
+    assert.equal((await turn).stopReason, 'cancelled');
+    assert.ok(Date.now() - t0 < 10_000, 'the aborted run did not go on');
+    assert.equal(session.model.turn, 'idle');
+    const next = await session.prompt([{ type: 'text', text: 'SCENARIO: answer {"text":"after the early abort"}' }]);
+    assert.equal(next.stopReason, 'end_turn');
+    assert.match(agentText(session), /after the early abort/);
   });
 
   it('answers an unknown command without id, and survives a malformed line', T, async () => {

@@ -109,6 +109,18 @@ describe('pi (upstream) RPC mode', { skip }, () => {
     assert.equal(session.model.turn, 'idle');
   });
 
+  it('aborts a prompt before its run starts: it resolves cancelled and the next prompt runs normally', T, async () => {
+    const t0 = Date.now();
+    const turn = session.prompt([{ type: 'text', text: 'Long.\nSCENARIO: shell {"command":"sleep 20"}' }]);
+    await session.cancel();
+    assert.equal((await turn).stopReason, 'cancelled');
+    assert.ok(Date.now() - t0 < 10_000, 'the aborted run did not go on');
+    assert.equal(session.model.turn, 'idle');
+    const next = await session.prompt([{ type: 'text', text: 'SCENARIO: answer {"text":"after the early abort"}' }]);
+    assert.equal(next.stopReason, 'end_turn');
+    assert.match(agentText(session), /after the early abort/);
+  });
+
   it('answers an unknown command (id-less reply) without hanging', T, async () => {
     const t0 = Date.now();
     const r = await session.raw({ type: 'definitely_not_a_command' });

@@ -11,7 +11,8 @@ import { detectDialect, RpcDialect, RPC_COMMANDS } from '../../src/rpc/dialect';
 import { headlessRpcUi, type RpcUiHandlers } from '../../src/rpc/extensionUi';
 import { RpcConnection, RpcTimeoutError } from '../../src/rpc/rpcConnection';
 import { phasesToPlan, RpcSession } from '../../src/rpc/rpcSession';
-import { outlineSymbols, type HostToolProvider } from '../../src/session/hostTools';
+import { outlineSymbols } from '../../src/host/workspaceFileTools';
+import type { HostToolProvider } from '../../src/session/hostTools';
 import { repoRoot } from '../support/paths';
 
 const fake = path.join(repoRoot, 'out', 'test', 'fixtures', 'rpcFakeAgent.js');
