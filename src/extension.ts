@@ -1,29 +1,78 @@
+/**
+ * The extension's composition root: builds the context once (log, agent manager with the adapter
+ * factories, host services, views, commands) and hands each part what it needs. `deactivate` stops every
+ * agent gracefully (stdin closed, then SIGTERM) before the extension host goes.
+ */
 import * as vscode from 'vscode';
-import { AgentManager } from './agentManager';
+import { startAgentSession } from './adapters';
 import { registerSelectionCommands } from './commands/selectionCommands';
-import { registerHostServices } from './hostServices';
+import { createHostServices, type HostServices } from './hostServices';
+import { AgentManager } from './manager/agentManager';
+import { ChatViewProvider } from './views/chat/chatViewProvider';
+import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
 import { registerRpcCommands } from './views/rpcCommands';
 import { VsCodeRpcUi } from './views/rpcUi';
-import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { AgentStatusBar } from './views/statusBar';
 import { TranscriptChannel } from './views/transcriptChannel';
 
+/** What the rest of the extension is built from (rust-analyzer's Ctx): made once in `activate`. */
+interface Ctx {
+  readonly extension: vscode.ExtensionContext;
+  readonly log: vscode.LogOutputChannel;
+  readonly manager: AgentManager;
+  readonly host: HostServices;
+  readonly keys: ContextKeys;
+}
+
+/** What `activate` returns: the extension's own tests reach the running parts through it. */
 export interface AgentHostApi {
   readonly manager: AgentManager;
+  readonly host: HostServices;
+  readonly chat: ChatViewProvider;
+  contextKeys(): ContextKeyValues;
 }
+
+let running: AgentManager | undefined;
 
 export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const log = vscode.window.createOutputChannel('Agent Host', { log: true });
-  const manager = new AgentManager(log);
+  const manager = new AgentManager(log, startAgentSession);
+  running = manager;
+  context.subscriptions.push(log, manager);
+  const { services: host, disposable: hostDisposable } = createHostServices(context, manager, log);
+  context.subscriptions.push(hostDisposable);
+  const ctx: Ctx = { extension: context, log, manager, host, keys: new ContextKeys() };
+
   const transcript = new TranscriptChannel(manager);
-  context.subscriptions.push(log, manager, transcript, new AgentStatusBar(manager));
-  ChatViewProvider.register(context, manager, log);
-  context.subscriptions.push(registerHostServices(context, manager, log));
+  const chat = new ChatViewProvider(context.extensionUri, manager, log, context.workspaceState, host.broker);
   const rpcUi = new VsCodeRpcUi();
-  context.subscriptions.push(rpcUi, manager.addSessionServices(() => ({ rpcUi })), registerRpcCommands(manager));
+  context.subscriptions.push(
+    transcript,
+    new AgentStatusBar(manager),
+    chat,
+    chat.register(),
+    rpcUi,
+    manager.addSessionServices(() => ({ ui: rpcUi })),
+    // Status entries belong to the agent process that set them.
+    manager.onEachProcess(() => new vscode.Disposable(() => rpcUi.clearStatus())),
+    registerRpcCommands(manager),
+    registerSelectionCommands(manager, log, () => transcript.show()),
+    ...registerAgentCommands(ctx, transcript, chat),
+    ...trackContextKeys(ctx),
+  );
+  log.info('Agent Host activated');
+  return { manager, host, chat, contextKeys: () => ctx.keys.snapshot() };
+}
 
-  context.subscriptions.push(registerSelectionCommands(manager, log, () => transcript.show()));
+export async function deactivate(): Promise<void> {
+  // Graceful first (stdin closed, SIGTERM); AgentProcess still SIGKILLs every group if the host exits sooner.
+  const manager = running;
+  running = undefined;
+  await manager?.stop();
+}
 
+function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: ChatViewProvider): vscode.Disposable[] {
+  const { manager, log } = ctx;
   const run = (what: string, action: () => Promise<unknown>) => async () => {
     try {
       await action();
@@ -36,16 +85,25 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
         vscode.l10n.t('Restart'),
       );
       if (pick === vscode.l10n.t('Show Log')) log.show();
-      else if (pick === vscode.l10n.t('Restart')) void vscode.commands.executeCommand('agentHost.restart');
+      else if (pick === vscode.l10n.t('Restart')) void runCommand('agentHost.restart');
     }
   };
+  /** Commands that need a running (or starting) agent say so instead of starting one. */
+  const needsAgent = (what: string, action: () => Promise<unknown>) =>
+    run(what, async () => {
+      if (!manager.current && manager.state !== 'starting') {
+        void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: {0}: no agent is running.', what));
+        return;
+      }
+      await action();
+    });
 
-  context.subscriptions.push(
-    vscode.commands.registerCommand('agentHost.start', run('Start', () => manager.ensureStarted())),
-    vscode.commands.registerCommand('agentHost.restart', run('Restart', () => manager.restart())),
-    vscode.commands.registerCommand('agentHost.stop', run('Stop', () => manager.stop())),
-    vscode.commands.registerCommand('agentHost.showLog', () => log.show()),
-    vscode.commands.registerCommand(
+  return [
+    registerCommand('agentHost.start', run('Start', () => manager.ensureStarted())),
+    registerCommand('agentHost.restart', run('Restart', () => manager.restart())),
+    registerCommand('agentHost.stop', needsAgent('Stop', () => manager.stop())),
+    registerCommand('agentHost.showLog', () => log.show()),
+    registerCommand(
       'agentHost.selectAgent',
       run('Select agent', async () => {
         const agents = manager.agents();
@@ -63,24 +121,48 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
         }
       }),
     ),
-    vscode.commands.registerCommand(
-      'agentHost.prompt',
-      run('Prompt', async (text?: unknown) => {
+    registerCommand('agentHost.prompt', async (text?: string) =>
+      run('Prompt', async () => {
         const prompt =
-          typeof text === 'string'
-            ? text
-            : await vscode.window.showInputBox({ prompt: vscode.l10n.t('Ask the agent'), ignoreFocusOut: true });
+          typeof text === 'string' ? text : await vscode.window.showInputBox({ prompt: vscode.l10n.t('Ask the agent'), ignoreFocusOut: true });
         if (!prompt) return;
         transcript.show();
         await manager.prompt(prompt);
+      })(),
+    ),
+    registerCommand(
+      'agentHost.cancel',
+      needsAgent('Cancel', async () => {
+        if (manager.current?.model.turn === 'idle') {
+          void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: no turn is running.'));
+          return;
+        }
+        await manager.cancel();
       }),
     ),
-    vscode.commands.registerCommand('agentHost.cancel', run('Cancel', () => manager.cancel())),
-  );
-  log.info('Agent Host activated');
-  return { manager };
+    registerCommand('agentHost.focusChat', () => chat.controller.focusInput()),
+    registerCommand('agentHost.addSelectionToChat', () => chat.controller.addSelection()),
+    registerCommand('agentHost.newChat', async () => {
+      await chat.controller.handle({ kind: 'request', id: 0, method: 'newSession', params: {} });
+    }),
+  ];
 }
 
-export function deactivate(): void {
-  // Subscriptions shut the agent down; AgentProcess also kills every group on host exit.
+/** Keeps the context keys package.json's enablement clauses read in step with the agent. */
+function trackContextKeys(ctx: Ctx): vscode.Disposable[] {
+  const { manager, keys } = ctx;
+  const update = () => {
+    const session = manager.current;
+    keys.set('agentHost.agentRunning', session !== undefined || manager.state === 'starting');
+    keys.set('agentHost.turnRunning', session !== undefined && session.model.turn !== 'idle');
+    keys.set('agentHost.agentHasCommands', session?.commands !== undefined);
+  };
+  update();
+  return [
+    manager.onDidChangeState(update),
+    manager.onDidChangeSession(update),
+    manager.onSessionEvent((e) => {
+      if (e.type === 'turn') update();
+    }),
+  ];
 }

@@ -1,24 +1,31 @@
 /**
- * Host services: everything the agent asks of the editor, plugged into every agent start through
- * AgentManager.addSessionServices — permissions (broker, rules, modal dialog), files (editor buffers,
- * WorkspaceEdit, review, the turn's changes), terminals, ask_user / elicitation, and the IDE lookups served
- * as host tools (pi RPC) and over MCP (ACP).
+ * Host services (part of the extension's composition root): everything the agent asks of the editor,
+ * plugged into every agent start through AgentManager.addSessionServices — permissions (broker, rules,
+ * modal dialog), files (editor buffers, WorkspaceEdit, review, the turn's changes), terminals, ask_user /
+ * elicitation, and the IDE lookups served as host tools (pi RPC) and over MCP (ACP). Built once in
+ * `activate` and handed to whoever needs a piece: no module global.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AgentManager } from './agentManager';
-import type { McpServer } from './acp/types';
+import { FileService, type WriteGuard } from './host/fileService';
 import { PermissionBroker } from './host/permissionBroker';
+import { DEFAULT_PROTECTED_PATTERNS, protectedBy } from './host/protectedPaths';
 import { describeRule, PermissionRuleStore } from './host/permissionRules';
+import { TerminalService } from './host/terminalService';
 import { TurnChanges } from './host/turnChanges';
 import { AgentTerminals } from './host/vscode/agentTerminals';
 import { askUser, elicit } from './host/vscode/agentQuestions';
 import { EditorDocumentStore } from './host/vscode/editorFiles';
-import { showDiff, VirtualDocuments } from './views/virtualDocuments';
 import { IdeToolProvider } from './host/vscode/ideToolProvider';
 import { AgentSignIn } from './host/vscode/signIn';
+import type { AgentManager } from './manager/agentManager';
 import { createToolEndpoint, type ToolEndpoint } from './mcp/toolEndpoint';
+import { HostRequestError, type McpServerSpec } from './session/sessionHost';
+import { registerCommand } from './views/commandRegistry';
 import { modalPermissionPresenter } from './views/permissionDialog';
+import { confirmProtectedWrite } from './views/protectedWriteDialog';
+import { showDiff, VirtualDocuments } from './views/virtualDocuments';
+import { diffWriteReview } from './views/writeReview';
 
 export interface HostServices {
   /** Pending permission requests (the chat's inline card and view badge read and answer them here). */
@@ -34,18 +41,17 @@ export interface HostServices {
   readonly endpoint: ToolEndpoint;
   /** Opens the diff of one changed file of the last turn. */
   showChange(absPath: string): Promise<void>;
-}
-
-let current: HostServices | undefined;
-
-/** The extension's host services (for the chat view: pending permissions, the turn's changed files). */
-export function hostServices(): HostServices | undefined {
-  return current;
+  /** The before / proposed sides of host diffs (released with their tabs). */
+  readonly virtualDocuments: VirtualDocuments;
 }
 
 const MCP_SERVER_NAME = 'ide';
 
-export function registerHostServices(context: vscode.ExtensionContext, manager: AgentManager, log: vscode.LogOutputChannel): vscode.Disposable {
+export function createHostServices(
+  context: vscode.ExtensionContext,
+  manager: AgentManager,
+  log: vscode.LogOutputChannel,
+): { services: HostServices; disposable: vscode.Disposable } {
   const config = () => vscode.workspace.getConfiguration('agentHost');
   const roots = () => vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath) ?? [];
   const disposables: vscode.Disposable[] = [];
@@ -62,7 +68,16 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
     timeoutSeconds: () => config().get<number>('permissions.timeoutSeconds', 0),
     presenter: () => (config().get<string>('permissions.mode', 'modal') === 'modal' ? presenter : undefined),
   });
-  const documents = new EditorDocumentStore(docs, () => config().get<boolean>('files.reviewWrites', false), log);
+  // Protected files always ask, whatever rule or permission mode is active.
+  const guardWrite: WriteGuard = async (abs) => {
+    const pattern = protectedBy(abs, roots(), [...DEFAULT_PROTECTED_PATTERNS, ...config().get<string[]>('files.protectedPaths', [])]);
+    if (!pattern) return;
+    log.warn(`The agent asks to write a protected file: ${abs} (${pattern})`);
+    if (!(await confirmProtectedWrite(abs, pattern))) {
+      throw new HostRequestError('rejected', `Refused: ${abs} is a protected file (${pattern}) and the user did not allow this write`);
+    }
+  };
+  const documents = new EditorDocumentStore(diffWriteReview(docs), () => config().get<boolean>('files.reviewWrites', false), log);
   const turnChanges = new TurnChanges(roots);
   const terminals = new AgentTerminals();
   const ideTools = new IdeToolProvider(roots);
@@ -75,7 +90,7 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
   });
   const bridge = context.asAbsolutePath(path.join('dist', 'ideBridge.js'));
 
-  const mcpServers = (): McpServer[] => {
+  const mcpServers = (): McpServerSpec[] => {
     if (!endpointUp || !config().get<boolean>('ideTools.enabled', true)) return [];
     const env = { ...endpoint.bridgeEnv(), ELECTRON_RUN_AS_NODE: '1' };
     return [{ name: MCP_SERVER_NAME, command: process.execPath, args: [bridge], env: Object.entries(env).map(([name, value]) => ({ name, value })) }];
@@ -85,11 +100,14 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
     docs,
     terminals,
     manager.setSignIn(signIn),
-    manager.addSessionServices((agent) => ({
+    manager.addSessionServices((agent, _cwd, env) => ({
       decidePermission: broker.decide,
-      fileStore: documents,
-      onFileWrite: (abs, before) => turnChanges.noteBefore(abs, before),
-      terminalEvents: terminals.events,
+      files: new FileService(roots, documents, (abs, before) => turnChanges.noteBefore(abs, before), guardWrite),
+      terminals: new TerminalService(roots, terminals.events, {
+        baseEnv: env.full,
+        allowedEnv: () => config().get<string[]>('terminals.allowedEnv', []),
+        onDroppedEnv: (names) => log.warn(`${agent.name}: dropped from a terminal command's environment (code-loading variables): ${names.join(', ')}`),
+      }),
       extRequests: { '_agentao.cn/ask_user': askUser, 'elicitation/create': elicit },
       ...(agent.protocol === 'rpc' ? (config().get<boolean>('ideTools.enabled', true) ? { hostTools: ideTools } : {}) : { mcpServers: mcpServers() }),
     })),
@@ -111,7 +129,7 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
   };
 
   disposables.push(
-    vscode.commands.registerCommand('agentHost.managePermissionRules', async () => {
+    registerCommand('agentHost.managePermissionRules', async () => {
       const list = rules.list();
       if (list.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('No permission rules in this workspace. Pick an agent\'s "always" option to add one.'));
@@ -126,7 +144,7 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
         log.info(`Rule revoked: ${describeRule(p.rule)}`);
       }
     }),
-    vscode.commands.registerCommand('agentHost.showTurnChanges', async () => {
+    registerCommand('agentHost.showTurnChanges', async () => {
       const changes = await turnChanges.changes();
       if (changes.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('The last turn changed no files.'));
@@ -138,7 +156,7 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
       );
       if (picked) await showChange(picked.path);
     }),
-    vscode.commands.registerCommand('agentHost.revertTurnChanges', async (confirmed?: unknown) => {
+    registerCommand('agentHost.revertTurnChanges', async (confirmed?: boolean) => {
       const changes = await turnChanges.changes();
       if (changes.length === 0) return [];
       if (confirmed !== true) {
@@ -156,7 +174,7 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
       return failed;
     }),
     // Starts the agent again: an agent that needs sign-in offers its methods on start.
-    vscode.commands.registerCommand('agentHost.signIn', async () => {
+    registerCommand('agentHost.signIn', async () => {
       signIn.requested = true;
       try {
         await manager.restart();
@@ -166,15 +184,13 @@ export function registerHostServices(context: vscode.ExtensionContext, manager: 
         signIn.requested = false;
       }
     }),
-    // For the extension's own tests (not in the palette: not contributed).
-    vscode.commands.registerCommand('agentHost.internal.hostServices', () => current),
   );
 
-  current = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, endpoint, showChange };
-  return new vscode.Disposable(() => {
-    current = undefined;
+  const services: HostServices = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, endpoint, showChange, virtualDocuments: docs };
+  const disposable = new vscode.Disposable(() => {
     broker.cancelAll();
     void endpoint.close();
     for (const d of disposables.reverse()) d.dispose();
   });
+  return { services, disposable };
 }

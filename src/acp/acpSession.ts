@@ -1,76 +1,42 @@
 import { ResponseError } from 'vscode-jsonrpc/node';
 import type { ExitInfo } from '../core/agentProcess';
 import { describeExit } from '../core/agentProcess';
-import type { Logger } from '../core/log';
-import type { TextDocumentStore } from '../host/fileService';
-import { FileService } from '../host/fileService';
-import { TerminalService, type TerminalEvents } from '../host/terminalService';
 import type { AgentConfig } from '../session/agentConfig';
-import type { AgentSession } from '../session/agentSession';
-import type { PermissionDecider } from '../session/permissions';
+import type { AgentExtras, AgentSession, PromptCapabilities } from '../session/agentSession';
+import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
+import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
 import { SessionModel, type ContentPart } from '../session/sessionModel';
-import { AcpClient, ErrorCodes, type AcpClientHandlers, type AcpClientOptions } from './acpClient';
+import { AcpClient, ErrorCodes } from './acpClient';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
-import type { AuthMethod, ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest } from './types';
+import { fileHandlers, terminalHandlers } from './hostHandlers';
+import type { ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest } from './types';
 
-export interface AcpSessionOptions {
-  logger: Logger;
-  /** The workspace: session cwd and the boundary for file and terminal requests. */
-  cwd: string;
-  roots?: string[];
-  decidePermission: PermissionDecider;
-  fileStore?: TextDocumentStore;
-  onFileWrite?: (absPath: string, before: string | undefined, after: string) => void;
-  terminalEvents?: TerminalEvents;
-  mcpServers?: McpServer[];
-  extRequests?: AcpClientHandlers['extRequests'];
-  requestTimeoutMs?: number;
-  initializeTimeoutMs?: number;
-  maxLineBytes?: number;
-  frameTap?: AcpClientOptions['frameTap'];
-  /**
-   * Called when `session/new` answers -32000 (sign-in needed), with the agent's `authMethods`: answer the id of
-   * a method to `authenticate` with (then `session/new` is retried in the same process), or undefined to give
-   * up (start fails with AuthRequiredError). Asked again if the agent still refuses, at most 3 times.
-   */
-  onAuthRequired?: (methods: AuthMethod[], detail: string) => Promise<string | undefined>;
-  /** Added to the agent's environment (e.g. API keys from SecretStorage); wins over the config's env. */
-  env?: Record<string, string>;
+/** What we tell the agent we can do: only what this start was given services for. */
+export function clientCapabilities(options: Pick<AgentStartOptions, 'files' | 'terminals'>): ClientCapabilities {
+  return {
+    fs: { readTextFile: !!options.files, writeTextFile: !!options.files },
+    terminal: !!options.terminals,
+    auth: { terminal: true },
+    _meta: { ...(options.terminals ? { terminal_output: true } : {}), 'terminal-auth': true },
+  };
 }
-
-/** The agent asked for sign-in (`-32000`) before it would open a session. */
-export class AuthRequiredError extends Error {
-  constructor(
-    readonly methods: AuthMethod[],
-    detail: string,
-  ) {
-    super(`The agent needs you to sign in first (${detail})`);
-    this.name = 'AuthRequiredError';
-  }
-}
-
-export const CLIENT_CAPABILITIES: ClientCapabilities = {
-  fs: { readTextFile: true, writeTextFile: true },
-  terminal: true,
-  auth: { terminal: true },
-  _meta: { terminal_output: true, 'terminal-auth': true },
-};
 
 /** One agent process with one ACP session, mapped into a SessionModel. */
 export class AcpSession implements AgentSession {
   readonly model: SessionModel;
-  private readonly terminals: TerminalService;
+  private readonly terminals: TerminalAccess | undefined;
+  private permissionCount = 0;
 
   private constructor(
     readonly client: AcpClient,
     readonly sessionId: string,
-    private readonly options: AcpSessionOptions,
-    terminals: TerminalService,
+    private readonly options: AgentStartOptions,
+    private readonly agentName: string,
   ) {
     this.model = new SessionModel(sessionId);
-    this.terminals = terminals;
+    this.terminals = options.terminals;
     client.onExit((exit) => {
-      terminals.disposeAll();
+      options.terminals?.disposeAll();
       if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', 'Agent exited', describeExit(exit));
     });
   }
@@ -86,11 +52,17 @@ export class AcpSession implements AgentSession {
     };
   }
 
+  get promptCapabilities(): PromptCapabilities {
+    const pc = this.client.initializeResult?.agentCapabilities?.promptCapabilities;
+    return { image: pc?.image === true, embeddedContext: pc?.embeddedContext === true };
+  }
+
+  extras(): AgentExtras | undefined {
+    return undefined;
+  }
+
   /** Spawns the agent, initializes, and opens a new session in `options.cwd`. */
-  static async start(config: AgentConfig, options: AcpSessionOptions): Promise<AcpSession> {
-    const roots = () => options.roots ?? [options.cwd];
-    const files = new FileService(roots, options.fileStore, options.onFileWrite);
-    const terminals = new TerminalService(roots, options.terminalEvents);
+  static async start(config: AgentConfig, options: AgentStartOptions): Promise<AcpSession> {
     // The session exists only after session/new, but permission requests need it: bind late.
     let session: AcpSession | undefined;
     const client = AcpClient.spawn(
@@ -112,23 +84,16 @@ export class AcpSession implements AgentSession {
             if (!session) return { outcome: { outcome: 'cancelled' } };
             return session.onPermission(params, signal);
           },
-          readTextFile: (p) => files.readTextFile(p),
-          writeTextFile: (p) => files.writeTextFile(p),
-          terminal: {
-            create: (p) => terminals.create(p),
-            output: (p) => terminals.output(p),
-            waitForExit: (p) => terminals.waitForExit(p),
-            kill: (p) => terminals.kill(p),
-            release: (p) => terminals.release(p),
-          },
+          ...(options.files ? fileHandlers(options.files) : {}),
+          ...(options.terminals ? { terminal: terminalHandlers(options.terminals) } : {}),
           ...(options.extRequests ? { extRequests: options.extRequests } : {}),
         },
       },
     );
     try {
-      await client.initialize(CLIENT_CAPABILITIES);
+      await client.initialize(clientCapabilities(options));
       const created = await AcpSession.newSessionSigningIn(client, options);
-      session = new AcpSession(client, created.sessionId, options, terminals);
+      session = new AcpSession(client, created.sessionId, options, config.name);
       session.applySessionSetup(created);
       const s = session;
       client.onSessionUpdate((n) => {
@@ -137,16 +102,17 @@ export class AcpSession implements AgentSession {
       });
       return session;
     } catch (error) {
+      options.terminals?.disposeAll();
       await client.shutdown();
       throw error;
     }
   }
 
   /** `session/new`; on -32000 asks `onAuthRequired`, calls `authenticate` and retries in the same process. */
-  private static async newSessionSigningIn(client: AcpClient, options: AcpSessionOptions): Promise<NewSessionResponse> {
+  private static async newSessionSigningIn(client: AcpClient, options: AgentStartOptions): Promise<NewSessionResponse> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await client.newSession(options.cwd, options.mcpServers ?? []);
+        return await client.newSession(options.cwd, (options.mcpServers ?? []) as McpServer[]);
       } catch (error) {
         if (!(error instanceof ResponseError && error.code === ErrorCodes.AuthRequired)) throw error;
         const methods = client.authMethods;
@@ -194,7 +160,7 @@ export class AcpSession implements AgentSession {
   }
 
   shutdown(): Promise<ExitInfo> {
-    this.terminals.disposeAll();
+    this.terminals?.disposeAll();
     return this.client.shutdown();
   }
 
@@ -213,26 +179,56 @@ export class AcpSession implements AgentSession {
     if (created.configOptions) this.model.setConfigOptions(created.configOptions);
   }
 
+  /**
+   * One permission request. The person (or a policy) decides on a copy of the tool call taken now; if the
+   * agent changes the call while the ask is open (`tool_call_update` to another kind or input), the ask is
+   * withdrawn and made again, saying what changed — a rule is never made from a call nobody saw.
+   */
   private async onPermission(params: RequestPermissionRequest, signal: AbortSignal) {
     const toolCallId = params.toolCall.toolCallId;
-    const toolCall = applyToolCall(this.model, params.toolCall);
-    const permissionId = `${toolCallId}#${Date.now()}`;
-    const options = params.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind }));
-    const record = (state: 'pending' | 'answered' | 'cancelled', answer?: string) =>
-      this.model.upsertPermission({ id: permissionId, toolCallId, title: toolCall.title, options, state, ...(answer ? { answer } : {}) });
-    record('pending');
-    const decision = await this.options.decidePermission({ sessionId: this.sessionId, toolCall, options }, signal);
-    if (signal.aborted || decision.outcome === 'cancelled') {
-      record('cancelled');
-      this.model.upsertToolCall({ id: toolCallId, permission: { outcome: 'cancelled', by: signal.aborted ? 'cancel' : decision.by } });
-      return { outcome: { outcome: 'cancelled' as const } };
-    }
-    this.options.logger.info(`Permission for "${toolCall.title}" answered ${decision.optionId} (by ${decision.by}${decision.rule ? `: ${decision.rule}` : ''})`);
-    record('answered', decision.optionId);
-    this.model.upsertToolCall({
-      id: toolCallId,
-      permission: { optionId: decision.optionId, outcome: 'selected', by: decision.by, ...(decision.rule ? { rule: decision.rule } : {}) },
+    applyToolCall(this.model, params.toolCall);
+    const permissionId = `${toolCallId}#${++this.permissionCount}`;
+    const options = params.options.map((o) => {
+      const option = { optionId: o.optionId, name: o.name, kind: o.kind };
+      return optionContradicts(option) ? { ...option, contradicts: true } : option;
     });
-    return { outcome: { outcome: 'selected' as const, optionId: decision.optionId } };
+    let changed: string[] | undefined;
+    for (let round = 0; ; round++) {
+      const toolCall = snapshotToolCall(this.model.toolCall(toolCallId)!);
+      const record = (state: 'pending' | 'answered' | 'cancelled', answer?: string) =>
+        this.model.upsertPermission({ id: permissionId, toolCallId, title: toolCall.title, options, state, ...(answer ? { answer } : {}) });
+      record('pending');
+      const ask = new AbortController();
+      const withdraw = () => ask.abort();
+      signal.addEventListener('abort', withdraw, { once: true });
+      let changedNow: string[] | undefined;
+      const unsubscribe = this.model.on((e) => {
+        if (e.type !== 'entity' || e.entity.kind !== 'tool_call' || e.entity.id !== toolCallId || changedNow) return;
+        if (!isMaterialChange(toolCall, e.entity)) return;
+        changedNow = describeToolCallChange(toolCall, e.entity);
+        ask.abort();
+      });
+      const request = { sessionId: this.sessionId, agentName: this.agentName, toolCall, options, ...(changed ? { changed } : {}) };
+      const decision = await this.options.decidePermission(request, ask.signal);
+      unsubscribe();
+      signal.removeEventListener('abort', withdraw);
+      if (changedNow && !signal.aborted && round < 5) {
+        this.options.logger.warn(`The agent changed "${toolCall.title}" while its permission was asked (${changedNow.join('; ')}): asking again`);
+        changed = changedNow;
+        continue;
+      }
+      if (signal.aborted || changedNow || decision.outcome === 'cancelled') {
+        record('cancelled');
+        this.model.upsertToolCall({ id: toolCallId, permission: { outcome: 'cancelled', by: signal.aborted ? 'cancel' : decision.by } });
+        return { outcome: { outcome: 'cancelled' as const } };
+      }
+      this.options.logger.info(`Permission for "${toolCall.title}" answered ${decision.optionId} (by ${decision.by}${decision.rule ? `: ${decision.rule}` : ''})`);
+      record('answered', decision.optionId);
+      this.model.upsertToolCall({
+        id: toolCallId,
+        permission: { optionId: decision.optionId, outcome: 'selected', by: decision.by, ...(decision.rule ? { rule: decision.rule } : {}) },
+      });
+      return { outcome: { outcome: 'selected' as const, optionId: decision.optionId } };
+    }
   }
 }

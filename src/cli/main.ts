@@ -1,17 +1,20 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { AuthRequiredError } from '../acp/acpSession';
 import { AgentExitedError } from '../core/agentProcess';
-import { streamLogger, type LogLevel } from '../core/log';
-import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+import { redactingLogger, streamLogger, type LogLevel } from '../core/log';
+import { agentEnvironment, parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+import { startAgentSession } from '../adapters';
+import { FileService } from '../host/fileService';
+import { protectedBy } from '../host/protectedPaths';
+import { TerminalService } from '../host/terminalService';
 import { headlessRpcUi } from '../rpc/extensionUi';
 import { TURN_EXIT_CODES, type AgentSession } from '../session/agentSession';
-import { workspaceFileTools } from '../session/hostTools';
-import { startAgentSession } from '../session/startSession';
+import { workspaceFileTools } from '../host/workspaceFileTools';
 import { policyDecider, type PolicyName } from '../session/permissions';
+import { AuthRequiredError, HostRequestError } from '../session/sessionHost';
 import type { SessionEvent } from '../session/sessionModel';
-import { TextRenderer } from './textRenderer';
+import { TextRenderer } from '../session/transcriptText';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
 
@@ -28,6 +31,10 @@ Options:
   --approve-all        allow every tool call
   --approve-reads      allow read/search tool calls, reject the rest
   --deny-all           reject every tool call (default)
+                       (under --deny-all and --approve-reads the agent may not write files or run
+                       terminal commands through the host either)
+  --allow-protected    let the agent write protected files (.git/**, .vscode/**, .devcontainer/**, .husky/**,
+                       .github/workflows/**, *.code-workspace); refused otherwise
   --host-tools         offer the agent read-only workspace tools (read_project_file, get_document_symbols;
                        pi RPC fork dialect)
   --format text|json   readable text (default) or one JSON event per line
@@ -83,6 +90,7 @@ async function main(): Promise<number> {
         'approve-all': { type: 'boolean' },
         'approve-reads': { type: 'boolean' },
         'deny-all': { type: 'boolean' },
+        'allow-protected': { type: 'boolean' },
         'host-tools': { type: 'boolean' },
         format: { type: 'string' },
         timeout: { type: 'string' },
@@ -109,7 +117,7 @@ async function main(): Promise<number> {
   if (!(timeoutS > 0)) fail('--timeout must be a positive number of seconds', TURN_EXIT_CODES.usage!);
   const agent = resolveAgent(values);
   const cwd = path.resolve(values.cwd ?? process.cwd());
-  const logger = streamLogger((l) => process.stderr.write(l), (values['log-level'] as LogLevel | undefined) ?? 'warn');
+  const logger = redactingLogger(streamLogger((l) => process.stderr.write(l), (values['log-level'] as LogLevel | undefined) ?? 'warn'));
 
   const emit =
     format === 'json'
@@ -125,8 +133,22 @@ async function main(): Promise<number> {
       logger,
       cwd,
       decidePermission: policyDecider(policy),
+      files: new FileService(() => [cwd], undefined, undefined, async (abs) => {
+        if (policy !== 'approve-all') throw new HostRequestError('refused', `Refused by --${policy}: the agent may not write ${abs}`);
+        const pattern = protectedBy(abs, [cwd]);
+        if (pattern && !values['allow-protected']) {
+          throw new HostRequestError('refused', `Refused: ${abs} is a protected file (${pattern}); run with --allow-protected to allow it`);
+        }
+      }),
+      terminals: new TerminalService(() => [cwd], undefined, {
+        baseEnv: () => agentEnvironment(agent),
+        guard: async (spec) => {
+          if (policy !== 'approve-all') throw new HostRequestError('refused', `Refused by --${policy}: the agent may not run "${spec.command}"`);
+        },
+        onDroppedEnv: (names) => logger.warn(`dropped from a terminal command's environment (code-loading variables): ${names.join(', ')}`),
+      }),
       // pi RPC extension dialogs: confirm/select follow the approval policy, input is dismissed, editor keeps its text.
-      rpcUi: headlessRpcUi({ policy: policy === 'approve-all' ? 'approve-all' : 'deny-all', log: (l) => logger.info(l) }),
+      ui: headlessRpcUi({ policy: policy === 'approve-all' ? 'approve-all' : 'deny-all', log: (l) => logger.info(l) }),
       ...(values['host-tools'] ? { hostTools: workspaceFileTools(cwd) } : {}),
       requestTimeoutMs: timeoutS * 1000,
       initializeTimeoutMs: timeoutS * 1000,
@@ -145,6 +167,10 @@ async function main(): Promise<number> {
     if (++interrupts === 1) void session.cancel();
     else void session.shutdown().then(() => process.exit(TURN_EXIT_CODES.cancelled));
   });
+  // Killed politely (a service manager, a closed terminal): stop the agent and what it started, then go.
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => void session.shutdown().finally(() => process.exit(TURN_EXIT_CODES.cancelled)));
+  }
 
   let outcome: string;
   let error: string | undefined;

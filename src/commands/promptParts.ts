@@ -1,8 +1,10 @@
 /**
  * The content blocks of a task prompt: the instructions as text, then each piece of code context — as ACP
- * `resource` blocks when the agent accepts embedded context, else as fenced text. No vscode.
+ * `resource` blocks when the agent accepts embedded context, else as fenced text (the session layer's one
+ * builder does both). No vscode.
  */
 import { pathToFileURL } from 'node:url';
+import { buildPromptParts as buildParts, spanText, uriWithLines } from '../session/promptParts';
 import type { ContentPart } from '../session/sessionModel';
 
 export interface Position {
@@ -21,44 +23,34 @@ export interface CodeContext {
   languageId: string;
 }
 
-/** `1-4` style, 1-based and inclusive: what a reader of the prompt expects. */
-export function lineSpan(range: CodeContext['range']): string {
+function lines(range: CodeContext['range']): { start: number; end: number } {
   const start = range.start.line + 1;
   // A selection ending at column 0 of a line does not include that line.
   const end = range.end.character === 0 && range.end.line > range.start.line ? range.end.line : range.end.line + 1;
-  return start === end ? `${start}` : `${start}-${end}`;
+  return { start, end };
+}
+
+/** `1-4` style, 1-based and inclusive: what a reader of the prompt expects. */
+export function lineSpan(range: CodeContext['range']): string {
+  return spanText(lines(range));
 }
 
 export function contextUri(ctx: CodeContext): string {
-  const [a, b] = lineSpan(ctx.range).split('-');
-  return `${pathToFileURL(ctx.filepath).href}#L${a}${b ? `-L${b}` : ''}`;
+  return uriWithLines(pathToFileURL(ctx.filepath).href, lines(ctx.range));
 }
 
-const MIME: Record<string, string> = {
-  python: 'text/x-python',
-  typescript: 'text/x-typescript',
-  javascript: 'text/javascript',
-  json: 'application/json',
-};
-
 export function buildPromptParts(instructions: string, contexts: CodeContext[], embeddedContext: boolean): ContentPart[] {
-  const parts: ContentPart[] = [{ type: 'text', text: instructions }];
-  for (const ctx of contexts) {
-    if (ctx.text.trim() === '') continue;
-    if (embeddedContext) {
-      parts.push({
-        type: 'resource',
-        resource: { uri: contextUri(ctx), mimeType: MIME[ctx.languageId] ?? 'text/plain', text: ctx.text },
-      });
-    } else {
-      const fence = ctx.text.includes('```') ? '~~~~' : '```';
-      parts.push({
-        type: 'text',
-        text: `\n\n${ctx.label}: ${ctx.filepath} (lines ${lineSpan(ctx.range)})\n${fence}${ctx.languageId}\n${ctx.text}\n${fence}`,
-      });
-    }
-  }
-  return parts;
+  const items = contexts.map((ctx) => ({
+    kind: 'code' as const,
+    label: ctx.label,
+    uri: pathToFileURL(ctx.filepath).href,
+    path: ctx.filepath,
+    lines: lines(ctx.range),
+    text: ctx.text,
+    languageId: ctx.languageId,
+    inline: true,
+  }));
+  return buildParts(instructions, items, { image: false, embeddedContext }).parts;
 }
 
 /**

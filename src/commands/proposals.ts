@@ -5,6 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { registerCommand } from '../views/commandRegistry';
 import { closeDiffsShowing, VirtualDocuments } from '../views/virtualDocuments';
 
 export const PROPOSAL_SCHEME = 'agent-host-proposal';
@@ -20,8 +21,8 @@ export class ProposalPreview implements vscode.Disposable {
   constructor() {
     this.disposables.push(
       this.docs,
-      vscode.commands.registerCommand('agentHost.proposal.accept', (uri?: unknown) => this.decide('accept', uri)),
-      vscode.commands.registerCommand('agentHost.proposal.reject', (uri?: unknown) => this.decide('reject', uri)),
+      registerCommand('agentHost.proposal.accept', (uri?: unknown) => this.decide('accept', uri)),
+      registerCommand('agentHost.proposal.reject', (uri?: unknown) => this.decide('reject', uri)),
       // Closing the diff tab answers "reject".
       vscode.window.tabGroups.onDidChangeTabs((e) => {
         for (const tab of e.closed) {

@@ -5,7 +5,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AgentManager } from '../agentManager';
+import type { AgentManager } from '../manager/agentManager';
+import { registerCommand } from '../views/commandRegistry';
 import {
   buildInstructions,
   docConvention,
@@ -246,12 +247,12 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
     runner,
     proposals,
     codeLens,
-    vscode.commands.registerCommand(SELECTION_COMMANDS.explain, explain),
-    vscode.commands.registerCommand(SELECTION_COMMANDS.docstring, docstring),
-    vscode.commands.registerCommand(SELECTION_COMMANDS.optimize, rewrite('optimize')),
-    vscode.commands.registerCommand(SELECTION_COMMANDS.fix, rewrite('fix')),
-    vscode.commands.registerCommand(SELECTION_COMMANDS.tests, unitTests),
-    vscode.commands.registerCommand(SELECTION_COMMANDS.ask, ask),
+    registerCommand(SELECTION_COMMANDS.explain, explain),
+    registerCommand(SELECTION_COMMANDS.docstring, docstring),
+    registerCommand(SELECTION_COMMANDS.optimize, rewrite('optimize')),
+    registerCommand(SELECTION_COMMANDS.fix, rewrite('fix')),
+    registerCommand(SELECTION_COMMANDS.tests, unitTests),
+    registerCommand(SELECTION_COMMANDS.ask, ask),
     vscode.languages.registerCodeLensProvider({ scheme: 'file' }, codeLens),
     vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new AgentQuickFixes(), {
       providedCodeActionKinds: [vscode.CodeActionKind.QuickFix],

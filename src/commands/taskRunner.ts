@@ -4,8 +4,7 @@
  * cancelling it (or being replaced) sends `session/cancel` through the manager.
  */
 import * as vscode from 'vscode';
-import { AcpSession } from '../acp/acpSession';
-import type { AgentManager } from '../agentManager';
+import type { AgentManager } from '../manager/agentManager';
 import { buildPromptParts, displayParts, type CodeContext } from './promptParts';
 
 export class TaskCancelled extends Error {
@@ -96,8 +95,7 @@ export class TaskRunner implements vscode.Disposable {
   private async ask(instructions: string, contexts: CodeContext[], label: string | undefined, token: vscode.CancellationToken): Promise<string> {
     if (token.isCancellationRequested) throw new TaskCancelled();
     const session = await this.manager.ensureStarted();
-    const embedded =
-      session instanceof AcpSession && session.client.agentCapabilities.promptCapabilities?.embeddedContext === true;
+    const embedded = session.promptCapabilities.embeddedContext;
     const before = new Set(session.model.messages('agent').map((m) => m.id));
     const cancel = token.onCancellationRequested(() => void this.manager.cancel());
     let stopReason: string;

@@ -9,7 +9,7 @@
  *   and passed in the agent's environment.
  */
 import type { AgentConfig } from '../session/agentConfig';
-import type { AuthMethod } from '../acp/types';
+import type { AuthMethodInfo as AuthMethod } from '../session/sessionHost';
 
 export type SignInMethod =
   | { kind: 'agent'; id: string; name: string; description?: string }

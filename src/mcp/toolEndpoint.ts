@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, promises as fs } from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Logger } from '../core/log';
+import { registerSecret, type Logger } from '../core/log';
 import type { HostToolProvider, HostToolResult } from '../session/hostTools';
 
 export const ENV_SOCKET = 'AGENT_HOST_IDE_SOCKET';
@@ -72,6 +72,8 @@ export async function startToolEndpoint(provider: HostToolProvider, logger?: Pic
  */
 export function createToolEndpoint(provider: HostToolProvider, logger?: Pick<Logger, 'info' | 'warn'>): ToolEndpoint {
   const token = randomBytes(32).toString('hex');
+  // It rides in session/new's mcpServers env: every redacted log line masks it.
+  const forgetToken = registerSecret(token);
   const { socketPath, cleanup } = privateSocketPath();
   const server = http.createServer((req, res) => {
     if (!tokenMatches(req.headers.authorization, token)) return send(res, 401, { error: 'unauthorized' });
@@ -111,6 +113,7 @@ export function createToolEndpoint(provider: HostToolProvider, logger?: Pick<Log
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await cleanup();
+      forgetToken();
     },
   };
 }

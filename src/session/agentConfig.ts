@@ -48,3 +48,12 @@ function validate(v: unknown, where: string): AgentConfig {
     ...(o.inheritEnv === false ? { inheritEnv: false } : {}),
   };
 }
+
+/**
+ * The environment an agent runs with — and the one its terminal commands start from: the host's (unless
+ * `inheritEnv` is false), then the configured `env`, then `extra` (API keys kept from sign-in).
+ */
+export function agentEnvironment(config: Pick<AgentConfig, 'env' | 'inheritEnv'>, extra: Record<string, string> = {}): Record<string, string> {
+  const base = config.inheritEnv === false ? {} : Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  return { ...base, ...(config.env ?? {}), ...extra };
+}

@@ -1,11 +1,47 @@
 import type { ExitInfo } from '../core/agentProcess';
+export type { AgentExtras, AgentState } from './agentExtras';
+import type { AgentCommands } from './agentCommands';
+import type { AgentExtras } from './agentExtras';
 import type { ContentPart, SessionModel } from './sessionModel';
 
-/** What a running agent looks like to views, whichever protocol it speaks. */
+/** What the agent accepts in a prompt (ACP `promptCapabilities`; pi RPC takes images, context as text). */
+export interface PromptCapabilities {
+  image: boolean;
+  embeddedContext: boolean;
+}
+
+/**
+ * Messages an agent takes while its turn streams, waiting in the agent's own queue (pi RPC's steer and
+ * follow-up). Absent on agents without such a queue: the chat queues locally instead.
+ */
+export interface StreamingQueue {
+  readonly canSteer: boolean;
+  readonly canFollowUp: boolean;
+  /** Delivered after the running tool calls (or at once, by the agent's interrupt mode). */
+  steer(parts: ContentPart[]): Promise<void>;
+  /** Delivered when the running turn ends. */
+  followUp(parts: ContentPart[]): Promise<void>;
+}
+
+export type AgentHealth = 'ok' | 'unresponsive';
+
+
+
+/**
+ * What a running agent session can do, whichever protocol it speaks. Views and commands use only this:
+ * what differs between protocols is an optional capability here, never a class to test for.
+ */
 export interface AgentSession {
   readonly sessionId: string;
   readonly model: SessionModel;
   readonly agentInfo: { name: string; title?: string; version?: string; protocol: 'acp' | 'rpc'; protocolVersion?: number };
+  readonly promptCapabilities: PromptCapabilities;
+  /** The agent's own queue of messages sent while a turn streams (pi RPC). */
+  readonly queue?: StreamingQueue;
+  /** The agent's command surface beyond prompting ("Agent Commands…"; pi RPC). */
+  readonly commands?: AgentCommands;
+  /** Agent-specific state the chat shows; undefined when the agent has none. */
+  extras(): AgentExtras | undefined;
   /** `display`: what the transcript shows as the user's message instead of `parts` (e.g. a short label and chips). */
   prompt(parts: ContentPart[], display?: ContentPart[]): Promise<{ stopReason: string }>;
   cancel(): Promise<void>;
@@ -15,7 +51,7 @@ export interface AgentSession {
   shutdown(): Promise<ExitInfo>;
   onExit(listener: (exit: ExitInfo) => void): () => void;
   /** 'unresponsive' after a request timed out, 'ok' again at the next answer. */
-  onHealth(listener: (health: 'ok' | 'unresponsive', detail: string) => void): () => void;
+  onHealth(listener: (health: AgentHealth, detail: string) => void): () => void;
 }
 
 /** How a turn ended, as the CLI's exit code tells it. */

@@ -2,8 +2,83 @@ import type { PermissionOption, ToolCallEntity } from './sessionModel';
 
 export interface PermissionRequestInfo {
   sessionId: string;
+  /** The configured agent that asks (rules are kept per agent). */
+  agentName?: string;
+  /** A copy of the tool call taken when the request arrived: what the person sees and any rule is made from. */
   toolCall: ToolCallEntity;
   options: PermissionOption[];
+  /** Set when the agent changed the tool call while an earlier ask was open: what changed, one line each. */
+  changed?: string[];
+}
+
+/** Tool kinds whose rules must name a parsed command or a path, never only a title. */
+export const NO_TITLE_RULE_KINDS = new Set(['execute', 'edit', 'delete', 'move', 'fetch']);
+
+/** The label a permission option gets from its kind (the agent's own wording is shown beside it). */
+export const OPTION_KIND_LABELS: Record<string, string> = {
+  allow_once: 'Allow once',
+  allow_always: 'Always allow',
+  reject_once: 'Reject',
+  reject_always: 'Always reject',
+};
+
+/** True when an option's name says the opposite of its kind (an "Always allow" named "Reject"). */
+export function optionContradicts(option: PermissionOption): boolean {
+  const name = option.name.toLowerCase();
+  if (option.kind.startsWith('allow')) return /\b(reject|deny|decline|no|cancel|don'?t|never|block|stop|skip)\b/.test(name);
+  if (option.kind.startsWith('reject')) return /\b(allow|yes|approve|accept|proceed|run|always|ok|continue)\b/.test(name);
+  return false;
+}
+
+/** A tool call as it stands now, detached from the live model (later updates do not reach it). */
+export function snapshotToolCall(toolCall: ToolCallEntity): ToolCallEntity {
+  return structuredClone(toolCall);
+}
+
+const short = (v: unknown) => {
+  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+  return s.length > 160 ? `${s.slice(0, 157)}…` : s;
+};
+
+/** The command line of a tool call's rawInput (`command`/`cmd`, string or argv), when it has one. */
+export function commandOf(rawInput: unknown): string | undefined {
+  if (!rawInput || typeof rawInput !== 'object') return undefined;
+  const o = rawInput as Record<string, unknown>;
+  const c = o.command ?? o.cmd;
+  if (Array.isArray(c)) return c.map(String).join(' ').trim() || undefined;
+  return typeof c === 'string' && c.trim() ? c.trim() : undefined;
+}
+
+/** The one file a tool call acts on (its first location, or a path in its input), when it names one. */
+export function pathOf(toolCall: Pick<ToolCallEntity, 'rawInput' | 'locations'>): string | undefined {
+  const located = toolCall.locations[0]?.path;
+  if (located) return located;
+  const o = toolCall.rawInput && typeof toolCall.rawInput === 'object' ? (toolCall.rawInput as Record<string, unknown>) : {};
+  const p = o.path ?? o.file_path ?? o.filePath ?? o.abspath;
+  return typeof p === 'string' && p ? p : undefined;
+}
+
+/**
+ * Whether a change to a tool call changes what a decision about it means: another kind, another command,
+ * another file. Agents refine titles and fill in input while they ask (opencode does); that is not one.
+ */
+export function isMaterialChange(before: ToolCallEntity, after: ToolCallEntity): boolean {
+  if (before.toolKind !== after.toolKind) return true;
+  const [c0, c1] = [commandOf(before.rawInput), commandOf(after.rawInput)];
+  if (c1 !== undefined && c1 !== c0) return true;
+  const [p0, p1] = [pathOf(before), pathOf(after)];
+  return p1 !== undefined && p1 !== p0;
+}
+
+/** What changed in a tool call that a permission decision depends on (kind, title, input, locations). */
+export function describeToolCallChange(before: ToolCallEntity, after: ToolCallEntity): string[] {
+  const out: string[] = [];
+  if (before.toolKind !== after.toolKind) out.push(`kind: ${before.toolKind} → ${after.toolKind}`);
+  if (before.title !== after.title) out.push(`title: "${short(before.title)}" → "${short(after.title)}"`);
+  if (JSON.stringify(before.rawInput) !== JSON.stringify(after.rawInput)) out.push(`input: ${short(before.rawInput)} → ${short(after.rawInput)}`);
+  const paths = (t: ToolCallEntity) => t.locations.map((l) => l.path).join(', ');
+  if (paths(before) !== paths(after)) out.push(`files: ${paths(before) || '(none)'} → ${paths(after) || '(none)'}`);
+  return out;
 }
 
 export type PermissionDecision =

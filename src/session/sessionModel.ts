@@ -57,6 +57,8 @@ export interface PermissionOption {
   optionId: string;
   name: string;
   kind: string;
+  /** The name says the opposite of the kind (an "Always allow" named "Reject"): views flag it. */
+  contradicts?: boolean;
 }
 
 export interface PermissionEntity {
@@ -106,6 +108,11 @@ export interface SessionInfo {
 
 export type SessionEvent =
   | { type: 'entity'; entity: TimelineEntity; created: boolean }
+  /**
+   * Text appended to an existing message (a streamed chunk): the chunk only, never the whole message, so a
+   * listener's cost per chunk does not grow with the message. The message itself: `model.get('message', id)`.
+   */
+  | { type: 'append'; id: string; role: Role; text: string }
   | { type: 'plan'; entries: PlanEntry[] }
   | { type: 'commands'; commands: { name: string; description: string; input?: unknown }[] }
   | { type: 'modes'; modes: ModeState }
@@ -122,6 +129,8 @@ export class SessionModel {
   private readonly entities = new Map<string, TimelineEntity>();
   private readonly order: string[] = [];
   private readonly listeners = new Set<Listener>();
+  /** Keys of permission entities still pending. */
+  private readonly pendingPermissions = new Set<string>();
   /** The message that id-less chunks of each role append to; cleared when another entity intervenes. */
   private openMessage: { role: Role; key: string } | undefined;
   private anonymousCount = 0;
@@ -189,7 +198,8 @@ export class SessionModel {
     }
     if (part.type === 'text') entity.text += part.text ?? '';
     this.openMessage = { role, key };
-    this.emit({ type: 'entity', entity, created });
+    if (!created && part.type === 'text') this.emit({ type: 'append', id: entity.id, role, text: part.text ?? '' });
+    else this.emit({ type: 'entity', entity, created });
     return entity;
   }
 
@@ -231,6 +241,8 @@ export class SessionModel {
     const entity: PermissionEntity = { ...existing, ...p, kind: 'permission' };
     if (existing) this.entities.set(key, entity);
     else this.insert(key, entity);
+    if (entity.state === 'pending') this.pendingPermissions.add(key);
+    else this.pendingPermissions.delete(key);
     this.openMessage = undefined;
     this.emit({ type: 'entity', entity, created: !existing });
     this.refreshTurnForPermissions();
@@ -303,20 +315,22 @@ export class SessionModel {
     this.lastStopReason = stopReason;
     this.openMessage = undefined;
     // Permission requests the turn left behind can no longer be answered.
-    for (const e of this.entities.values()) {
-      if (e.kind === 'permission' && e.state === 'pending') {
+    for (const key of [...this.pendingPermissions]) {
+      const e = this.entities.get(key);
+      if (e?.kind === 'permission' && e.state === 'pending') {
         e.state = 'cancelled';
         this.emit({ type: 'entity', entity: e, created: false });
       }
     }
+    this.pendingPermissions.clear();
     this.turn = 'idle';
     this.emit({ type: 'turn', state: 'idle', ...(stopReason ? { stopReason } : {}), ...(error ? { error } : {}) });
   }
 
   private refreshTurnForPermissions(): void {
     if (this.turn === 'idle' || this.turn === 'cancelling') return;
-    const waiting = [...this.entities.values()].some((e) => e.kind === 'permission' && e.state === 'pending');
-    this.setTurn(waiting ? 'awaiting_permission' : 'running');
+    // Kept as a set as permissions change: scanning every entity per request made many requests quadratic.
+    this.setTurn(this.pendingPermissions.size > 0 ? 'awaiting_permission' : 'running');
   }
 
   private setTurn(state: TurnState): void {

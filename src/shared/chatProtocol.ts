@@ -7,8 +7,9 @@
  */
 import type { ModeState, ModelState, PlanEntry, TimelineEntity, TurnState, Usage } from '../session/sessionModel';
 
-/** The agent process as the header shows it (AgentManager's states; kept here so the webview needs no host code). */
-export type AgentState = 'stopped' | 'starting' | 'ready' | 'busy' | 'error';
+import type { AgentExtras, AgentState } from '../session/agentExtras';
+
+export type { AgentExtras, AgentState };
 
 export type { ModeState, ModelState, PlanEntry, TimelineEntity, TurnState, Usage };
 export type {
@@ -74,31 +75,15 @@ export interface HeaderState {
   /** Permission cards get buttons only when the host can answer from the chat. */
   permissionsInChat: boolean;
   title?: string;
-  /** pi RPC agents only: their queue, modes, widgets and stats (from the session model's `agentState`). */
+  /** Agents with state of their own (pi RPC): their queue, modes, widgets and stats. */
   rpc?: RpcChatState;
 }
 
-/** What the chat shows of an RPC agent's state, and what its composer may do while a turn streams. */
-export interface RpcChatState {
-  /** Whether `steer` / `follow_up` exist in this dialect (else the composer queues locally). */
+/** What the chat shows of an agent's own state (pi RPC), and what its composer may do while a turn streams. */
+export interface RpcChatState extends AgentExtras {
+  /** Whether the agent takes steering / follow-up messages while streaming (else the composer queues locally). */
   canSteer: boolean;
   canFollowUp: boolean;
-  /** Messages waiting at the agent (queuedMessageCount / pendingMessageCount, or the last queue_update). */
-  queued: number;
-  steering: string[];
-  followUp: string[];
-  steeringMode?: string;
-  followUpMode?: string;
-  interruptMode?: string;
-  thinkingLevel?: string;
-  autoCompaction?: boolean;
-  autoRetry?: boolean;
-  /** `setWidget` lines by key (plain text). */
-  widgets: { key: string; lines: string[] }[];
-  /** `setStatus` texts. */
-  status: string[];
-  /** From `get_session_stats` after each turn. */
-  stats?: { totalTokens?: number; inputTokens?: number; outputTokens?: number; cost?: number; messages?: number };
 }
 
 export interface Snapshot {
@@ -207,6 +192,10 @@ export interface ChatStrings {
   restart: string;
   showLog: string;
   answerInDialog: string;
+  /** Permission buttons are labelled by the option's kind (the agent's own wording beside it). */
+  optionKinds: Record<'allow_once' | 'allow_always' | 'reject_once' | 'reject_always', string>;
+  /** Shown on an option whose name says the opposite of what it does. */
+  optionContradicts: string;
   permissionRequest: string;
   permissionAnswered: string;
   permissionCancelled: string;

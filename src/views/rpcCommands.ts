@@ -1,16 +1,17 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AgentManager } from '../agentManager';
-import { RpcSession } from '../rpc/rpcSession';
+import type { AgentManager } from '../manager/agentManager';
+import type { AgentCommandName, AgentCommands } from '../session/agentCommands';
+import { registerCommand } from './commandRegistry';
 
 const t = vscode.l10n.t;
 
 interface Entry {
-  /** The RPC command whose support decides whether the entry is offered. */
-  command: string;
+  /** The command whose support decides whether the entry is offered. */
+  command: AgentCommandName;
   label: string;
-  run(s: RpcSession): Promise<unknown>;
+  run(s: AgentCommands): Promise<unknown>;
 }
 
 async function ask(prompt: string, value = ''): Promise<string | undefined> {
@@ -29,61 +30,61 @@ async function showJson(title: string, value: unknown): Promise<void> {
 /** Every pi RPC command that is not a plain prompt, in the order a user looks for them. */
 function entries(): Entry[] {
   return [
-    { command: 'steer', label: t('Steer the running turn…'), run: async (s) => { const m = await ask(t('Message to steer with')); if (m) await s.steer(m); } },
-    { command: 'follow_up', label: t('Queue a follow-up…'), run: async (s) => { const m = await ask(t('Follow-up message')); if (m) await s.followUp(m); } },
-    { command: 'abort_and_prompt', label: t('Abort and send…'), run: async (s) => { const m = await ask(t('Message to send after aborting')); if (m) await s.abortAndPrompt(m); } },
-    { command: 'new_session', label: t('New session'), run: (s) => s.newSession() },
+    { command: 'steer', label: t('Steer the running turn…'), run: async (s) => { const m = await ask(t('Message to steer with')); if (m) await s.run('steer', { message: m }); } },
+    { command: 'follow_up', label: t('Queue a follow-up…'), run: async (s) => { const m = await ask(t('Follow-up message')); if (m) await s.run('follow_up', { message: m }); } },
+    { command: 'abort_and_prompt', label: t('Abort and send…'), run: async (s) => { const m = await ask(t('Message to send after aborting')); if (m) await s.run('abort_and_prompt', { message: m }); } },
+    { command: 'new_session', label: t('New session'), run: (s) => s.run('new_session', {}) },
     { command: 'set_model', label: t('Choose model…'), run: async (s) => {
-      const models = await s.getAvailableModels();
+      const models = await s.run('get_available_models', {});
       const m = await vscode.window.showQuickPick(models.map((x) => ({ label: x.name ?? x.id, description: `${x.provider}/${x.id}`, x })), { title: t('Model') });
-      if (m) await s.setModelById(m.x.provider, m.x.id);
+      if (m) await s.run('set_model', { provider: m.x.provider, modelId: m.x.id });
     } },
-    { command: 'cycle_model', label: t('Next model'), run: (s) => s.cycleModel() },
-    { command: 'set_thinking_level', label: t('Thinking level…'), run: async (s) => { const l = await pick(t('Thinking level'), ['off', 'minimal', 'low', 'medium', 'high', 'xhigh']); if (l) await s.setThinkingLevel(l); } },
-    { command: 'cycle_thinking_level', label: t('Next thinking level'), run: (s) => s.cycleThinkingLevel() },
-    { command: 'set_steering_mode', label: t('Steering mode…'), run: async (s) => { const m = await pick(t('Steering mode'), ['one-at-a-time', 'all'] as const); if (m) await s.setSteeringMode(m); } },
-    { command: 'set_follow_up_mode', label: t('Follow-up mode…'), run: async (s) => { const m = await pick(t('Follow-up mode'), ['one-at-a-time', 'all'] as const); if (m) await s.setFollowUpMode(m); } },
-    { command: 'set_interrupt_mode', label: t('Interrupt mode…'), run: async (s) => { const m = await pick(t('Interrupt mode'), ['wait', 'immediate'] as const); if (m) await s.setInterruptMode(m); } },
-    { command: 'compact', label: t('Compact the conversation…'), run: async (s) => { const i = await ask(t('Custom instructions for the summary (optional)')); if (i !== undefined) await s.compact(i || undefined); } },
-    { command: 'set_auto_compaction', label: t('Auto-compaction…'), run: async (s) => { const v = await pick(t('Auto-compaction'), ['on', 'off'] as const); if (v) await s.setAutoCompaction(v === 'on'); } },
-    { command: 'set_auto_retry', label: t('Auto-retry…'), run: async (s) => { const v = await pick(t('Auto-retry'), ['on', 'off'] as const); if (v) await s.setAutoRetry(v === 'on'); } },
-    { command: 'abort_retry', label: t('Stop retrying'), run: (s) => s.abortRetry() },
+    { command: 'cycle_model', label: t('Next model'), run: (s) => s.run('cycle_model', {}) },
+    { command: 'set_thinking_level', label: t('Thinking level…'), run: async (s) => { const l = await pick(t('Thinking level'), ['off', 'minimal', 'low', 'medium', 'high', 'xhigh']); if (l) await s.run('set_thinking_level', { level: l }); } },
+    { command: 'cycle_thinking_level', label: t('Next thinking level'), run: (s) => s.run('cycle_thinking_level', {}) },
+    { command: 'set_steering_mode', label: t('Steering mode…'), run: async (s) => { const m = await pick(t('Steering mode'), ['one-at-a-time', 'all'] as const); if (m) await s.run('set_steering_mode', { mode: m }); } },
+    { command: 'set_follow_up_mode', label: t('Follow-up mode…'), run: async (s) => { const m = await pick(t('Follow-up mode'), ['one-at-a-time', 'all'] as const); if (m) await s.run('set_follow_up_mode', { mode: m }); } },
+    { command: 'set_interrupt_mode', label: t('Interrupt mode…'), run: async (s) => { const m = await pick(t('Interrupt mode'), ['wait', 'immediate'] as const); if (m) await s.run('set_interrupt_mode', { mode: m }); } },
+    { command: 'compact', label: t('Compact the conversation…'), run: async (s) => { const i = await ask(t('Custom instructions for the summary (optional)')); if (i !== undefined) await s.run('compact', i ? { customInstructions: i } : {}); } },
+    { command: 'set_auto_compaction', label: t('Auto-compaction…'), run: async (s) => { const v = await pick(t('Auto-compaction'), ['on', 'off'] as const); if (v) await s.run('set_auto_compaction', { enabled: v === 'on' }); } },
+    { command: 'set_auto_retry', label: t('Auto-retry…'), run: async (s) => { const v = await pick(t('Auto-retry'), ['on', 'off'] as const); if (v) await s.run('set_auto_retry', { enabled: v === 'on' }); } },
+    { command: 'abort_retry', label: t('Stop retrying'), run: (s) => s.run('abort_retry', {}) },
     { command: 'bash', label: t('Run a shell command in the agent…'), run: async (s) => {
       const c = await ask(t('Command'));
       if (!c) return;
-      const r = await s.bash(c);
+      const r = await s.run('bash', { command: c });
       await showJson(t('Output of {0}', c), r);
     } },
-    { command: 'abort_bash', label: t('Stop the shell command'), run: (s) => s.abortBash() },
-    { command: 'get_session_stats', label: t('Session statistics'), run: async (s) => showJson(t('Session statistics'), await s.getSessionStats()) },
+    { command: 'abort_bash', label: t('Stop the shell command'), run: (s) => s.run('abort_bash', {}) },
+    { command: 'get_session_stats', label: t('Session statistics'), run: async (s) => showJson(t('Session statistics'), await s.run('get_session_stats', {})) },
     { command: 'export_html', label: t('Export the session as HTML'), run: async (s) => {
-      const file = await s.exportHtml(path.join(os.tmpdir(), `agent-session-${Date.now()}.html`));
+      const file = await s.run('export_html', { outputPath: path.join(os.tmpdir(), `agent-session-${Date.now()}.html`) });
       await vscode.env.openExternal(vscode.Uri.file(file));
     } },
     { command: 'switch_session', label: t('Switch to a saved session…'), run: async (s) => {
       const f = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Sessions: ['jsonl'] } });
-      if (f?.[0]) await s.switchSession(f[0].fsPath);
+      if (f?.[0]) await s.run('switch_session', { sessionPath: f[0].fsPath });
     } },
     { command: 'branch', label: t('Branch from an earlier message…'), run: async (s) => {
-      const messages = await s.getBranchMessages();
+      const messages = await s.run('get_branch_messages', {});
       const m = await vscode.window.showQuickPick(messages.map((x) => ({ label: x.text.slice(0, 120), x })), { title: t('Branch from') });
-      if (m) await s.branch(m.x.entryId);
+      if (m) await s.run('branch', { entryId: m.x.entryId });
     } },
     { command: 'get_last_assistant_text', label: t('Copy the last answer'), run: async (s) => {
-      const text = await s.getLastAssistantText();
+      const text = await s.run('get_last_assistant_text', {});
       if (text) await vscode.env.clipboard.writeText(text);
     } },
-    { command: 'set_session_name', label: t('Name the session…'), run: async (s) => { const n = await ask(t('Session name')); if (n !== undefined) await s.setSessionName(n); } },
-    { command: 'get_messages', label: t('Show the raw messages'), run: async (s) => showJson(t('Messages'), await s.getMessages()) },
+    { command: 'set_session_name', label: t('Name the session…'), run: async (s) => { const n = await ask(t('Session name')); if (n !== undefined) await s.run('set_session_name', { name: n }); } },
+    { command: 'get_messages', label: t('Show the raw messages'), run: async (s) => showJson(t('Messages'), await s.run('get_messages', {})) },
   ];
 }
 
 /** `Agent Host: Agent Commands…`: the pi RPC command surface, with unsupported commands shown disabled. */
 export function registerRpcCommands(manager: AgentManager): vscode.Disposable {
-  return vscode.commands.registerCommand('agentHost.agentCommands', async () => {
-    const session = manager.current;
-    if (!(session instanceof RpcSession)) {
-      void vscode.window.showInformationMessage(t('Agent commands are offered by RPC-mode agents; the current agent speaks ACP (use the chat header).'));
+  return registerCommand('agentHost.agentCommands', async () => {
+    const session = manager.current?.commands;
+    if (!session) {
+      void vscode.window.showInformationMessage(t('This agent offers no commands beyond the chat (RPC-mode agents do).'));
       return;
     }
     const items = entries().map((e) => {

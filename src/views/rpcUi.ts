@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import type {
-  RpcUiHandlers,
+  AgentUiHandlers,
   UiConfirmRequest,
   UiEditorRequest,
   UiInputRequest,
   UiSelectRequest,
-} from '../rpc/extensionUi';
+} from '../session/sessionHost';
 
 /** A CancellationToken that fires when the agent withdraws the dialog or it times out. */
 function tokenFor(signal: AbortSignal): vscode.CancellationTokenSource {
@@ -31,7 +31,7 @@ const withTimeoutNote = (title: string, timeout?: number) =>
  * The pi RPC extension UI in VS Code: select → quick pick, confirm → modal, input → input box,
  * editor → a text document submitted from a notification; status entries in one status bar item.
  */
-export class VsCodeRpcUi implements RpcUiHandlers, vscode.Disposable {
+export class VsCodeRpcUi implements AgentUiHandlers, vscode.Disposable {
   private readonly status = new Map<string, string>();
   private readonly statusItem = vscode.window.createStatusBarItem('agentHost.rpcStatus', vscode.StatusBarAlignment.Left, 9);
 
@@ -110,6 +110,12 @@ export class VsCodeRpcUi implements RpcUiHandlers, vscode.Disposable {
   setWidget(): void {}
   setTitle(): void {}
   setEditorText(): void {}
+
+  /** Forgets every status entry (the agent process that set them is gone). */
+  clearStatus(): void {
+    this.status.clear();
+    this.statusItem.hide();
+  }
 
   dispose(): void {
     this.statusItem.dispose();

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AgentManager, AgentState } from '../agentManager';
+import type { AgentManager, AgentState } from '../manager/agentManager';
 
 const ICONS: Record<AgentState, string> = {
   stopped: '$(circle-slash)',

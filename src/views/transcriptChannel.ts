@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { AgentManager } from '../agentManager';
-import { TextRenderer } from '../cli/textRenderer';
+import type { AgentManager } from '../manager/agentManager';
+import { TextRenderer } from '../session/transcriptText';
 
 /** A plain-text transcript of the session, until the chat view lands. */
 export class TranscriptChannel implements vscode.Disposable {

@@ -6,11 +6,37 @@ import * as vscode from 'vscode';
  */
 export class VirtualDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly texts = new Map<string, string>();
+  /** Documents a tab has shown: released once no tab shows them any more. */
+  private readonly shown = new Set<string>();
   private counter = 0;
-  private readonly registration: vscode.Disposable;
+  private readonly registrations: vscode.Disposable[];
 
   constructor(readonly scheme = 'agent-host') {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(scheme, this);
+    this.registrations = [
+      vscode.workspace.registerTextDocumentContentProvider(scheme, this),
+      vscode.window.tabGroups.onDidChangeTabs(() => this.releaseClosed()),
+    ];
+  }
+
+  /** How many documents are held (tests check that closing tabs releases them). */
+  get size(): number {
+    return this.texts.size;
+  }
+
+  private releaseClosed(): void {
+    const open = new Set<string>();
+    for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
+      const input = tab.input;
+      if (input instanceof vscode.TabInputTextDiff) open.add(input.original.toString()).add(input.modified.toString());
+      else if (input instanceof vscode.TabInputText) open.add(input.uri.toString());
+    }
+    for (const key of this.texts.keys()) {
+      if (open.has(key)) this.shown.add(key);
+      else if (this.shown.has(key)) {
+        this.texts.delete(key);
+        this.shown.delete(key);
+      }
+    }
   }
 
   /** A uri whose document shows `text`; `label` names it (the file it stands for). */
@@ -22,6 +48,7 @@ export class VirtualDocuments implements vscode.TextDocumentContentProvider, vsc
 
   delete(uri: vscode.Uri): void {
     this.texts.delete(uri.toString());
+    this.shown.delete(uri.toString());
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -29,8 +56,9 @@ export class VirtualDocuments implements vscode.TextDocumentContentProvider, vsc
   }
 
   dispose(): void {
-    this.registration.dispose();
+    for (const r of this.registrations) r.dispose();
     this.texts.clear();
+    this.shown.clear();
   }
 }
 

@@ -7,43 +7,20 @@
  */
 import type {
   ChatStrings,
-  ContentPart,
   HeaderState,
   MessageEntity,
-  NoticeEntity,
   PermissionEntity,
   TimelineEntity,
-  ToolCallEntity,
 } from '../../src/shared/chatProtocol';
-import { hunks, lineDiff } from './diff';
-import { fmt, h, icon } from './dom';
-import { renderMarkdown, SHELL_LANGS } from './markdown';
+import { chips, codeOf, decorateCode, noticeCard, permissionCard, toolCallCard } from './cards';
+import { h, icon } from './dom';
+import { renderMarkdown } from './markdown';
 import { send } from './rpc';
 
 const PAGE = 120;
 const MAX = 3 * PAGE;
 /** Within this many pixels of an edge, the next page is loaded. */
 const EDGE_PX = 600;
-
-const KIND_ICONS: Record<string, string> = {
-  read: 'file',
-  edit: 'edit',
-  delete: 'trash',
-  move: 'arrow-right',
-  search: 'search',
-  execute: 'terminal',
-  think: 'lightbulb',
-  fetch: 'globe',
-  switch_mode: 'arrow-swap',
-  other: 'tools',
-};
-
-const STATUS_ICONS: Record<string, string> = {
-  pending: 'circle-large-outline',
-  in_progress: 'loading codicon-modifier-spin',
-  completed: 'pass',
-  failed: 'error',
-};
 
 interface Item {
   entity: TimelineEntity;
@@ -266,13 +243,13 @@ export class Transcript {
         el = e.role === 'thought' ? this.thought(e, previous) : this.message(e, previous);
         break;
       case 'tool_call':
-        el = this.toolCall(e);
+        el = toolCallCard(e, this.hooks.strings(), this.hooks.expanded.has(e.id));
         break;
       case 'permission':
-        el = this.permission(e);
+        el = permissionCard(e, this.hooks.strings(), this.hooks.header());
         break;
       case 'notice':
-        el = this.notice(e);
+        el = noticeCard(e, this.hooks.strings());
         break;
     }
     el.dataset.key = key(e);
@@ -309,112 +286,6 @@ export class Transcript {
     const body = details.querySelector('.md') as HTMLElement;
     body.replaceChildren(renderMarkdown(m.text));
     return details;
-  }
-
-  private toolCall(t: ToolCallEntity): HTMLElement {
-    const s = this.hooks.strings();
-    const statusText = { pending: s.statusPending, in_progress: s.statusRunning, completed: s.statusDone, failed: s.statusFailed }[t.status] ?? t.status;
-    const open = this.hooks.expanded.has(t.id);
-    const bodyId = `tool-body-${cssId(t.id)}`;
-    const head = h(
-      'button',
-      { className: 'tool-head', type: 'button', 'aria-expanded': String(open), 'aria-controls': bodyId, 'data-action': 'toggle-tool', 'data-id': t.id },
-      icon(open ? 'chevron-down' : 'chevron-right', 'chev'),
-      icon(KIND_ICONS[t.toolKind] ?? 'tools', 'kind'),
-      h('span', { className: 'tool-title' }, t.title || t.toolKind),
-      h('span', { className: `status status-${t.status}` }, icon(STATUS_ICONS[t.status] ?? 'circle-large-outline'), h('span', null, statusText)),
-    );
-    const body = h('div', { className: 'tool-body', id: bodyId, hidden: !open });
-    if (t.locations.length) {
-      body.append(
-        h(
-          'div',
-          { className: 'locations' },
-          ...t.locations.map((l) =>
-            h('a', { href: '#', className: 'location', 'data-action': 'open-location', 'data-path': l.path, 'data-line': l.line ?? '' }, icon('go-to-file'), `${l.path}${l.line ? `:${l.line}` : ''}`),
-          ),
-        ),
-      );
-    }
-    for (const c of t.content) body.append(this.toolContent(c));
-    if (t.rawInput !== undefined && t.rawInput !== null) body.append(section(s.rawInput, h('pre', { className: 'raw' }, pretty(t.rawInput))));
-    if (t.rawOutput !== undefined && t.rawOutput !== null) body.append(section(s.output, h('pre', { className: 'raw' }, pretty(t.rawOutput))));
-    return h('div', { className: `entry tool status-${t.status}`, role: 'group', 'aria-label': `${t.title || t.toolKind} — ${statusText}` }, head, body);
-  }
-
-  private toolContent(c: unknown): HTMLElement {
-    const s = this.hooks.strings();
-    const o = (c ?? {}) as Record<string, unknown>;
-    if (o.type === 'diff' && typeof o.path === 'string' && typeof o.newText === 'string') {
-      const oldText = typeof o.oldText === 'string' ? o.oldText : null;
-      const lines = hunks(lineDiff(oldText ?? '', o.newText));
-      const btn = h('vscode-button', { secondary: true, 'data-action': 'open-diff', title: s.openDiff }, icon('diff'), ` ${s.openDiff}`);
-      const pre = h('pre', { className: 'diff' }, ...lines.slice(0, 400).map((l) => (l ? h('div', { className: `dl ${l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'ctx'}` }, `${l.op} ${l.text}`) : h('div', { className: 'dl gap' }, '⋯'))));
-      const wrap = h('div', { className: 'diff-block' }, h('div', { className: 'diff-head' }, h('a', { href: '#', 'data-action': 'open-location', 'data-path': o.path }, o.path), btn), pre);
-      (wrap as HTMLElement & { diffData?: unknown }).diffData = { path: o.path, oldText, newText: o.newText };
-      return wrap;
-    }
-    if (o.type === 'terminal') {
-      const out = typeof (o as { output?: unknown }).output === 'string' ? String((o as { output?: unknown }).output) : '';
-      return section(`${s.terminal} ${String(o.terminalId ?? '')}`, h('pre', { className: 'raw terminal' }, out));
-    }
-    if (o.type === 'content') {
-      const part = (o.content ?? {}) as ContentPart;
-      if (part.type === 'text') {
-        const md = h('div', { className: 'md' }, renderMarkdown(part.text ?? ''));
-        decorateCode(md, s);
-        return md;
-      }
-      return chips([part]) ?? h('span');
-    }
-    return h('pre', { className: 'raw' }, pretty(c));
-  }
-
-  private permission(p: PermissionEntity): HTMLElement {
-    const s = this.hooks.strings();
-    const header = this.hooks.header();
-    const el = h('div', { className: `entry permission state-${p.state}`, role: 'group', 'aria-label': `${s.permissionRequest}: ${p.title}` });
-    el.append(h('div', { className: 'perm-title' }, icon('shield'), h('span', null, h('span', null, `${s.permissionRequest}: `), h('strong', null, p.title))));
-    if (p.state === 'pending') {
-      if (header.permissionsInChat) {
-        el.append(
-          h(
-            'div',
-            { className: 'perm-options' },
-            ...p.options.map((o) =>
-              h('vscode-button', { secondary: !o.kind.startsWith('allow'), 'data-action': 'answer-permission', 'data-permission': p.id, 'data-option': o.optionId }, o.name),
-            ),
-          ),
-        );
-      } else {
-        el.append(h('div', { className: 'perm-note' }, icon('info'), ` ${s.answerInDialog}`, h('span', { className: 'perm-offered' }, ` (${p.options.map((o) => o.name).join(' · ')})`)));
-      }
-    } else if (p.state === 'answered') {
-      const name = p.options.find((o) => o.optionId === p.answer)?.name ?? p.answer ?? '';
-      el.append(h('div', { className: 'perm-note' }, icon('check'), ` ${fmt(s.permissionAnswered, name)}`));
-    } else {
-      el.append(h('div', { className: 'perm-note' }, icon('circle-slash'), ` ${s.permissionCancelled}`));
-    }
-    return el;
-  }
-
-  private notice(n: NoticeEntity): HTMLElement {
-    const s = this.hooks.strings();
-    const ic = n.severity === 'error' ? 'error' : n.severity === 'warning' ? 'warning' : 'info';
-    const el = h('div', { className: `entry notice ${n.severity}`, role: n.severity === 'error' ? 'alert' : 'status' });
-    el.append(h('div', { className: 'notice-title' }, icon(ic), h('span', null, n.title)));
-    if (n.detail) el.append(h('pre', { className: 'notice-detail' }, n.detail));
-    if (n.severity === 'error') {
-      el.append(
-        h(
-          'div',
-          { className: 'notice-actions' },
-          h('vscode-button', { 'data-action': 'restart' }, icon('debug-restart'), ` ${s.restart}`),
-          h('vscode-button', { secondary: true, 'data-action': 'show-log' }, s.showLog),
-        ),
-      );
-    }
-    return el;
   }
 
   // ------------------------------------------------------------------------------------------------ actions
@@ -462,93 +333,26 @@ export class Transcript {
       case 'show-log':
         send('showLog', {});
         break;
-      case 'copy': {
-        send('copy', { text: codeOf(target) });
-        target.setAttribute('title', this.hooks.strings().copied);
-        this.hooks.announce(this.hooks.strings().copied);
+      case 'copy':
+      case 'insert':
+      case 'apply':
+      case 'run': {
+        // The block's code as the markdown source has it, never the DOM's text.
+        const code = codeOf(target);
+        if (code === undefined) break;
+        if (action === 'copy') {
+          send('copy', { text: code });
+          target.setAttribute('title', this.hooks.strings().copied);
+          this.hooks.announce(this.hooks.strings().copied);
+        } else if (action === 'insert') send('insertCode', { code });
+        else if (action === 'apply') send('applyCode', { code });
+        else send('runInTerminal', { code });
         break;
       }
-      case 'insert':
-        send('insertCode', { code: codeOf(target) });
-        break;
-      case 'apply':
-        send('applyCode', { code: codeOf(target) });
-        break;
-      case 'run':
-        send('runInTerminal', { code: codeOf(target) });
-        break;
     }
   }
 }
 
 function key(e: TimelineEntity): string {
   return `${e.kind}:${e.id}`;
-}
-
-function cssId(id: string): string {
-  return id.replace(/[^\w-]/g, '_');
-}
-
-/** JSON for people: an object's multi-line strings (diffs, file content, commands) are shown as text. */
-function pretty(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
-    const lines = Object.entries(v as Record<string, unknown>).map(([k, x]) =>
-      typeof x === 'string' ? (x.includes('\n') ? `${k}:\n${x.replace(/\n$/, '')}` : `${k}: ${x}`) : `${k}: ${JSON.stringify(x, null, 2)}`,
-    );
-    const text = lines.join('\n');
-    return text.length > 20_000 ? `${text.slice(0, 20_000)}\n…` : text;
-  }
-  const json = JSON.stringify(v, null, 2) ?? String(v);
-  return json.length > 20_000 ? `${json.slice(0, 20_000)}\n…` : json;
-}
-
-function section(title: string, body: HTMLElement): HTMLElement {
-  return h('div', { className: 'tool-section' }, h('div', { className: 'tool-section-title' }, title), body);
-}
-
-function codeOf(button: HTMLElement): string {
-  return button.closest('.codeblock')?.querySelector('code')?.textContent ?? '';
-}
-
-/** Context chips for a message's non-text parts (resource links, embedded resources, images). */
-function chips(parts: ContentPart[]): HTMLElement | null {
-  const out: HTMLElement[] = [];
-  for (const p of parts) {
-    if (p.type === 'resource_link') {
-      const uri = String(p.uri ?? '');
-      out.push(h('a', { className: 'chip', href: uri, title: uri }, icon('file'), String(p.name ?? uri.split('/').pop() ?? uri)));
-    } else if (p.type === 'resource') {
-      const r = (p.resource ?? {}) as { uri?: string };
-      const uri = String(r.uri ?? '');
-      out.push(h('a', { className: 'chip', href: uri, title: uri }, icon('code'), decodeURIComponent(uri.split('/').pop() ?? uri)));
-    } else if (p.type === 'image' && typeof p.data === 'string') {
-      const mime = typeof p.mimeType === 'string' && /^image\/(png|jpeg|gif|webp)$/.test(p.mimeType) ? p.mimeType : 'image/png';
-      out.push(h('span', { className: 'chip image' }, h('img', { src: `data:${mime};base64,${p.data}`, alt: '' })));
-    }
-  }
-  return out.length ? h('div', { className: 'chips' }, ...out) : null;
-}
-
-/** Wraps each highlighted code block with its actions (run only for shell blocks). */
-function decorateCode(root: HTMLElement, s: ChatStrings): void {
-  for (const pre of root.querySelectorAll('pre')) {
-    if (pre.parentElement?.classList.contains('codeblock')) continue;
-    // The language rides on the code element's class: data-* attributes never survive sanitizing.
-    const lang = /(?:^|\s)language-(\S+)/.exec(pre.querySelector('code')?.className ?? '')?.[1] ?? '';
-    const btn = (action: string, ic: string, label: string) =>
-      h('button', { type: 'button', className: 'code-action', 'data-action': action, title: label, 'aria-label': label }, icon(ic));
-    const bar = h(
-      'div',
-      { className: 'code-actions' },
-      lang ? h('span', { className: 'code-lang' }, lang) : null,
-      btn('copy', 'copy', s.copy),
-      btn('insert', 'insert', s.insert),
-      btn('apply', 'git-pull-request-go-to-changes', s.apply),
-      SHELL_LANGS.has(lang.toLowerCase()) ? btn('run', 'play', s.run) : null,
-    );
-    const wrap = h('div', { className: 'codeblock' });
-    pre.replaceWith(wrap);
-    wrap.append(bar, pre);
-  }
 }

@@ -34,7 +34,16 @@ function int(v: unknown, name: string): number {
   return v;
 }
 
-/** The IDE lookups, answered by the editor's language features; inputs confined to the workspace folders. */
+/** What get_selected_range / get_visible_range answer for an editor whose document is not a workspace file. */
+const NOT_IN_WORKSPACE: HostToolResult = {
+  content: [{ type: 'text', text: 'The active editor is not showing a file in the workspace folders: its text is not shared.' }],
+  isError: true,
+};
+
+/**
+ * The IDE lookups, answered by the editor's language features; inputs confined to the workspace folders, and
+ * the selection / visible text only of editors showing a workspace file.
+ */
 export class IdeToolProvider implements HostToolProvider {
   constructor(private readonly roots: () => readonly string[]) {}
 
@@ -67,6 +76,9 @@ export class IdeToolProvider implements HostToolProvider {
       case 'get_visible_range': {
         const editor = vscode.window.activeTextEditor;
         if (!editor) return jsonResult(null);
+        // Only the workspace's own files: the active editor may show anything the user (or a click on an
+        // agent's link) opened, e.g. ~/.aws/credentials. Its path is not told either.
+        if (!this.documentInside(editor.document.uri)) return NOT_IN_WORKSPACE;
         const r = name === 'get_selected_range' ? editor.selection : editor.visibleRanges[0];
         if (!r) return jsonResult(null);
         const { text, truncated } = limitText(editor.document.getText(r), IDE_LIMITS.text);
@@ -100,6 +112,10 @@ export class IdeToolProvider implements HostToolProvider {
   private resolve(p: unknown): string {
     if (typeof p !== 'string' || !p) throw new Error('"abspath" must be a non-empty string');
     return resolveInWorkspace(p, this.roots());
+  }
+
+  private documentInside(uri: vscode.Uri): boolean {
+    return uri.scheme === 'file' && this.inside(uri.fsPath);
   }
 
   private inside(p: string): boolean {

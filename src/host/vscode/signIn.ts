@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { AuthMethod } from '../../acp/types';
-import type { SignInHandler } from '../../agentManager';
+import type { AuthMethodInfo as AuthMethod, SignInHandler } from '../../session/sessionHost';
 import type { AgentConfig } from '../../session/agentConfig';
 import { classifyAuthMethod, secretKey, type SignInMethod } from '../signIn';
 
@@ -14,6 +13,8 @@ export class AgentSignIn implements SignInHandler {
   chooser: (agent: AgentConfig, methods: SignInMethod[]) => Promise<SignInMethod | undefined> = (agent, methods) => this.defaultChooser(agent, methods);
   askSecret: (agent: AgentConfig, method: SignInMethod, varName: string) => Promise<string | undefined> = defaultAskSecret;
   runTerminal: (method: Extract<SignInMethod, { kind: 'terminal' }>, cwd: string | undefined) => Promise<boolean> = runInTerminal;
+  /** Shows the exact command line and the variables it sets before anything runs; false = do not run. */
+  confirmCommand: (agent: AgentConfig, method: Extract<SignInMethod, { kind: 'terminal' }>) => Promise<boolean> = confirmLoginCommand;
 
   /** Set while "Sign In" (the command or the notification's action) restarts the agent: then the methods are offered at once. */
   requested = false;
@@ -48,6 +49,10 @@ export class AgentSignIn implements SignInHandler {
       case 'agent':
         return { authenticate: method.id };
       case 'terminal': {
+        if (!(await this.confirmCommand(agent, method))) {
+          this.log.info(`Sign-in command of "${agent.name}" not run: ${commandLine(method)}`);
+          return undefined;
+        }
         const ok = await this.runTerminal(method, agent.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
         if (!ok) void vscode.window.showErrorMessage(vscode.l10n.t('Signing in to {0} did not finish (the login command failed or was closed).', agent.name));
         return ok ? 'restart' : undefined;
@@ -85,15 +90,39 @@ export class AgentSignIn implements SignInHandler {
   }
 }
 
+/** A command line as a person reads it: each word quoted when it needs to be. */
+export function commandLine(method: { command: string; args: string[] }): string {
+  const quote = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
+  return [method.command, ...method.args].map(quote).join(' ');
+}
+
+/** The login command in full, and the names of the variables it sets, in a modal: nothing runs unseen. */
+async function confirmLoginCommand(agent: AgentConfig, method: Extract<SignInMethod, { kind: 'terminal' }>): Promise<boolean> {
+  const run = vscode.l10n.t('Run in a Terminal');
+  const vars = Object.keys(method.env);
+  const detail = [
+    commandLine(method),
+    vars.length ? vscode.l10n.t('Sets: {0}', vars.join(', ')) : vscode.l10n.t('Sets no variables.'),
+    vscode.l10n.t('The agent chose this command. Run it only if you trust it.'),
+  ].join('\n\n');
+  const pick = await vscode.window.showWarningMessage(vscode.l10n.t('Sign in to {0}: run this command?', agent.name), { modal: true, detail }, run);
+  return pick === run;
+}
+
+/** Always a pick, even of one method: the person sees what signing in will do before it starts. */
 async function pickMethod(agent: AgentConfig, methods: SignInMethod[]): Promise<SignInMethod | undefined> {
-  if (methods.length === 1) return methods[0];
   const kinds: Record<SignInMethod['kind'], string> = {
     agent: vscode.l10n.t('the agent signs in'),
     terminal: vscode.l10n.t('in a terminal'),
     env_var: vscode.l10n.t('API key'),
   };
   const item = await vscode.window.showQuickPick(
-    methods.map((m) => ({ label: m.name, description: kinds[m.kind], ...(m.description ? { detail: m.description } : {}), method: m })),
+    methods.map((m) => ({
+      label: m.name,
+      description: m.kind === 'terminal' ? `${kinds[m.kind]}: ${commandLine(m)}` : kinds[m.kind],
+      ...(m.description ? { detail: m.description } : {}),
+      method: m,
+    })),
     { title: vscode.l10n.t('Sign in to {0}', agent.name), ignoreFocusOut: true },
   );
   return item?.method;

@@ -3,68 +3,32 @@
  * composer's text and context chips, and the agent's config options flattened for the header.
  */
 import type { ConfigOptionView, ContextChip } from '../../shared/chatProtocol';
+import type { PromptCapabilities } from '../../session/agentSession';
+import { buildPromptParts as buildParts, type PromptContext } from '../../session/promptParts';
 import type { ContentPart } from '../../session/sessionModel';
 
-export interface PromptCaps {
-  image: boolean;
-  embeddedContext: boolean;
-}
-
-const LANGUAGE_BY_EXT: Record<string, string> = {
-  ts: 'text/x-typescript',
-  js: 'text/javascript',
-  py: 'text/x-python',
-  md: 'text/markdown',
-  json: 'application/json',
-};
-
-function mimeFor(uri: string): string | undefined {
-  const ext = /\.([A-Za-z0-9]+)$/.exec(uri.split(/[?#]/)[0] ?? '')?.[1]?.toLowerCase();
-  return ext ? LANGUAGE_BY_EXT[ext] : undefined;
+function toContext(chip: ContextChip): PromptContext {
+  const base = { label: chip.label, ...(chip.uri ? { uri: chip.uri } : {}), ...(chip.text !== undefined ? { text: chip.text } : {}) };
+  switch (chip.kind) {
+    case 'file':
+      return { kind: 'file', ...base };
+    case 'selection':
+      return { kind: 'code', ...base, ...(chip.range ? { lines: { start: chip.range.startLine, end: chip.range.endLine } } : {}) };
+    case 'problems':
+      return { kind: 'text', ...base, uri: 'agent-host:/problems' };
+    case 'image':
+      return { kind: 'image', ...base, ...(chip.mimeType ? { mimeType: chip.mimeType } : {}) };
+  }
 }
 
 /**
- * ACP content blocks for one prompt: the text first, then each chip as a `resource_link` (the agent reads the
- * file itself) or, when the agent takes embedded context, a `resource` carrying the text. Images go only to
- * agents that accept them; the caller tells the user when one was dropped.
+ * Prompt blocks from the composer's text and context chips (the session layer's one builder); images the
+ * agent does not take are returned in `dropped` so the caller can tell the user.
  */
-export function buildPromptParts(text: string, chips: ContextChip[], caps: PromptCaps): { parts: ContentPart[]; dropped: ContextChip[] } {
-  const parts: ContentPart[] = [];
-  const dropped: ContextChip[] = [];
-  if (text.trim()) parts.push({ type: 'text', text });
-  for (const chip of chips) {
-    switch (chip.kind) {
-      case 'file': {
-        if (!chip.uri) break;
-        const mimeType = mimeFor(chip.uri);
-        parts.push({ type: 'resource_link', uri: chip.uri, name: chip.label, ...(mimeType ? { mimeType } : {}) });
-        break;
-      }
-      case 'selection': {
-        if (!chip.uri) break;
-        const uri = chip.range ? `${chip.uri}#L${chip.range.startLine}-${chip.range.endLine}` : chip.uri;
-        const mimeType = mimeFor(chip.uri);
-        if (caps.embeddedContext && chip.text !== undefined) {
-          parts.push({ type: 'resource', resource: { uri, text: chip.text, ...(mimeType ? { mimeType } : {}) } });
-        } else {
-          parts.push({ type: 'resource_link', uri, name: chip.label, ...(mimeType ? { mimeType } : {}) });
-        }
-        break;
-      }
-      case 'problems': {
-        const body = chip.text ?? '';
-        if (caps.embeddedContext) parts.push({ type: 'resource', resource: { uri: 'agent-host:/problems', text: body, mimeType: 'text/plain' } });
-        else parts.push({ type: 'text', text: `\n\n${chip.label}:\n${body}` });
-        break;
-      }
-      case 'image': {
-        if (caps.image && chip.text) parts.push({ type: 'image', data: chip.text, mimeType: chip.mimeType ?? 'image/png' });
-        else dropped.push(chip);
-        break;
-      }
-    }
-  }
-  return { parts, dropped };
+export function buildPromptParts(text: string, chips: ContextChip[], caps: PromptCapabilities): { parts: ContentPart[]; dropped: ContextChip[] } {
+  const contexts = chips.map(toContext);
+  const { parts, dropped } = buildParts(text, contexts, caps);
+  return { parts, dropped: chips.filter((_, i) => dropped.includes(contexts[i]!)) };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -1,9 +1,7 @@
 import * as vscode from 'vscode';
-import { AcpSession } from '../../acp/acpSession';
-import type { AgentManager } from '../../agentManager';
-import { hostServices } from '../../hostServices';
-import { RpcSession } from '../../rpc/rpcSession';
-import type { AgentSession } from '../../session/agentSession';
+import type { PermissionBroker } from '../../host/permissionBroker';
+import type { AgentManager } from '../../manager/agentManager';
+import type { AgentSession, PromptCapabilities } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
 import type {
   ChatRequests,
@@ -16,7 +14,8 @@ import type {
   RpcChatState,
   Snapshot,
 } from '../../shared/chatProtocol';
-import { buildPromptParts, normalizeConfigOptions, type PromptCaps } from './chatContent';
+import { buildPromptParts, normalizeConfigOptions } from './chatContent';
+import { boundedHistory } from './chatHistory';
 import { chatStrings } from './chatStrings';
 import { EditorActions } from './editorActions';
 
@@ -24,7 +23,6 @@ type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<
 
 const FLUSH_MS = 40;
 const HISTORY_KEY = 'agentHost.chat.history';
-const HISTORY_LIMIT = 400;
 
 /**
  * The chat view's state on the extension side, independent of any webview: follows the manager's session
@@ -42,7 +40,6 @@ export class ChatController implements vscode.Disposable {
   private queueCount = 0;
   private pendingContext: ContextChip[] = [];
   private inFlight = false;
-  private permissionsInChat = false;
   private readonly sinks = new Set<(event: HostEvent) => void>();
   private readonly dirty = new Map<string, TimelineEntity>();
   private headerDirty = false;
@@ -62,6 +59,8 @@ export class ChatController implements vscode.Disposable {
     private readonly manager: AgentManager,
     private readonly log: vscode.LogOutputChannel,
     private readonly memento: vscode.Memento,
+    /** Answers permission cards in the chat; without it cards show no buttons. */
+    private readonly broker: PermissionBroker | undefined,
   ) {
     this.history = memento.get<TimelineEntity[]>(HISTORY_KEY, []);
     this.subs.push(
@@ -118,7 +117,6 @@ export class ChatController implements vscode.Disposable {
 
   private readonly handlers: Handlers = {
     ready: async () => {
-      await this.refreshPermissionMode();
       if (this.manager.state === 'stopped' && !this.manager.error && !this.model && this.manager.agents().length) {
         this.manager.ensureStarted().catch((e: Error) => this.log.warn(`Chat: agent did not start: ${e.message}`));
       }
@@ -186,7 +184,7 @@ export class ChatController implements vscode.Disposable {
     answerPermission: ({ permissionId, optionId }) => {
       // The card shows the model's permission; the broker holds the request itself (same tool call).
       const entity = this.model?.get('permission', permissionId);
-      const broker = hostServices()?.broker;
+      const broker = this.broker;
       if (!broker || entity?.kind !== 'permission') throw new Error(vscode.l10n.t('This permission request can no longer be answered.'));
       const pending = broker.pending().find((p) => p.request.toolCall.id === entity.toolCallId && p.request.sessionId === this.model?.sessionId);
       if (!pending || !broker.answer(pending.id, optionId)) throw new Error(vscode.l10n.t('This permission request can no longer be answered.'));
@@ -201,72 +199,28 @@ export class ChatController implements vscode.Disposable {
   }
 
   /**
-   * An RPC agent's steer / follow-up: while its turn streams the message goes to the agent's own queue
-   * (the agent reports the count); when idle it is a plain prompt; agents without the command queue locally.
+   * Steer / follow-up: while the turn streams, the message goes to the agent's own queue (the agent reports
+   * the count); when idle it is a plain prompt; agents without such a queue queue locally.
    */
   private async whileStreaming(kind: 'steer' | 'followUp', text: string, context: ContextChip[]): Promise<{ queued: boolean }> {
     const s = this.manager.current;
-    const streaming = s instanceof RpcSession && s.model === this.model && s.model.turn !== 'idle';
-    if (!streaming || !s.supports(kind === 'steer' ? 'steer' : 'follow_up').supported) return this.handlers.prompt({ text, context });
+    const queue = s?.model === this.model && s?.model.turn !== 'idle' ? s?.queue : undefined;
+    if (!queue || !(kind === 'steer' ? queue.canSteer : queue.canFollowUp)) return this.handlers.prompt({ text, context });
     if (!text.trim() && !context.length) return { queued: false };
     const { parts, dropped } = buildPromptParts(text, context, this.caps());
     if (dropped.length) this.addLocalNotice('warning', chatStrings().imagesUnsupported);
-    const texts: string[] = [];
-    const images: { type: 'image'; data: string; mimeType: string }[] = [];
-    for (const p of parts) {
-      if (p.type === 'text') texts.push(String(p.text ?? ''));
-      else if (p.type === 'image' && typeof p.data === 'string') images.push({ type: 'image', data: p.data, mimeType: String(p.mimeType ?? 'image/png') });
-      else if (p.type === 'resource_link' && typeof p.uri === 'string') texts.push(`@${p.uri.replace(/^file:\/\//, '')}`);
-    }
-    const message = texts.join('\n');
-    if (kind === 'steer') await s.steer(message, images);
-    else await s.followUp(message, images);
-    this.model?.notice('info', kind === 'steer' ? vscode.l10n.t('Steering message queued') : vscode.l10n.t('Follow-up queued'), message);
+    if (kind === 'steer') await queue.steer(parts);
+    else await queue.followUp(parts);
     return { queued: true };
   }
 
-  /** The RPC agent's state as the chat shows it (undefined for ACP agents). */
-  private rpcState(): RpcChatState | undefined {
+  /** The agent's own state as the chat shows it (undefined for agents without any). */
+  private agentState(): RpcChatState | undefined {
     const s = this.manager.current;
-    if (!(s instanceof RpcSession) || s.model !== this.model) return undefined;
-    const a = s.model.agentState;
-    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    const bool = (v: unknown) => (typeof v === 'boolean' ? v : undefined);
-    const texts = (v: unknown) => (Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String((x as { text?: unknown })?.text ?? JSON.stringify(x)))) : []);
-    const queue = (a.queue ?? {}) as { steering?: unknown; followUp?: unknown };
-    const widgets = Object.entries((a.widgets ?? {}) as Record<string, { lines?: unknown } | unknown[]>).map(([key, w]) => ({
-      key,
-      lines: (Array.isArray(w) ? w : Array.isArray(w?.lines) ? w.lines : []).map(String),
-    }));
-    const status = Object.values((a.extensionStatus ?? {}) as Record<string, unknown>).map(String);
-    const st = (a.stats ?? undefined) as { tokens?: Record<string, unknown>; cost?: unknown; totalMessages?: unknown } | undefined;
-    const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-    const stats = st
-      ? {
-          ...(num(st.tokens?.total) !== undefined ? { totalTokens: num(st.tokens?.total)! } : {}),
-          ...(num(st.tokens?.input) !== undefined ? { inputTokens: num(st.tokens?.input)! } : {}),
-          ...(num(st.tokens?.output) !== undefined ? { outputTokens: num(st.tokens?.output)! } : {}),
-          ...(num(st.cost) !== undefined ? { cost: num(st.cost)! } : {}),
-          ...(num(st.totalMessages) !== undefined ? { messages: num(st.totalMessages)! } : {}),
-        }
-      : undefined;
-    const opt = <T>(k: string, v: T | undefined) => (v === undefined ? {} : { [k]: v });
-    return {
-      canSteer: s.supports('steer').supported,
-      canFollowUp: s.supports('follow_up').supported,
-      queued: typeof a.queuedMessageCount === 'number' ? a.queuedMessageCount : 0,
-      steering: texts(queue.steering),
-      followUp: texts(queue.followUp),
-      ...opt('steeringMode', str(a.steeringMode)),
-      ...opt('followUpMode', str(a.followUpMode)),
-      ...opt('interruptMode', str(a.interruptMode)),
-      ...opt('thinkingLevel', str(a.thinkingLevel)),
-      ...opt('autoCompaction', bool(a.autoCompactionEnabled)),
-      ...opt('autoRetry', bool(a.autoRetryEnabled)),
-      widgets,
-      status,
-      ...opt('stats', stats),
-    };
+    if (!s || s.model !== this.model) return undefined;
+    const extras = s.extras();
+    if (!extras) return undefined;
+    return { ...extras, canSteer: s.queue?.canSteer ?? false, canFollowUp: s.queue?.canFollowUp ?? false };
   }
 
   private busy(): boolean {
@@ -326,12 +280,18 @@ export class ChatController implements vscode.Disposable {
           this.dirty.set(`${e.entity.kind}:${e.entity.id}`, e.entity);
           this.schedule();
           break;
+        case 'append': {
+          const message = session.model.get('message', e.id);
+          if (message) this.dirty.set(`message:${e.id}`, message);
+          this.schedule();
+          break;
+        }
         case 'plan':
           this.planDirty = true;
           this.schedule();
           break;
         case 'agent_state': {
-          const text = typeof e.state.editorText === 'string' ? e.state.editorText : undefined;
+          const text = session.extras()?.editorText;
           if (text !== undefined && text !== this.editorText) {
             this.editorText = text;
             if (this.sinks.size) this.post({ type: 'editorText', text });
@@ -341,51 +301,34 @@ export class ChatController implements vscode.Disposable {
           break;
         }
         case 'turn':
-          if (e.state === 'idle') {
-            this.saveHistory();
-            // Session stats (tokens, cost) for the usage meter after every RPC turn.
-            if (session instanceof RpcSession && session.supports('get_session_stats').supported) {
-              session.getSessionStats().catch((err: Error) => this.log.debug(`get_session_stats: ${err.message}`));
-            }
-          }
+          if (e.state === 'idle') this.saveHistory();
           this.markHeader();
           break;
         default:
           this.markHeader();
       }
     });
-    void this.refreshPermissionMode().then(() => this.post({ type: 'snapshot', snapshot: this.snapshot() }));
+    this.post({ type: 'snapshot', snapshot: this.snapshot() });
   }
 
   /** Keeps the newest entities for the next window; ids are prefixed so they never meet the live session's. */
   private saveHistory(): TimelineEntity[] {
     const sid = this.model?.sessionId ?? '';
     const live = (this.model?.timeline() ?? []).map((e) => ({ ...e, id: `prev:${sid}:${e.id}` }) as TimelineEntity);
-    const all = [...this.history.filter((e) => !live.some((l) => l.kind === e.kind && l.id === e.id)), ...live];
-    const kept = all.slice(-HISTORY_LIMIT).map((e) => (e.kind === 'permission' && e.state === 'pending' ? { ...e, state: 'cancelled' as const } : e));
+    const kept = boundedHistory(this.history, live);
     void this.memento.update(HISTORY_KEY, kept);
     return kept;
   }
 
-  private async refreshPermissionMode(): Promise<void> {
-    this.permissionsInChat = hostServices() !== undefined;
-  }
-
-  private caps(): PromptCaps {
-    const s = this.manager.current;
-    if (s instanceof AcpSession) {
-      const pc = s.client.initializeResult?.agentCapabilities?.promptCapabilities;
-      return { image: pc?.image === true, embeddedContext: pc?.embeddedContext === true };
-    }
-    // pi RPC prompts take images; context goes as text.
-    return { image: s?.agentInfo.protocol === 'rpc', embeddedContext: false };
+  private caps(): PromptCapabilities {
+    return this.manager.current?.promptCapabilities ?? { image: false, embeddedContext: false };
   }
 
   private header(): HeaderState {
     const m = this.manager.current?.model === this.model ? this.model : undefined;
     const state = this.inFlight && this.manager.state === 'ready' ? 'busy' : this.manager.state;
     const error = this.manager.error?.split('\n')[0];
-    const rpc = this.rpcState();
+    const rpc = this.agentState();
     return {
       agents: this.manager.agents().map((a) => a.name),
       ...(this.manager.agentName ? { agentName: this.manager.agentName } : {}),
@@ -401,7 +344,7 @@ export class ChatController implements vscode.Disposable {
         return { name: c.name, description: c.description, ...(typeof hint === 'string' ? { hint } : {}) };
       }),
       caps: this.caps(),
-      permissionsInChat: this.permissionsInChat,
+      permissionsInChat: this.broker !== undefined,
       ...(m?.info.title ? { title: m.info.title } : {}),
       ...(rpc ? { rpc } : {}),
     };

@@ -40,6 +40,8 @@ export function chatStrings(): ChatStrings {
     restart: t('Restart'),
     showLog: t('Show Log'),
     answerInDialog: t('Answer in the dialog'),
+    optionKinds: { allow_once: t('Allow once'), allow_always: t('Always allow'), reject_once: t('Reject'), reject_always: t('Always reject') },
+    optionContradicts: t('The agent named this option against what it does'),
     permissionRequest: t('Permission requested'),
     permissionAnswered: t('Answered: {0}'),
     permissionCancelled: t('Not answered (cancelled)'),

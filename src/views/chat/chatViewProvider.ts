@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { AgentManager } from '../../agentManager';
+import type { PermissionBroker } from '../../host/permissionBroker';
+import type { AgentManager } from '../../manager/agentManager';
 import type { HostEvent, HostMessage, RequestMessage, Snapshot } from '../../shared/chatProtocol';
 import { ChatController } from './chatController';
 
@@ -12,28 +13,22 @@ export const CHAT_VIEW_ID = 'agentHost.chat';
  */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   readonly controller: ChatController;
-  private readonly disposables: vscode.Disposable[] = [];
+  /** Each live view's listeners, disposed with that view (a view is re-created every time it is shown). */
+  private readonly views = new Set<vscode.Disposable[]>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     manager: AgentManager,
     log: vscode.LogOutputChannel,
     memento: vscode.Memento,
+    broker: PermissionBroker | undefined,
   ) {
-    this.controller = new ChatController(manager, log, memento);
+    this.controller = new ChatController(manager, log, memento, broker);
   }
 
-  /** Registers the view and its commands. */
-  static register(context: vscode.ExtensionContext, manager: AgentManager, log: vscode.LogOutputChannel): ChatViewProvider {
-    const provider = new ChatViewProvider(context.extensionUri, manager, log, context.workspaceState);
-    context.subscriptions.push(
-      provider,
-      vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: false } }),
-      vscode.commands.registerCommand('agentHost.focusChat', () => provider.controller.focusInput()),
-      vscode.commands.registerCommand('agentHost.addSelectionToChat', () => provider.controller.addSelection()),
-      vscode.commands.registerCommand('agentHost.newChat', () => provider.controller.handle({ kind: 'request', id: 0, method: 'newSession', params: {} })),
-    );
-    return provider;
+  /** Registers the view provider. */
+  register(): vscode.Disposable {
+    return vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, this, { webviewOptions: { retainContextWhenHidden: false } });
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -48,7 +43,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       if (header) this.showTitle(view, header.title);
       post({ kind: 'event', event });
     };
-    this.disposables.push(
+    const listeners: vscode.Disposable[] = [];
+    this.views.add(listeners);
+    listeners.push(
       view.webview.onDidReceiveMessage(async (msg: RequestMessage) => {
         if (msg?.kind !== 'request' || typeof msg.id !== 'number') return;
         try {
@@ -73,6 +70,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       view.onDidDispose(() => {
         detach?.();
         detach = undefined;
+        this.views.delete(listeners);
+        for (const d of listeners.splice(0)) d.dispose();
       }),
     );
   }
@@ -111,7 +110,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   dispose(): void {
-    for (const d of this.disposables.splice(0)) d.dispose();
+    for (const listeners of this.views) for (const d of listeners.splice(0)) d.dispose();
+    this.views.clear();
     this.controller.dispose();
   }
 }

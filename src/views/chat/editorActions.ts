@@ -1,10 +1,29 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { resolveInWorkspace } from '../../host/workspacePaths';
 import type { ContextChip, FileHit } from '../../shared/chatProtocol';
 import { showDiff, VirtualDocuments } from '../virtualDocuments';
 
 const FILE_INDEX_TTL_MS = 20_000;
 const EXCLUDE = '**/{node_modules,.git,dist,out,.scratch,.tools}/**';
+
+/**
+ * Characters that make a command read differently from what runs: C0/C1 controls but tab and newline
+ * (a carriage return is Enter in a terminal), bidi controls (Trojan Source) and zero-width characters.
+ */
+const DECEPTIVE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/u;
+
+/** Whether `uri` is a file inside the workspace folders (after resolving `..` and symlinks). */
+export function inWorkspace(uri: vscode.Uri): boolean {
+  if (uri.scheme !== 'file') return false;
+  const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  try {
+    resolveInWorkspace(uri.fsPath, roots);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** What the chat does in the editor: open files and diffs, insert or apply code, run it, find files. */
 export class EditorActions implements vscode.Disposable {
@@ -19,8 +38,19 @@ export class EditorActions implements vscode.Disposable {
     return root ? vscode.Uri.joinPath(root, p) : vscode.Uri.file(p);
   }
 
+  /** Opens a file the agent named (a tool call's location, a link): outside the workspace only after a modal with the full path. */
   async openLocation(p: string, line?: number | null): Promise<void> {
     const uri = this.resolve(p);
+    if (!inWorkspace(uri)) {
+      const open = vscode.l10n.t('Open');
+      const where = uri.scheme === 'file' ? uri.fsPath : uri.toString(true);
+      const pick = await vscode.window.showWarningMessage(
+        vscode.l10n.t('The agent links to a file outside the workspace. Open it?'),
+        { modal: true, detail: where },
+        open,
+      );
+      if (pick !== open) return;
+    }
     const pos = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
     await vscode.window.showTextDocument(uri, { selection: new vscode.Range(pos, pos), preview: true });
   }
@@ -73,11 +103,31 @@ export class EditorActions implements vscode.Disposable {
     await vscode.workspace.applyEdit(edit);
   }
 
-  runInTerminal(code: string): void {
+  /**
+   * Runs a code block in the "Agent Host" terminal, after a modal that shows exactly the text that will be
+   * sent. `agentHost.chat.runCodeBlocks: false` turns this off; text with control, bidi or zero-width
+   * characters is refused (what the modal shows would not be what runs).
+   */
+  async runInTerminal(code: string): Promise<void> {
+    if (!vscode.workspace.getConfiguration('agentHost').get<boolean>('chat.runCodeBlocks', true)) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Running code blocks from the chat is turned off (setting "agentHost.chat.runCodeBlocks").'));
+      return;
+    }
+    const text = code.replace(/\r\n/g, '\n').replace(/\n+$/, '');
+    const odd = DECEPTIVE.exec(text);
+    if (odd) {
+      const at = `U+${odd[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      void vscode.window.showWarningMessage(vscode.l10n.t('Not run: the code block contains an invisible or control character ({0}). Copy it and check it first.', at));
+      return;
+    }
+    if (!text.trim()) return;
+    const run = vscode.l10n.t('Run');
+    const pick = await vscode.window.showWarningMessage(vscode.l10n.t('Run this in a terminal?'), { modal: true, detail: text }, run);
+    if (pick !== run) return;
     const name = vscode.l10n.t('Agent Host');
     const terminal = vscode.window.terminals.find((t) => t.name === name) ?? vscode.window.createTerminal({ name });
     terminal.show();
-    terminal.sendText(code, true);
+    terminal.sendText(text, true);
   }
 
   selectionChip(): ContextChip | null {

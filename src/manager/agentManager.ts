@@ -1,31 +1,30 @@
 import * as vscode from 'vscode';
-import { AuthRequiredError } from './acp/acpSession';
-import type { AuthMethod } from './acp/types';
-import { describeExit } from './core/agentProcess';
-import { parseAgentConfigs, type AgentConfig } from './session/agentConfig';
-import type { AgentSession } from './session/agentSession';
-import { startAgentSession, type StartSessionOptions } from './session/startSession';
-import type { ContentPart, SessionEvent } from './session/sessionModel';
-import { modalPermissionDecider } from './views/permissionDialog';
+import { describeExit } from '../core/agentProcess';
+import { DisposableStore } from '../core/lifetime';
+import { redactingLogger } from '../core/log';
+import { agentEnvironment, parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+import type { AgentSession, AgentState } from '../session/agentSession';
+import { policyDecider } from '../session/permissions';
+import { AuthRequiredError, type AgentStartOptions, type SignInHandler } from '../session/sessionHost';
+import type { ContentPart, SessionEvent } from '../session/sessionModel';
 
 /**
  * What the editor lends a session (permissions UI, files, terminals, MCP servers, extension dialogs,
  * host tools). Called at every agent start, so settings changes apply on restart.
  */
-export type SessionServices = (agent: AgentConfig, cwd: string) => Partial<StartSessionOptions>;
+export type SessionServices = (agent: AgentConfig, cwd: string, env: AgentEnvironment) => Partial<AgentStartOptions>;
 
-/** Sign-in for agents that answer -32000 (src/host/vscode/signIn.ts); see AgentManager.setSignIn. */
-export interface SignInHandler {
-  /** Extra environment for the agent (API keys from SecretStorage). */
-  env(agent: AgentConfig): Promise<Record<string, string>>;
-  /**
-   * The agent needs sign-in: offer its methods. `{authenticate}`: call it and retry in the same process;
-   * 'restart': signed in outside the agent (terminal login, a stored key), start it again; undefined: give up.
-   */
-  signIn(agent: AgentConfig, methods: AuthMethod[]): Promise<{ authenticate: string } | 'restart' | undefined>;
+/** The agent's environment for this start: `extra` (sign-in keys) on top of its config; `full` what it runs with. */
+export interface AgentEnvironment {
+  extra: Record<string, string>;
+  full: () => Record<string, string>;
 }
 
-export type AgentState = 'stopped' | 'starting' | 'ready' | 'busy' | 'error';
+/** Starts a configured agent with its protocol's adapter (the composition root supplies it). */
+export type StartAgent = (config: AgentConfig, options: AgentStartOptions) => Promise<AgentSession>;
+
+export type { SignInHandler };
+export type { AgentState };
 
 /** Owns the configured agents and the one running session; views listen to its events. */
 export class AgentManager implements vscode.Disposable {
@@ -43,15 +42,19 @@ export class AgentManager implements vscode.Disposable {
   private services: SessionServices[] = [];
   private signInHandler: SignInHandler | undefined;
   private beforeTurn: (() => Promise<void>)[] = [];
-  /** Disposed on every agent restart (the per-process lifetime). */
-  private processDisposables: (() => void)[] = [];
+  private processHooks: ((session: AgentSession) => vscode.Disposable)[] = [];
+  /** The per-process lifetime: disposed when the agent stops, exits or is replaced. */
+  private process = new DisposableStore();
 
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onSessionEvent = this.eventEmitter.event;
   /** A new session started (views re-render from its model) or the session went away (undefined). */
   readonly onDidChangeSession = this.sessionEmitter.event;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly startAgent: StartAgent,
+  ) {}
 
   get state(): AgentState {
     return this._state;
@@ -106,6 +109,14 @@ export class AgentManager implements vscode.Disposable {
     });
   }
 
+  /** Called for every agent process that starts; what it returns is disposed when that process goes. */
+  onEachProcess(hook: (session: AgentSession) => vscode.Disposable): vscode.Disposable {
+    this.processHooks.push(hook);
+    return new vscode.Disposable(() => {
+      this.processHooks = this.processHooks.filter((h) => h !== hook);
+    });
+  }
+
   setSignIn(handler: SignInHandler | undefined): vscode.Disposable {
     this.signInHandler = handler;
     return new vscode.Disposable(() => {
@@ -143,7 +154,7 @@ export class AgentManager implements vscode.Disposable {
     if (pending) await pending.then((late) => late.shutdown(), () => undefined);
     const s = this.session;
     this.session = undefined;
-    for (const d of this.processDisposables.splice(0)) d();
+    this.disposeProcess();
     if (s) {
       this.sessionEmitter.fire(undefined);
       await s.shutdown();
@@ -198,8 +209,9 @@ export class AgentManager implements vscode.Disposable {
     const signIn = this.signInHandler;
     let restartAfterSignIn = false;
     try {
-      const extra = Object.assign({}, ...this.services.map((s) => s(agent, cwd))) as Partial<StartSessionOptions>;
       const env = signIn ? await signIn.env(agent) : {};
+      const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
+      const extra = Object.assign({}, ...this.services.map((s) => s(agent, cwd, environment))) as Partial<AgentStartOptions>;
       if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };
       if (signIn) {
         extra.onAuthRequired = async (methods) => {
@@ -208,10 +220,11 @@ export class AgentManager implements vscode.Disposable {
           return typeof answer === 'object' ? answer.authenticate : undefined;
         };
       }
-      const session = await startAgentSession(agent, {
-        decidePermission: modalPermissionDecider,
+      const session = await this.startAgent(agent, {
+        // Without a host that asks the person, nothing is approved.
+        decidePermission: policyDecider('deny-all'),
         ...extra,
-        logger: this.log,
+        logger: redactingLogger(this.log),
         cwd,
         roots: folders,
         requestTimeoutMs: config.get<number>('requestTimeoutSeconds', 60) * 1000,
@@ -225,19 +238,24 @@ export class AgentManager implements vscode.Disposable {
       }
       this.session = session;
       this.sessionEmitter.fire(session);
-      this.processDisposables.push(
-        session.model.on((e) => this.eventEmitter.fire(e)),
+      this.process = new DisposableStore();
+      this.process.addCallback(session.model.on((e) => this.eventEmitter.fire(e)));
+      this.process.addCallback(
         session.onHealth((health, detail) => {
           this.unresponsive = health === 'unresponsive' ? detail : undefined;
           this.stateEmitter.fire(this._state);
         }),
+      );
+      this.process.addCallback(
         session.onExit((exit) => {
           if (this.session !== session) return;
           this.session = undefined;
+          this.disposeProcess();
           this.sessionEmitter.fire(undefined);
           this.setState(exit.code === 0 ? 'stopped' : 'error', describeExit(exit));
         }),
       );
+      for (const hook of this.processHooks) this.process.add(hook(session));
       this.setState('ready');
       this.log.info(`Agent "${agent.name}" ready: session ${session.model.sessionId}`);
       return session;
@@ -254,6 +272,11 @@ export class AgentManager implements vscode.Disposable {
       this.setState('error', message);
       throw error;
     }
+  }
+
+  /** The per-process lifetime ends: listeners on the old session go. */
+  private disposeProcess(): void {
+    this.process.dispose();
   }
 
   private setState(state: AgentState, error?: string): void {

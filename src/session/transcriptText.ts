@@ -35,6 +35,17 @@ export class TextRenderer {
         }
         return;
       }
+      case 'append': {
+        // A streamed chunk: printed as it comes, whatever the message's length so far.
+        if (e.role === 'user') return;
+        if (this.current !== e.id) {
+          this.write(e.role === 'thought' ? '\n[thinking] ' : '\n');
+          this.current = e.id;
+        }
+        this.write(e.text);
+        this.printed.set(e.id, (this.printed.get(e.id) ?? 0) + e.text.length);
+        return;
+      }
       case 'plan':
         this.current = undefined;
         this.write(`\n[plan]\n${e.entries.map((p) => `  [${p.status === 'completed' ? 'x' : ' '}] ${p.content}`).join('\n')}`);

@@ -1,0 +1,31 @@
+/**
+ * The adapter factories: the one place besides the roots that knows which protocol adapter serves which
+ * configured agent. The extension and the CLI call it; everything else sees an AgentSession.
+ */
+import { AcpSession } from './acp/acpSession';
+import { RpcAgentSession } from './rpc/rpcAgentSession';
+import { RpcSession } from './rpc/rpcSession';
+import type { AgentConfig } from './session/agentConfig';
+import type { AgentSession } from './session/agentSession';
+import type { AgentStartOptions } from './session/sessionHost';
+
+/** Starts an agent with the adapter its configured protocol needs. */
+export async function startAgentSession(config: AgentConfig, options: AgentStartOptions): Promise<AgentSession> {
+  switch (config.protocol ?? 'acp') {
+    case 'acp':
+      return AcpSession.start(config, options);
+    case 'rpc':
+      return new RpcAgentSession(
+        await RpcSession.start(config, {
+        logger: options.logger,
+        cwd: options.cwd,
+        ...(options.ui ? { rpcUi: options.ui } : {}),
+        ...(options.hostTools ? { hostTools: options.hostTools } : {}),
+        ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+        ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
+        ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+        ...(options.frameTap ? { frameTap: options.frameTap } : {}),
+        }),
+      );
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * What a protocol adapter receives from a composition root (the extension or the CLI) to serve the agent:
+ * permissions, files, terminals, dialogs, host tools, MCP servers, sign-in. All in the session layer's own
+ * types: adapters map their protocol onto these, host services implement them, and neither imports the
+ * other.
+ */
+import type { Logger } from '../core/log';
+import type { AgentConfig } from './agentConfig';
+import type { HostToolProvider } from './hostTools';
+import type { PermissionDecider } from './permissions';
+
+/** A request the host refused or could not serve; each adapter maps `kind` to its protocol's error. */
+export class HostRequestError extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'refused' | 'invalid' | 'rejected',
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'HostRequestError';
+  }
+}
+
+/** Text files for the agent, confined to the workspace (the extension overlays unsaved editor buffers). */
+export interface FileAccess {
+  /** 1-based `line` and a line `limit`, as ACP asks. Throws HostRequestError `not_found` / `refused`. */
+  readTextFile(request: { path: string; line?: number | null; limit?: number | null }): Promise<string>;
+  writeTextFile(request: { path: string; content: string }): Promise<void>;
+}
+
+export interface TerminalSpec {
+  command: string;
+  args?: string[];
+  env?: { name: string; value: string }[];
+  cwd?: string | null;
+  outputByteLimit?: number | null;
+}
+
+export interface TerminalExitStatus {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface TerminalOutput {
+  output: string;
+  truncated: boolean;
+  exitStatus?: TerminalExitStatus;
+}
+
+/** Commands the agent runs through the host (ACP `terminal/*`). */
+export interface TerminalAccess {
+  create(spec: TerminalSpec): Promise<string>;
+  output(terminalId: string): Promise<TerminalOutput>;
+  waitForExit(terminalId: string): Promise<TerminalExitStatus>;
+  kill(terminalId: string): Promise<void>;
+  release(terminalId: string): Promise<void>;
+  /** Kills every live command (the agent went away). */
+  disposeAll(): void;
+}
+
+/** Who watches the agent's terminals (the editor shows them live). */
+export interface TerminalEvents {
+  onCreate?(id: string, commandLine: string): void;
+  onOutput?(id: string, data: string): void;
+  onExit?(id: string, status: TerminalExitStatus): void;
+}
+
+export interface UiDialogBase {
+  /** The agent's request id. */
+  id: string;
+  title: string;
+  /** Milliseconds after which the agent falls back to the default on its own. */
+  timeout?: number;
+}
+export interface UiSelectRequest extends UiDialogBase {
+  options: string[];
+  optionDetails?: { description?: string }[];
+}
+export interface UiConfirmRequest extends UiDialogBase {
+  message: string;
+}
+export interface UiInputRequest extends UiDialogBase {
+  placeholder?: string;
+}
+export interface UiEditorRequest extends UiDialogBase {
+  prefill?: string;
+}
+
+/**
+ * Dialogs and status surfaces an agent's extensions ask for (pi RPC extension UI). Dialogs resolve to the
+ * answer, or `undefined` when dismissed. `signal` aborts when the dialog times out or the agent withdraws it.
+ */
+export interface AgentUiHandlers {
+  select(request: UiSelectRequest, signal: AbortSignal): Promise<string | undefined>;
+  confirm(request: UiConfirmRequest, signal: AbortSignal): Promise<boolean | undefined>;
+  input(request: UiInputRequest, signal: AbortSignal): Promise<string | undefined>;
+  editor(request: UiEditorRequest, signal: AbortSignal): Promise<string | undefined>;
+  notify(message: string, type: 'info' | 'warning' | 'error'): void;
+  /** `text` undefined clears the entry. */
+  setStatus(key: string, text: string | undefined): void;
+  /** `lines` undefined removes the widget. */
+  setWidget(key: string, lines: string[] | undefined, placement?: 'aboveEditor' | 'belowEditor'): void;
+  setTitle(title: string): void;
+  setEditorText(text: string): void;
+}
+
+/** A stdio MCP server handed to the agent (ACP `session/new` `mcpServers`). */
+export interface McpServerSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env: { name: string; value: string }[];
+}
+
+/** An agent's extension request (`_vendor/method`) the host answers; the signal aborts on cancel. */
+export type ExtRequestHandler = (params: unknown, signal: AbortSignal) => Promise<unknown>;
+
+/** A sign-in method an agent offers (ACP `authMethods`; plain JSON beyond these fields). */
+export interface AuthMethodInfo {
+  id: string;
+  name: string;
+  description?: string | null;
+  type?: string;
+  [key: string]: unknown;
+}
+
+/** The agent asked for sign-in before it would open a session. */
+export class AuthRequiredError extends Error {
+  constructor(
+    readonly methods: AuthMethodInfo[],
+    detail: string,
+  ) {
+    super(`The agent needs you to sign in first (${detail})`);
+    this.name = 'AuthRequiredError';
+  }
+}
+
+/** Sign-in for agents that need it (the extension's implementation asks the person). */
+export interface SignInHandler {
+  /** Extra environment for the agent (API keys kept from an earlier sign-in). */
+  env(agent: AgentConfig): Promise<Record<string, string>>;
+  /**
+   * The agent needs sign-in: offer its methods. `{authenticate}`: call it and retry in the same process;
+   * 'restart': signed in outside the agent (terminal login, a stored key), start it again; undefined: give up.
+   */
+  signIn(agent: AgentConfig, methods: AuthMethodInfo[]): Promise<{ authenticate: string } | 'restart' | undefined>;
+}
+
+/** Everything an adapter needs to start one agent session; adapters ignore what their protocol cannot use. */
+export interface AgentStartOptions {
+  logger: Logger;
+  /** The workspace: the session's cwd and the boundary for file and terminal requests. */
+  cwd: string;
+  roots?: string[];
+  decidePermission: PermissionDecider;
+  files?: FileAccess;
+  /** This session's terminals; the adapter disposes them when the agent goes away. */
+  terminals?: TerminalAccess;
+  mcpServers?: McpServerSpec[];
+  extRequests?: Record<string, ExtRequestHandler>;
+  /** Extension UI (pi RPC); without it every dialog is answered `cancelled`. */
+  ui?: AgentUiHandlers;
+  /** Tools the host offers the agent (pi RPC `set_host_tools`). */
+  hostTools?: HostToolProvider;
+  /** Added to the agent's environment (e.g. API keys from SecretStorage); wins over the config's env. */
+  env?: Record<string, string>;
+  /**
+   * Called when the agent needs sign-in, with its methods: answer a method id to authenticate with (then the
+   * session is retried in the same process), or undefined to give up (start fails with AuthRequiredError).
+   */
+  onAuthRequired?: (methods: AuthMethodInfo[], detail: string) => Promise<string | undefined>;
+  requestTimeoutMs?: number;
+  initializeTimeoutMs?: number;
+  maxLineBytes?: number;
+  /** Sees every frame in both directions (protocol traces, tests). */
+  frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
+}

@@ -1,0 +1,52 @@
+/**
+ * What of a transcript is kept across window reloads (workspace state): text and small metadata only — no
+ * raw tool input or output, no images, no diff bodies — newest first within an entry count and a byte cap.
+ * Pure (no vscode), unit-tested.
+ */
+import type { TimelineEntity } from '../../session/sessionModel';
+
+export const HISTORY_LIMITS = { entries: 400, bytes: 512 * 1024, textChars: 16 * 1024 };
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters not kept)`;
+}
+
+/** One entity as kept: big and binary fields dropped, long text clipped, pending permissions cancelled. */
+export function slimEntity(e: TimelineEntity, max = HISTORY_LIMITS.textChars): TimelineEntity {
+  switch (e.kind) {
+    case 'message': {
+      const text = clip(e.text, max);
+      return { kind: 'message', id: e.id, role: e.role, text, parts: [{ type: 'text', text }] };
+    }
+    case 'tool_call':
+      return {
+        kind: 'tool_call',
+        id: e.id,
+        title: clip(e.title, 500),
+        toolKind: e.toolKind,
+        status: e.status,
+        content: [],
+        locations: e.locations.slice(0, 20),
+        ...(e.permission ? { permission: e.permission } : {}),
+      };
+    case 'permission':
+      return e.state === 'pending' ? { ...e, state: 'cancelled' } : e;
+    case 'notice':
+      return { ...e, ...(e.detail ? { detail: clip(e.detail, 2000) } : {}) };
+  }
+}
+
+/** The earlier windows' entities plus the live session's, slimmed, the newest kept within the limits. */
+export function boundedHistory(previous: TimelineEntity[], live: TimelineEntity[], limits = HISTORY_LIMITS): TimelineEntity[] {
+  const liveKeys = new Set(live.map((l) => `${l.kind}:${l.id}`));
+  const all = [...previous.filter((e) => !liveKeys.has(`${e.kind}:${e.id}`)), ...live];
+  const kept: TimelineEntity[] = [];
+  let bytes = 0;
+  for (let i = all.length - 1; i >= 0 && kept.length < limits.entries; i--) {
+    const slim = slimEntity(all[i]!, limits.textChars);
+    bytes += Buffer.byteLength(JSON.stringify(slim));
+    if (bytes > limits.bytes) break;
+    kept.push(slim);
+  }
+  return kept.reverse();
+}

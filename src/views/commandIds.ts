@@ -1,0 +1,76 @@
+/**
+ * Every command the extension contributes, declared once with its arguments and result (js-debug's typed
+ * registry), and the context keys its `enablement` clauses read. Type-only use of vscode: plain Node (the
+ * unit test that holds this list against package.json) loads it too.
+ */
+import type * as vscode from 'vscode';
+
+/** Command id → [arguments, result]. */
+export interface CommandMap {
+  'agentHost.start': [[], void];
+  'agentHost.restart': [[], void];
+  'agentHost.stop': [[], void];
+  'agentHost.signIn': [[], void];
+  'agentHost.selectAgent': [[], void];
+  'agentHost.showLog': [[], void];
+  /** Ask the agent: the prompt text, or an input box when none is given. */
+  'agentHost.prompt': [[text?: string], void];
+  'agentHost.cancel': [[], void];
+  'agentHost.agentCommands': [[], void];
+  'agentHost.managePermissionRules': [[], void];
+  'agentHost.showTurnChanges': [[], void];
+  /** `true` skips the confirmation; the result lists the files that could not be restored. */
+  'agentHost.revertTurnChanges': [[confirmed?: boolean], string[] | undefined];
+  'agentHost.focusChat': [[], void];
+  'agentHost.addSelectionToChat': [[], void];
+  'agentHost.newChat': [[], void];
+  'agentHost.explainSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
+  'agentHost.generateDocstring': [[uri?: vscode.Uri, range?: vscode.Range], void];
+  'agentHost.optimizeSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
+  'agentHost.fixSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
+  'agentHost.generateUnitTests': [[uri?: vscode.Uri, range?: vscode.Range], void];
+  'agentHost.askAboutSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
+  'agentHost.proposal.accept': [[uri?: vscode.Uri], void];
+  'agentHost.proposal.reject': [[uri?: vscode.Uri], void];
+}
+
+export type CommandId = keyof CommandMap;
+
+/** The ids, for code that lists them (tests hold them against package.json). */
+export const COMMAND_IDS: readonly CommandId[] = [
+  'agentHost.start',
+  'agentHost.restart',
+  'agentHost.stop',
+  'agentHost.signIn',
+  'agentHost.selectAgent',
+  'agentHost.showLog',
+  'agentHost.prompt',
+  'agentHost.cancel',
+  'agentHost.agentCommands',
+  'agentHost.managePermissionRules',
+  'agentHost.showTurnChanges',
+  'agentHost.revertTurnChanges',
+  'agentHost.focusChat',
+  'agentHost.addSelectionToChat',
+  'agentHost.newChat',
+  'agentHost.explainSelection',
+  'agentHost.generateDocstring',
+  'agentHost.optimizeSelection',
+  'agentHost.fixSelection',
+  'agentHost.generateUnitTests',
+  'agentHost.askAboutSelection',
+  'agentHost.proposal.accept',
+  'agentHost.proposal.reject',
+];
+
+/** Context keys package.json's `enablement` and `when` clauses read. */
+export interface ContextKeyValues {
+  /** An agent process is up or starting (Stop has something to stop). */
+  'agentHost.agentRunning': boolean;
+  /** A turn is running (Cancel has something to cancel). */
+  'agentHost.turnRunning': boolean;
+  /** The running agent has a command surface ("Agent Commands…"). */
+  'agentHost.agentHasCommands': boolean;
+}
+
+export const CONTEXT_KEYS: readonly (keyof ContextKeyValues)[] = ['agentHost.agentRunning', 'agentHost.turnRunning', 'agentHost.agentHasCommands'];

@@ -1,0 +1,46 @@
+/**
+ * Every command the extension contributes, declared once with its arguments and result (js-debug's typed
+ * registry): registering and running a command are type-checked end to end, and a test holds this list
+ * against package.json. Context keys say what the agent can do now; `enablement` clauses in package.json
+ * key on them, and a command run anyway (from a keybinding or code) explains why nothing happens.
+ */
+import * as vscode from 'vscode';
+import type { CommandId, CommandMap, ContextKeyValues } from './commandIds';
+
+export { COMMAND_IDS, CONTEXT_KEYS, type CommandId, type CommandMap, type ContextKeyValues } from './commandIds';
+
+/** Registers one command with its declared types. */
+export function registerCommand<K extends CommandId>(
+  id: K,
+  handler: (...args: CommandMap[K][0]) => CommandMap[K][1] | Promise<CommandMap[K][1]>,
+): vscode.Disposable {
+  return vscode.commands.registerCommand(id, handler as (...args: unknown[]) => unknown);
+}
+
+/** Runs one command with its declared types. */
+export async function runCommand<K extends CommandId>(id: K, ...args: CommandMap[K][0]): Promise<CommandMap[K][1]> {
+  return vscode.commands.executeCommand<CommandMap[K][1]>(id, ...args);
+}
+
+/** Sets the context keys and remembers their values (tests and the status read them back). */
+export class ContextKeys {
+  private readonly values = new Map<keyof ContextKeyValues, boolean>();
+
+  set<K extends keyof ContextKeyValues>(key: K, value: ContextKeyValues[K]): void {
+    if (this.values.get(key) === value) return;
+    this.values.set(key, value);
+    void vscode.commands.executeCommand('setContext', key, value);
+  }
+
+  get<K extends keyof ContextKeyValues>(key: K): ContextKeyValues[K] {
+    return this.values.get(key) ?? false;
+  }
+
+  snapshot(): ContextKeyValues {
+    return {
+      'agentHost.agentRunning': this.get('agentHost.agentRunning'),
+      'agentHost.turnRunning': this.get('agentHost.turnRunning'),
+      'agentHost.agentHasCommands': this.get('agentHost.agentHasCommands'),
+    };
+  }
+}

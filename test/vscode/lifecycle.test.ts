@@ -1,0 +1,76 @@
+/**
+ * Lifetimes in a real VS Code (code-server + Chromium): with no agent, Stop and Cancel are not offered; with
+ * an agent running, ending the extension host (a window reload) stops it gracefully — the agent sees its stdin close (or
+ * SIGTERM), not only a bare SIGKILL — and no agent process is left.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { processAlive } from '../../src/core/agentProcess';
+import { repoRoot } from '../support/paths';
+import { runCommand, statusBarItem, withWorkbench } from './runner';
+
+async function paletteOffers(page: Page, title: string): Promise<boolean> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`>${title}`);
+  // The palette lists what matches (or, with no match, similar commands, or says there is none).
+  const rows = page.locator('.quick-input-widget .monaco-list-row', { hasText: title });
+  await page.locator('.quick-input-widget .monaco-list-row').first().or(page.getByText('No matching commands')).first().waitFor({ timeout: 15_000 });
+  const found = (await rows.count()) > 0;
+  await page.keyboard.press('Escape');
+  return found;
+}
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+test('Stop and Cancel need an agent; an extension host that ends stops its agent gracefully', { timeout: 300_000 }, async () => {
+  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'lifecycle-'));
+  const workspace = path.join(scratch, 'ws');
+  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const logFile = path.join(scratch, 'lifecycle.log');
+  const agent = {
+    name: 'smoke-agent',
+    command: process.execPath,
+    args: [path.join(repoRoot, 'out/test/vscode/fixtures/smokeAgent.js')],
+    env: { SMOKE_LIFECYCLE_LOG: logFile },
+  };
+  const lines = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean) : []);
+  try {
+    await withWorkbench(
+      { workspace, userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name }, timeoutMs: 240_000 },
+      async (page, info) => {
+        const item = await statusBarItem(page, 'agentHost.status', 60_000);
+        assert.equal(await paletteOffers(page, 'Agent Host: Cancel the Running Turn'), false, 'Cancel is offered with no agent running');
+        assert.equal(await paletteOffers(page, 'Agent Host: Stop Agent'), false, 'Stop is offered with no agent running');
+
+        await runCommand(page, 'Agent Host: Start Agent');
+        const started = await until('the agent to start', () => lines().find((l) => l.startsWith('started')));
+        const pid = Number(started.split(' ')[1]);
+        await until('the status bar to say ready', async () => ((await item.locator('.codicon-hubot').count()) ? true : undefined));
+        assert.equal(await paletteOffers(page, 'Agent Host: Stop Agent'), true, 'Stop is not offered with the agent running');
+        await info.screenshot('lifecycle-agent-running');
+
+        // Reloading the window ends its extension host (code-server has no "Restart Extension Host"): the
+        // workbench tells the remote extension host to terminate, which deactivates the extension first.
+        await runCommand(page, 'Developer: Reload Window');
+        const how = await until('the agent to be asked to stop', () => lines().find((l) => /^(stdin-closed|sigterm) /.test(l)), 60_000);
+        assert.match(how, new RegExp(` ${pid}$`), 'the line is from the agent that ran');
+        await until('the agent process to be gone', () => (processAlive(pid) ? undefined : true), 15_000);
+      },
+    );
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+});
