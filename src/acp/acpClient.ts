@@ -6,7 +6,7 @@ import {
 } from 'vscode-jsonrpc/node';
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
-import { truncate, type Logger } from '../core/log';
+import { logText, traces, truncate, type Logger } from '../core/log';
 import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
 import type {
   AgentCapabilities,
@@ -40,6 +40,9 @@ import type {
 /** The ACP version this client speaks, and the oldest it accepts from an agent. */
 export const ACP_PROTOCOL_VERSION = 1;
 export const ACP_MIN_PROTOCOL_VERSION = 1;
+
+/** Agent→client requests served at once (permissions, files, terminals, questions); more are refused. */
+export const MAX_AGENT_REQUESTS = 256;
 
 export const ErrorCodes = {
   AuthRequired: -32000,
@@ -101,6 +104,14 @@ export class ProtocolVersionError extends Error {
 
 type Pending = { method: string; reject: (error: Error) => void };
 
+/** An agent's error answer as an Error a person can read, also when the agent broke the error's shape. */
+function clearError(method: string, error: unknown): Error {
+  if (error instanceof ResponseError && typeof error.message === 'string' && error.message && typeof error.code === 'number') return error;
+  if (error instanceof Error && error.message && !(error instanceof ResponseError)) return error;
+  const detail = error instanceof ResponseError ? JSON.stringify({ code: error.code, message: error.message, data: error.data }) : String(error);
+  return new ResponseError(ErrorCodes.InternalError, `The agent answered ${method} with a malformed error (${truncate(detail ?? '', 200)})`);
+}
+
 /** Pending agent→client requests that `session/cancel` must answer first. */
 type Interruptible = {
   sessionId: string | undefined;
@@ -123,6 +134,9 @@ export class AcpClient {
   readonly connection: MessageConnection;
   private readonly pending = new Set<Pending>();
   private readonly interruptible = new Set<Interruptible>();
+  private servingRequests = 0;
+  /** Sessions opened (new, load, resume) on this connection. */
+  private readonly sessions = new Set<string>();
   private readonly updates = new Listeners<SessionNotification>();
   private readonly exit = new Latch<ExitInfo>();
   private readonly health: HealthTracker;
@@ -158,10 +172,14 @@ export class AcpClient {
     });
     void this.connection.trace(Trace.Compact, {
       log: (message: unknown, data?: string) => {
-        if (typeof message === 'string') logger.trace(`rpc ${message}${data ? ` ${truncate(data, 400)}` : ''}`);
+        // Params carry secrets (the IDE tools' token in session/new): redacted before they are cut and shown.
+        if (typeof message === 'string' && traces(logger)) logger.trace(`rpc ${logText(message, 400)}${data ? ` ${logText(data, 400)}` : ''}`);
       },
     });
     this.connection.onUnhandledNotification((n) => logger.debug(`Ignored notification ${n.method}`));
+    // An agent that closes its output but stays alive can answer nothing more: stop it, so every pending
+    // request fails with its exit instead of waiting forever.
+    reader.onClose(() => process.outputClosed());
     this.registerHandlers();
     this.connection.listen();
     void process.exited.then((exit) => this.handleExit(exit));
@@ -227,18 +245,22 @@ export class AcpClient {
     return this.request('authenticate', { methodId }, 0);
   }
 
-  newSession(cwd: string, mcpServers: McpServer[] = []): Promise<NewSessionResponse> {
-    return this.request('session/new', { cwd, mcpServers });
+  async newSession(cwd: string, mcpServers: McpServer[] = []): Promise<NewSessionResponse> {
+    const created = await this.request<NewSessionResponse>('session/new', { cwd, mcpServers });
+    this.sessions.add(created.sessionId);
+    return created;
   }
 
-  loadSession(sessionId: string, cwd: string, mcpServers: McpServer[] = []): Promise<LoadSessionResponse> {
+  async loadSession(sessionId: string, cwd: string, mcpServers: McpServer[] = []): Promise<LoadSessionResponse> {
     this.require(this.agentCapabilities.loadSession === true, 'session/load', 'loadSession');
+    this.sessions.add(sessionId);
     // The agent replays history before it answers: no timeout.
     return this.request('session/load', { sessionId, cwd, mcpServers }, 0);
   }
 
-  resumeSession(sessionId: string, cwd: string, mcpServers: McpServer[] = []): Promise<unknown> {
+  async resumeSession(sessionId: string, cwd: string, mcpServers: McpServer[] = []): Promise<unknown> {
     this.require(!!this.agentCapabilities.sessionCapabilities?.resume, 'session/resume', 'sessionCapabilities.resume');
+    this.sessions.add(sessionId);
     return this.request('session/resume', { sessionId, cwd, mcpServers });
   }
 
@@ -257,10 +279,14 @@ export class AcpClient {
     return this.request('session/prompt', { sessionId, prompt }, 0);
   }
 
-  /** Answers every pending permission (and other interruptible) request with `cancelled`, then notifies. */
+  /**
+   * Answers every pending permission (and other interruptible) request of the session with `cancelled`, then
+   * notifies. Requests that name no session, or a session this client never opened, go too: an agent must
+   * not keep a dialog alive past Stop by naming another session.
+   */
   async cancel(sessionId: string): Promise<void> {
     for (const entry of [...this.interruptible]) {
-      if (entry.sessionId === undefined || entry.sessionId === sessionId) {
+      if (entry.sessionId === undefined || entry.sessionId === sessionId || !this.sessions.has(entry.sessionId)) {
         entry.abort.abort();
         entry.settle(entry.cancelled);
       }
@@ -319,7 +345,7 @@ export class AcpClient {
         (error: unknown) => {
           if (!this.pending.has(entry)) return;
           this.setHealth('ok', `${method} answered`);
-          entry.reject(error instanceof Error ? error : new Error(String(error)));
+          entry.reject(clearError(method, error));
         },
       );
     });
@@ -390,30 +416,44 @@ export class AcpClient {
   private registerHandlers(): void {
     const h = this.options.handlers;
     const c = this.connection;
+    // Every agent→client request counts while it is served: past the cap the agent is told, not queued.
+    const onRequest = (method: string, handler: (params: never) => unknown) =>
+      c.onRequest(method, async (params: never) => {
+        if (this.servingRequests >= MAX_AGENT_REQUESTS) {
+          this.options.logger.warn(`Agent request ${method} refused: ${this.servingRequests} of its requests are still being served`);
+          throw new ResponseError(ErrorCodes.InternalError, `Too many requests in flight (at most ${MAX_AGENT_REQUESTS}); wait for the earlier ones`);
+        }
+        this.servingRequests++;
+        try {
+          return await handler(params);
+        } finally {
+          this.servingRequests--;
+        }
+      });
     c.onNotification('session/update', (params: SessionNotification) => {
       this.updates.fire(params, (error) => this.options.logger.error(`Applying a session update failed: ${String(error)}`));
     });
-    c.onRequest('session/request_permission', (params: RequestPermissionRequest) =>
+    onRequest('session/request_permission', (params: RequestPermissionRequest) =>
       this.interruptibleCall(params?.sessionId, PERMISSION_CANCELLED, (signal) => h.requestPermission(params, signal)),
     );
     if (h.readTextFile) {
       const read = h.readTextFile.bind(h);
-      c.onRequest('fs/read_text_file', (params: ReadTextFileRequest) => read(params));
+      onRequest('fs/read_text_file', (params: ReadTextFileRequest) => read(params));
     }
     if (h.writeTextFile) {
       const write = h.writeTextFile.bind(h);
-      c.onRequest('fs/write_text_file', (params: WriteTextFileRequest) => write(params));
+      onRequest('fs/write_text_file', (params: WriteTextFileRequest) => write(params));
     }
     if (h.terminal) {
       const t = h.terminal;
-      c.onRequest('terminal/create', (p: CreateTerminalRequest) => t.create(p));
-      c.onRequest('terminal/output', (p: TerminalOutputRequest) => t.output(p));
-      c.onRequest('terminal/wait_for_exit', (p: WaitForTerminalExitRequest) => t.waitForExit(p));
-      c.onRequest('terminal/kill', (p: KillTerminalRequest) => t.kill(p));
-      c.onRequest('terminal/release', (p: ReleaseTerminalRequest) => t.release(p));
+      onRequest('terminal/create', (p: CreateTerminalRequest) => t.create(p));
+      onRequest('terminal/output', (p: TerminalOutputRequest) => t.output(p));
+      onRequest('terminal/wait_for_exit', (p: WaitForTerminalExitRequest) => t.waitForExit(p));
+      onRequest('terminal/kill', (p: KillTerminalRequest) => t.kill(p));
+      onRequest('terminal/release', (p: ReleaseTerminalRequest) => t.release(p));
     }
     for (const [method, handler] of Object.entries(h.extRequests ?? {})) {
-      c.onRequest(method, (params: unknown) => {
+      onRequest(method, (params: unknown) => {
         const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
         return this.interruptibleCall<unknown>(typeof sessionId === 'string' ? sessionId : undefined, cancelledAnswer(method), (signal) =>
           handler(params, signal),

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type StdioOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Logger } from './log';
 
@@ -17,6 +18,10 @@ export interface ExitInfo {
   signal: NodeJS.Signals | null;
   /** Set when the process could not be started at all (ENOENT, EACCES…). */
   spawnError?: string;
+  /** It closed its output while still running and was stopped for that. */
+  closedOutput?: boolean;
+  /** It stopped reading its input while still running and was stopped for that. */
+  closedInput?: boolean;
   stderrTail: string;
 }
 
@@ -31,7 +36,11 @@ export class AgentExitedError extends Error {
 export function describeExit(exit: ExitInfo): string {
   const how = exit.spawnError
     ? `could not be started: ${exit.spawnError}`
-    : exit.signal
+    : exit.closedOutput
+      ? `closed its output while running and was stopped (${exit.signal ?? `code ${exit.code}`})`
+      : exit.closedInput
+        ? `stopped reading its input while running and was stopped (${exit.signal ?? `code ${exit.code}`})`
+        : exit.signal
       ? `was killed by ${exit.signal}`
       : `exited with code ${exit.code}`;
   const tail = exit.stderrTail.trim();
@@ -61,8 +70,39 @@ export class RingBuffer {
   }
 }
 
-/** Every live agent group, so nothing survives the host process going down. */
+/** Every live group, so nothing survives the host process going down. */
 const liveGroups = new Set<number>();
+/**
+ * Each group's marker: an environment variable every process it starts inherits, so members that left the
+ * group (`setsid`, daemons re-parented to init) are still found — on Linux, by reading /proc/<pid>/environ.
+ */
+const MARKER_VAR = 'AGENT_HOST_GROUP';
+const markers = new Map<number, string>();
+
+/** Live processes (not zombies) of ours carrying `marker`; empty where /proc is not available. */
+function markedPids(marker: string): number[] {
+  if (process.platform !== 'linux') return [];
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return [];
+  }
+  const needle = `${MARKER_VAR}=${marker}\0`;
+  const out: number[] = [];
+  for (const d of pids) {
+    const pid = Number(d);
+    if (pid === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${d}/environ`, 'latin1').includes(needle)) continue;
+    } catch {
+      continue; // gone, or another user's
+    }
+    const st = procStat(pid);
+    if (st && st.state !== 'Z' && st.state !== 'X') out.push(pid);
+  }
+  return out;
+}
 let exitHookInstalled = false;
 function installExitHook(): void {
   if (exitHookInstalled) return;
@@ -72,13 +112,52 @@ function installExitHook(): void {
   });
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): boolean {
+/**
+ * The one way to start a child the host owns (agents, the agent's terminal commands): without a shell, in
+ * its own process group, known to the exit hook so the group is SIGKILLed if the host goes down first.
+ */
+export function spawnInGroup(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions },
+): ChildProcess {
+  installExitHook();
+  const marker = randomBytes(9).toString('base64url');
+  const env = { ...options.env, [MARKER_VAR]: marker };
+  const child = spawn(command, args, { cwd: options.cwd, env, stdio: options.stdio, detached: true, shell: false, windowsHide: true });
+  const pid = child.pid;
+  if (pid !== undefined) {
+    liveGroups.add(pid);
+    markers.set(pid, marker);
+  }
+  return child;
+}
+
+/** The group is done with (killed and reaped by its owner): the exit hook no longer needs to know it. */
+export function forgetGroup(pid: number): void {
+  liveGroups.delete(pid);
+  markers.delete(pid);
+}
+
+/** Signals the group and every process that left it but still carries its marker. */
+export function killGroup(pid: number, signal: NodeJS.Signals): boolean {
+  let any = false;
   try {
     process.kill(-pid, signal);
-    return true;
+    any = true;
   } catch {
-    return false;
+    /* the group is empty */
   }
+  const marker = markers.get(pid);
+  for (const stray of marker ? markedPids(marker) : []) {
+    try {
+      process.kill(stray, signal);
+      any = true;
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return any;
 }
 
 /** `state` and `pgrp` of a process from /proc (Linux); undefined when it is gone. */
@@ -98,6 +177,8 @@ function procStat(pid: number): { state: string; pgrp: number } | undefined {
  * whose init never reaps, orphans stay zombies forever but no longer run.
  */
 export function groupAlive(pgid: number): boolean {
+  const marker = markers.get(pgid);
+  if (marker && markedPids(marker).length) return true;
   try {
     process.kill(-pgid, 0);
   } catch {
@@ -147,6 +228,10 @@ export class AgentProcess {
   private readonly stderr = new RingBuffer(64 * 1024);
   private stderrPartial = '';
   private shuttingDown: Promise<ExitInfo> | undefined;
+  /** Stopped because it closed its output while running (said in the exit description). */
+  private closedOutput = false;
+  /** Stopped because it closed its input while running. */
+  private closedInput = false;
 
   private constructor(
     readonly child: ChildProcessWithoutNullStreams,
@@ -155,13 +240,17 @@ export class AgentProcess {
   ) {
     installExitHook();
     const pid = child.pid;
-    if (pid !== undefined) liveGroups.add(pid);
     child.stderr.on('data', (data: Buffer) => this.onStderr(data));
     this.exited = new Promise<ExitInfo>((resolve) => {
       const finish = (info: Omit<ExitInfo, 'stderrTail'>) => {
         if (this.exitInfo) return;
         if (this.stderrPartial) this.logger.info(`[agent stderr] ${this.stderrPartial}`);
-        this.exitInfo = { ...info, stderrTail: this.stderr.tail() };
+        this.exitInfo = {
+          ...info,
+          ...(this.closedOutput ? { closedOutput: true } : {}),
+          ...(this.closedInput ? { closedInput: true } : {}),
+          stderrTail: this.stderr.tail(),
+        };
         resolve(this.exitInfo);
         // The leader is gone; its group (npm launchers leave native children behind) goes too.
         if (pid !== undefined) void this.reapGroup(pid);
@@ -169,25 +258,48 @@ export class AgentProcess {
       child.once('error', (error) => finish({ code: null, signal: null, spawnError: explainSpawnError(error, spec) }));
       child.once('exit', (code, signal) => finish({ code, signal }));
     });
-    // EPIPE on a dead agent's stdin is reported through pending requests, not as a crash.
-    child.stdin.on('error', (error) => this.logger.debug(`agent stdin: ${error.message}`));
+    // EPIPE: the agent closed its input. Dead, its exit fails what is pending; alive, it can read nothing
+    // more, so it is stopped (else every request written to it would wait forever).
+    child.stdin.on('error', (error) => {
+      this.logger.debug(`agent stdin: ${error.message}`);
+      if (this.exitInfo || this.shuttingDown) return;
+      setImmediate(() => {
+        if (this.exitInfo || this.shuttingDown) return;
+        this.closedInput = true;
+        this.logger.error(`The agent stopped reading its input (${error.message}) but is still running: stopping it`);
+        void this.shutdown();
+      });
+    });
   }
 
   static spawn(spec: AgentSpawnSpec, logger: Logger): AgentProcess {
     logger.info(`Starting agent: ${spec.command} ${(spec.args ?? []).join(' ')} (cwd ${spec.cwd})`);
-    const child = spawn(spec.command, spec.args ?? [], {
+    // Own process group, so shutdown reaches every descendant.
+    const child = spawnInGroup(spec.command, spec.args ?? [], {
       cwd: spec.cwd,
       env: spec.inheritEnv === false ? { ...spec.env } : { ...process.env, ...spec.env },
       stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true, // own process group, so shutdown reaches every descendant
-      shell: false,
-      windowsHide: true,
-    });
+    }) as ChildProcessWithoutNullStreams;
     return new AgentProcess(child, logger, spec);
   }
 
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /**
+   * The agent's stdout ended. An agent that exits does so right after; one still running a moment later can
+   * answer nothing more, so it is stopped — its pending requests then fail with its exit, never hang.
+   */
+  outputClosed(graceMs = 1000): void {
+    if (this.exitInfo || this.shuttingDown) return;
+    const timer = setTimeout(() => {
+      if (this.exitInfo || this.shuttingDown) return;
+      this.closedOutput = true;
+      this.logger.error('The agent closed its output but is still running: stopping it');
+      void this.shutdown();
+    }, graceMs);
+    void this.exited.then(() => clearTimeout(timer));
   }
 
   get exitStatus(): ExitInfo | undefined {
@@ -234,7 +346,7 @@ export class AgentProcess {
       while (groupAlive(pid) && Date.now() < deadline) await sleep(50);
       if (groupAlive(pid)) killGroup(pid, 'SIGKILL');
     }
-    liveGroups.delete(pid);
+    forgetGroup(pid);
   }
 
   private onStderr(data: Buffer): void {

@@ -1,8 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { ResponseError } from 'vscode-jsonrpc/node';
-import { ErrorCodes } from '../acp/acpClient';
-import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest, WriteTextFileResponse } from '../acp/types';
+import { HostRequestError, type FileAccess } from '../session/sessionHost';
 import { OutsideWorkspaceError, resolveInWorkspace } from './workspacePaths';
 
 /** Where file content comes from and goes to; the VS Code host overlays unsaved editor buffers. */
@@ -35,36 +33,41 @@ export function sliceLines(text: string, line?: number | null, limit?: number | 
   return lines.slice(start, end).join('\n');
 }
 
-/** ACP `fs/*` requests, confined to the workspace roots. */
-export class FileService {
+/**
+ * Decides one write before it happens (protected paths, the CLI's policy): resolves to allow, throws a
+ * HostRequestError to refuse with a reason the agent sees.
+ */
+export type WriteGuard = (absPath: string) => Promise<void>;
+
+/** The agent's file requests, confined to the workspace roots. */
+export class FileService implements FileAccess {
   constructor(
     private readonly roots: () => readonly string[],
     private readonly store: TextDocumentStore = diskStore,
     private readonly onWrite?: (absPath: string, before: string | undefined, after: string) => void,
+    private readonly guard?: WriteGuard,
   ) {}
 
-  async readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse> {
+  async readTextFile(params: { path: string; line?: number | null; limit?: number | null }): Promise<string> {
     const abs = this.resolve(params.path);
     const text = await this.store.read(abs);
-    if (text === undefined) {
-      throw new ResponseError(ErrorCodes.ResourceNotFound, `Resource not found: ${params.path}`, { uri: params.path });
-    }
-    return { content: sliceLines(text, params.line, params.limit) };
+    if (text === undefined) throw new HostRequestError('not_found', `Resource not found: ${params.path}`, { uri: params.path });
+    return sliceLines(text, params.line, params.limit);
   }
 
-  async writeTextFile(params: WriteTextFileRequest): Promise<WriteTextFileResponse> {
+  async writeTextFile(params: { path: string; content: string }): Promise<void> {
     const abs = this.resolve(params.path);
+    await this.guard?.(abs);
     const before = await this.store.read(abs);
     await this.store.write(abs, params.content);
     this.onWrite?.(abs, before, params.content);
-    return {};
   }
 
   private resolve(p: string): string {
     try {
       return resolveInWorkspace(p, this.roots());
     } catch (error) {
-      if (error instanceof OutsideWorkspaceError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
+      if (error instanceof OutsideWorkspaceError) throw new HostRequestError('refused', error.message);
       throw error;
     }
   }

@@ -28,6 +28,9 @@ export interface PermissionBrokerOptions {
   logger?: Pick<Logger, 'info' | 'warn'>;
 }
 
+/** Requests that may wait at once; more are answered `cancelled` at once (an agent flooding dialogs). */
+export const MAX_WAITING = 64;
+
 interface Entry extends PendingPermission {
   settle: (decision: PermissionDecision) => void;
   abort: AbortController;
@@ -78,7 +81,7 @@ export class PermissionBroker {
   }
 
   private enqueue(request: PermissionRequestInfo, signal: AbortSignal): Promise<PermissionDecision> {
-    const rule = this.options.rules?.match(request.toolCall);
+    const rule = this.options.rules?.match(request.toolCall, request.agentName);
     if (rule) {
       const option = pickOption(request.options, rule.action);
       if (option) {
@@ -88,6 +91,10 @@ export class PermissionBroker {
       this.options.logger?.warn(`Rule "${describeRule(rule)}" applies but the agent offers no ${rule.action} option: asking`);
     }
     if (signal.aborted) return Promise.resolve({ outcome: 'cancelled', by: 'cancel' });
+    if (this.queue.length >= MAX_WAITING) {
+      this.options.logger?.warn(`Permission for "${request.toolCall.title}" refused: ${this.queue.length} requests already wait (at most ${MAX_WAITING})`);
+      return Promise.resolve({ outcome: 'cancelled', by: 'policy' });
+    }
     return new Promise<PermissionDecision>((resolve) => {
       const entry: Entry = {
         id: `perm-${++this.counter}`,
@@ -146,8 +153,9 @@ export class PermissionBroker {
     const rules = this.options.rules;
     const kind = request.options.find((o) => o.optionId === optionId)?.kind;
     if (!rules || (kind !== 'allow_always' && kind !== 'reject_always')) return;
-    const rule = await rules.addFor(kind === 'allow_always' ? 'allow' : 'reject', request.toolCall);
-    this.options.logger?.info(`Rule added: ${describeRule(rule)}`);
+    const rule = await rules.addFor(kind === 'allow_always' ? 'allow' : 'reject', request.toolCall, request.agentName);
+    if (rule) this.options.logger?.info(`Rule added: ${describeRule(rule)}`);
+    else this.options.logger?.info(`"Always" for "${request.toolCall.title}" not remembered: it names no simple command or file (asked again next time)`);
   }
 
   private fire(): void {

@@ -1,82 +1,194 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ResponseError } from 'vscode-jsonrpc/node';
-import { ErrorCodes } from '../acp/acpClient';
-import type {
-  CreateTerminalRequest,
-  CreateTerminalResponse,
-  KillTerminalRequest,
-  ReleaseTerminalRequest,
-  TerminalOutputRequest,
-  TerminalOutputResponse,
-  WaitForTerminalExitRequest,
-  WaitForTerminalExitResponse,
-} from '../acp/types';
+import { forgetGroup, killGroup, spawnInGroup } from '../core/agentProcess';
+import { HostRequestError, type TerminalAccess, type TerminalEvents, type TerminalExitStatus, type TerminalOutput, type TerminalSpec } from '../session/sessionHost';
 import { resolveInWorkspace } from './workspacePaths';
 
 const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
+/** Terminal commands one agent may have running at once. */
+export const MAX_LIVE_TERMINALS = 32;
+/** The most output one terminal keeps, whatever `outputByteLimit` the agent asks for. */
+export const MAX_OUTPUT_LIMIT = 16 * 1024 * 1024;
 
-export interface ExitStatus {
-  exitCode: number | null;
-  signal: string | null;
+/** The agent's `outputByteLimit`, or the default, capped at MAX_OUTPUT_LIMIT. */
+export function outputLimit(requested: number | null | undefined): number {
+  const n = typeof requested === 'number' && Number.isFinite(requested) && requested >= 0 ? Math.floor(requested) : DEFAULT_OUTPUT_LIMIT;
+  return Math.min(n, MAX_OUTPUT_LIMIT);
 }
 
+/** Size of the blocks OutputBuffer keeps output in. */
+const BLOCK = 64 * 1024;
+
 /**
- * Keeps at most `limit` bytes of output, dropping from the beginning and never splitting
- * a UTF-8 character.
+ * Keeps at most `limit` bytes of output (capped at MAX_OUTPUT_LIMIT), dropping from the beginning and never
+ * starting inside a UTF-8 character. A ring of fixed 64 KiB blocks: each byte pushed is copied once, into the
+ * last block; trimming releases whole blocks (or moves an offset into the first) from the front, so what is
+ * kept is never copied again — pushing N bytes costs O(N) whatever the limit. Tiny chunks (a command writing
+ * byte by byte) share blocks, so the memory held stays near the limit.
  */
 export class OutputBuffer {
-  private buf = Buffer.alloc(0);
+  readonly limit: number;
+  private blocks: (Buffer | undefined)[] = [];
+  /** The first kept block, the bytes of it already dropped, and the bytes used in the last block. */
+  private head = 0;
+  private offset = 0;
+  private fill = 0;
+  private size = 0;
   truncated = false;
 
-  constructor(private readonly limit: number) {}
+  constructor(limit: number = DEFAULT_OUTPUT_LIMIT) {
+    this.limit = outputLimit(limit);
+  }
+
+  /** Bytes kept. */
+  get byteLength(): number {
+    return this.size;
+  }
 
   push(data: Buffer): void {
-    this.buf = this.buf.length === 0 ? Buffer.from(data) : Buffer.concat([this.buf, data]);
-    if (this.buf.length > this.limit) {
-      let start = this.buf.length - this.limit;
-      // Skip UTF-8 continuation bytes (10xxxxxx) so the text starts on a character.
-      while (start < this.buf.length && (this.buf[start]! & 0xc0) === 0x80) start++;
-      this.buf = this.buf.subarray(start);
+    if (data.length === 0) return;
+    if (data.length > this.limit) {
+      // Only the tail can survive: the head of this chunk is never copied.
+      data = data.subarray(data.length - this.limit);
       this.truncated = true;
+    }
+    let pos = 0;
+    while (pos < data.length) {
+      let last = this.blocks[this.blocks.length - 1];
+      if (!last || this.fill === BLOCK || this.blocks.length - 1 < this.head) {
+        last = Buffer.allocUnsafe(BLOCK);
+        this.blocks.push(last);
+        this.fill = 0;
+      }
+      const n = Math.min(BLOCK - this.fill, data.length - pos);
+      data.copy(last, this.fill, pos, pos + n);
+      this.fill += n;
+      pos += n;
+    }
+    this.size += data.length;
+    if (this.size > this.limit) {
+      this.drop(this.size - this.limit);
+      this.truncated = true;
+    }
+    if (this.truncated) {
+      // Skip UTF-8 continuation bytes (10xxxxxx) so the text starts on a character.
+      while (this.size > 0 && (this.blocks[this.head]![this.offset]! & 0xc0) === 0x80) this.drop(1);
+    }
+    if (this.head > 64 && this.head * 2 > this.blocks.length) {
+      this.blocks = this.blocks.slice(this.head);
+      this.head = 0;
     }
   }
 
   text(): string {
-    return this.buf.toString('utf8');
+    if (this.size === 0) return '';
+    const parts: Buffer[] = [];
+    const last = this.blocks.length - 1;
+    for (let i = this.head; i <= last; i++) {
+      parts.push(this.blocks[i]!.subarray(i === this.head ? this.offset : 0, i === last ? this.fill : BLOCK));
+    }
+    return Buffer.concat(parts, this.size).toString('utf8');
   }
-}
 
-export interface TerminalEvents {
-  onCreate?(id: string, commandLine: string): void;
-  onOutput?(id: string, data: string): void;
-  onExit?(id: string, status: ExitStatus): void;
+  /** Drops `n` bytes from the front: whole blocks, then an offset into the first kept one. */
+  private drop(n: number): void {
+    this.size -= n;
+    const last = this.blocks.length - 1;
+    while (n > 0) {
+      const used = (this.head === last ? this.fill : BLOCK) - this.offset;
+      if (n < used) {
+        this.offset += n;
+        return;
+      }
+      n -= used;
+      this.blocks[this.head] = undefined;
+      this.head++;
+      this.offset = 0;
+    }
+    if (this.size === 0) {
+      this.blocks = [];
+      this.head = 0;
+      this.offset = 0;
+      this.fill = 0;
+    }
+  }
 }
 
 interface Term {
   child: ChildProcess;
   output: OutputBuffer;
-  exit: Promise<ExitStatus>;
-  status?: ExitStatus;
+  exit: Promise<TerminalExitStatus>;
+  status?: TerminalExitStatus;
 }
 
-/** ACP `terminal/*`: commands run without a shell, in the workspace, each in its own process group. */
-export class TerminalService {
+/**
+ * Variables that make a program load or run code of the setter's choosing (dynamic loader, interpreter and
+ * shell start-up hooks): an agent may not set them for its commands unless the user allows them by name.
+ */
+export const CODE_LOADING_ENV = /^(LD_.*|DYLD_.*|NODE_OPTIONS|NODE_PATH|BASH_ENV|ENV|ZDOTDIR|PROMPT_COMMAND|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_CONFIG_.*|IFS)$/;
+
+export interface TerminalServiceOptions {
+  /** The environment commands start from: the agent's own (same `inheritEnv` and sign-in rules). Default: the host's. */
+  baseEnv?: () => Record<string, string>;
+  /** Code-loading variables the user allows the agent to set (by name). */
+  allowedEnv?: () => readonly string[];
+  /** Decides a command before it starts (the CLI's policy); throws a HostRequestError to refuse. */
+  guard?: (spec: TerminalSpec) => Promise<void>;
+  /** Where dropped variables are reported. */
+  onDroppedEnv?: (names: string[]) => void;
+}
+
+/**
+ * How to start what the agent asked for: argv as given; but a whole shell line in `command` with no `args`
+ * (several real agents send `printf '%s' hi > a.txt` that way) runs through the user's shell — `$SHELL -c`,
+ * `cmd.exe /d /s /c` on Windows — unless `command` names an existing file.
+ */
+export function commandToRun(spec: TerminalSpec, cwd: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; shell: boolean } {
+  const args = spec.args ?? [];
+  const looksLikeLine = args.length === 0 && /[\s;&|<>()$`'"*?~]/.test(spec.command);
+  if (!looksLikeLine || existsSync(path.resolve(cwd, spec.command))) return { command: spec.command, args, shell: false };
+  if (process.platform === 'win32') return { command: env.ComSpec ?? 'cmd.exe', args: ['/d', '/s', '/c', spec.command], shell: true };
+  return { command: env.SHELL || '/bin/sh', args: ['-c', spec.command], shell: true };
+}
+
+/** The agent's commands: run without a shell (but see commandToRun), in the workspace, each in its own process group. */
+export class TerminalService implements TerminalAccess {
   private readonly terms = new Map<string, Term>();
 
   constructor(
     private readonly roots: () => readonly string[],
     private readonly events: TerminalEvents = {},
+    private readonly options: TerminalServiceOptions = {},
   ) {}
 
-  async create(params: CreateTerminalRequest): Promise<CreateTerminalResponse> {
+  /** The command's environment: the agent's own, plus what the agent asked for minus code-loading hooks. */
+  environment(requested: TerminalSpec['env']): { env: NodeJS.ProcessEnv; dropped: string[] } {
+    const env: NodeJS.ProcessEnv = { ...(this.options.baseEnv?.() ?? process.env) };
+    const allowed = new Set(this.options.allowedEnv?.() ?? []);
+    const dropped: string[] = [];
+    for (const v of requested ?? []) {
+      if (CODE_LOADING_ENV.test(v.name) && !allowed.has(v.name)) dropped.push(v.name);
+      else env[v.name] = v.value;
+    }
+    return { env, dropped };
+  }
+
+  async create(params: TerminalSpec): Promise<string> {
+    await this.options.guard?.(params);
+    const live = [...this.terms.values()].filter((t) => !t.status).length;
+    if (live >= MAX_LIVE_TERMINALS) {
+      throw new HostRequestError('refused', `Refused: ${live} terminal commands of this agent are still running (at most ${MAX_LIVE_TERMINALS}); release or kill one first`);
+    }
     const roots = this.roots();
     const cwd = params.cwd ? resolveInWorkspace(params.cwd, roots) : roots[0] ?? process.cwd();
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const v of params.env ?? []) env[v.name] = v.value;
+    const { env, dropped } = this.environment(params.env);
+    if (dropped.length) this.options.onDroppedEnv?.(dropped);
     const id = `term-${randomUUID()}`;
-    const output = new OutputBuffer(params.outputByteLimit ?? DEFAULT_OUTPUT_LIMIT);
-    const child = spawn(params.command, params.args ?? [], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = new OutputBuffer(outputLimit(params.outputByteLimit));
+    const { command, args, shell } = commandToRun(params, cwd, env);
+    const child = spawnInGroup(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const onData = (data: Buffer) => {
       output.push(data);
       this.events.onOutput?.(id, data.toString('utf8'));
@@ -86,12 +198,21 @@ export class TerminalService {
     const term: Term = {
       child,
       output,
-      exit: new Promise<ExitStatus>((resolve) => {
+      exit: new Promise<TerminalExitStatus>((resolve) => {
         child.once('error', (error) => {
           onData(Buffer.from(`${error.message}\n`));
           resolve({ exitCode: 127, signal: null });
         });
-        child.once('close', (code, signal) => resolve({ exitCode: code, signal }));
+        // Normally the pipes close right after the exit; a background child (`setsid`, `&`) may hold them for
+        // hours, so the exit counts once its output has had a moment to drain.
+        child.once('exit', (code, signal) => {
+          const settle = () => resolve({ exitCode: code, signal });
+          const grace = setTimeout(settle, 250);
+          child.once('close', () => {
+            clearTimeout(grace);
+            settle();
+          });
+        });
       }).then((status) => {
         term.status = status;
         this.events.onExit?.(id, status);
@@ -99,12 +220,12 @@ export class TerminalService {
       }),
     };
     this.terms.set(id, term);
-    this.events.onCreate?.(id, [params.command, ...(params.args ?? [])].join(' '));
-    return { terminalId: id };
+    this.events.onCreate?.(id, shell ? `${command} ${args.slice(0, -1).join(' ')} ${JSON.stringify(params.command)}` : [command, ...args].join(' '));
+    return id;
   }
 
-  async output(params: TerminalOutputRequest): Promise<TerminalOutputResponse> {
-    const t = this.get(params.terminalId);
+  async output(terminalId: string): Promise<TerminalOutput> {
+    const t = this.get(terminalId);
     return {
       output: t.output.text(),
       truncated: t.output.truncated,
@@ -112,40 +233,45 @@ export class TerminalService {
     };
   }
 
-  async waitForExit(params: WaitForTerminalExitRequest): Promise<WaitForTerminalExitResponse> {
-    return this.get(params.terminalId).exit;
+  async waitForExit(terminalId: string): Promise<TerminalExitStatus> {
+    return this.get(terminalId).exit;
   }
 
-  async kill(params: KillTerminalRequest): Promise<Record<string, never>> {
-    this.signal(this.get(params.terminalId));
-    return {};
+  async kill(terminalId: string): Promise<void> {
+    this.signal(this.get(terminalId));
   }
 
-  async release(params: ReleaseTerminalRequest): Promise<Record<string, never>> {
-    const t = this.get(params.terminalId);
+  async release(terminalId: string): Promise<void> {
+    const t = this.get(terminalId);
     this.signal(t);
-    this.terms.delete(params.terminalId);
-    return {};
+    this.forget(t);
+    this.terms.delete(terminalId);
   }
 
   /** Kills every live command; used when the agent goes away. */
   disposeAll(): void {
-    for (const t of this.terms.values()) this.signal(t);
+    for (const t of this.terms.values()) {
+      this.signal(t);
+      this.forget(t);
+    }
     this.terms.clear();
   }
 
+  /**
+   * SIGKILL to the command's group and to what left it (`setsid`, daemons): even after the command itself
+   * ended, what it started in the background is ended with it.
+   */
   private signal(t: Term): void {
-    if (t.status || t.child.pid === undefined) return;
-    try {
-      process.kill(-t.child.pid, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
+    if (t.child.pid !== undefined) killGroup(t.child.pid, 'SIGKILL');
+  }
+
+  private forget(t: Term): void {
+    if (t.child.pid !== undefined) forgetGroup(t.child.pid);
   }
 
   private get(id: string): Term {
     const t = this.terms.get(id);
-    if (!t) throw new ResponseError(ErrorCodes.ResourceNotFound, `Unknown terminal ${id}`);
+    if (!t) throw new HostRequestError('not_found', `Unknown terminal ${id}`);
     return t;
   }
 }

@@ -14,8 +14,10 @@ export interface TurnChangeLimits {
 
 export const DEFAULT_TURN_LIMITS: TurnChangeLimits = { maxFiles: 5000, maxFileBytes: 1024 * 1024, maxTotalBytes: 32 * 1024 * 1024 };
 
-/** Folders never snapshotted (generated or version-control data). */
+/** Folders never snapshotted (generated or version-control data); of `.git`, what runs code is kept (below). */
 const SKIP = new Set(['.git', 'node_modules', '.hg', '.svn']);
+/** Inside `.git`: the config (core.fsmonitor, aliases, filters run commands) and the hooks. */
+const GIT_KEPT = ['config', 'hooks'];
 
 export interface FileChange {
   path: string;
@@ -106,22 +108,39 @@ export class TurnChanges {
         if (out.size >= this.limits.maxFiles) return;
         const full = path.join(dir, e.name);
         if (e.isDirectory()) {
-          if (!SKIP.has(e.name)) await visit(full);
+          if (e.name === '.git') await visitGit(full);
+          else if (!SKIP.has(e.name)) await visit(full);
         } else if (e.isFile()) {
-          const st = await fs.stat(full).catch(() => undefined);
-          if (!st) continue;
-          const fits = st.size <= this.limits.maxFileBytes && (!withContent || total + st.size <= this.limits.maxTotalBytes);
-          if (fits) {
-            const content = await fs.readFile(full, 'utf8').catch(() => undefined);
-            if (content !== undefined) {
-              total += st.size;
-              out.set(full, { content });
-              continue;
-            }
-          }
-          out.set(full, { size: st.size, mtimeMs: st.mtimeMs });
+          await visitFile(full);
         }
       }
+    };
+    const visitGit = async (gitDir: string): Promise<void> => {
+      for (const name of GIT_KEPT) {
+        const full = path.join(gitDir, name);
+        const st = await fs.lstat(full).catch(() => undefined);
+        if (st?.isFile()) await visitFile(full);
+        else if (st?.isDirectory()) {
+          for (const hook of await fs.readdir(full, { withFileTypes: true }).catch(() => [])) {
+            if (hook.isFile()) await visitFile(path.join(full, hook.name));
+          }
+        }
+      }
+    };
+    const visitFile = async (full: string): Promise<void> => {
+      if (out.size >= this.limits.maxFiles) return;
+      const st = await fs.stat(full).catch(() => undefined);
+      if (!st) return;
+      const fits = st.size <= this.limits.maxFileBytes && (!withContent || total + st.size <= this.limits.maxTotalBytes);
+      if (fits) {
+        const content = await fs.readFile(full, 'utf8').catch(() => undefined);
+        if (content !== undefined) {
+          total += st.size;
+          out.set(full, { content });
+          return;
+        }
+      }
+      out.set(full, { size: st.size, mtimeMs: st.mtimeMs });
     };
     for (const root of this.roots()) await visit(root);
     return out;

@@ -1,14 +1,16 @@
 import * as vscode from 'vscode';
 import type { PermissionPresenter } from '../host/permissionBroker';
-import type { PermissionDecider, PermissionRequestInfo } from '../session/permissions';
+import { commandOf, OPTION_KIND_LABELS, optionContradicts, type PermissionRequestInfo } from '../session/permissions';
+import type { PermissionOption } from '../session/sessionModel';
+import { permissionOptionLabel } from '../shared/permissionOptions';
 
 /** Formats a tool call's rawInput as the few lines a person needs to decide. */
 export function summarizeRawInput(rawInput: unknown): string {
   if (rawInput == null) return '';
   if (typeof rawInput !== 'object') return String(rawInput);
   const o = rawInput as Record<string, unknown>;
-  const command = o.command ?? o.cmd;
-  if (command !== undefined) return `$ ${Array.isArray(command) ? command.join(' ') : String(command)}`;
+  const command = commandOf(rawInput);
+  if (command !== undefined) return `$ ${command}`;
   const file = o.file_path ?? o.filePath ?? o.filepath ?? o.path ?? o.abspath;
   const lines: string[] = [];
   if (file !== undefined) lines.push(String(file));
@@ -31,17 +33,32 @@ export function diffOf(request: PermissionRequestInfo): { path: string; oldText:
 }
 
 /**
- * A modal dialog with the agent's options verbatim and in order; closing it answers cancelled. When the
- * request carries a diff, "Show Diff" comes first: it opens the diff editor, then the dialog asks again.
+ * A button label for one option: what its kind does ("Allow once", "Always allow", "Reject", "Always
+ * reject"), the agent's wording beside it when it differs, and a warning sign when that wording says the
+ * opposite of the kind (the kind is what is recorded, never the name).
+ */
+export function optionLabel(option: PermissionOption): string {
+  const kindLabel = OPTION_KIND_LABELS[option.kind];
+  return permissionOptionLabel({ name: option.name, contradicts: optionContradicts(option) }, kindLabel && vscode.l10n.t(kindLabel), kindLabel ? [kindLabel] : []);
+}
+
+/**
+ * A modal dialog with a button per option (labelled by its kind, the agent's wording beside); closing it
+ * answers cancelled. When the request carries a diff, "Show Diff" comes first: it opens the diff editor,
+ * then the dialog asks again. A request the agent changed while it was open says what changed.
  */
 export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType<typeof diffOf>>) => Promise<void>): PermissionPresenter {
   return async ({ request }) => {
     const { toolCall, options } = request;
-    const detail = [vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput)].filter(Boolean).join('\n\n');
+    const warnings = [
+      ...(request.changed?.length ? [vscode.l10n.t('⚠ The agent changed this request while it was being asked:'), ...request.changed.map((c) => `  ${c}`)] : []),
+      ...options.filter(optionContradicts).map((o) => vscode.l10n.t('⚠ The option “{0}” is named against what it does ({1}).', o.name, vscode.l10n.t(OPTION_KIND_LABELS[o.kind] ?? o.kind))),
+    ];
+    const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput)].filter(Boolean).join('\n\n');
     const title = vscode.l10n.t('The agent wants to run: {0}', toolCall.title || toolCall.id);
     const diff = diffOf(request);
     const showDiff = { title: vscode.l10n.t('Show Diff'), optionId: undefined as string | undefined };
-    const items = options.map((o) => ({ title: o.name, optionId: o.optionId as string | undefined }));
+    const items = options.map((o) => ({ title: optionLabel(o), optionId: o.optionId as string | undefined }));
     for (;;) {
       const picked = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...(diff ? [showDiff] : []), ...items);
       if (picked === showDiff && diff) {
@@ -52,9 +69,3 @@ export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType
     }
   };
 }
-
-/** Asks in a modal dialog with the agent's options verbatim; closing it answers cancelled. */
-export const modalPermissionDecider: PermissionDecider = async (request: PermissionRequestInfo, signal) => {
-  const optionId = await modalPermissionPresenter(async () => undefined)({ id: '', request, receivedAt: Date.now() }, signal);
-  return optionId ? { outcome: 'selected', optionId, by: 'user' } : { outcome: 'cancelled', by: 'user' };
-};

@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { AcpClient, ProtocolVersionError, RequestTimeoutError } from '../../src/acp/acpClient';
-import { AcpSession, AuthRequiredError } from '../../src/acp/acpSession';
+import { AcpSession } from '../../src/acp/acpSession';
+import { AuthRequiredError } from '../../src/session/sessionHost';
 import { AgentExitedError } from '../../src/core/agentProcess';
 import { PermissionBroker } from '../../src/host/permissionBroker';
 import { memoryStore, PermissionRuleStore } from '../../src/host/permissionRules';
 import { classifyAuthMethod } from '../../src/host/signIn';
 import { silentLogger, streamLogger } from '../../src/core/log';
 import { policyDecider, type PermissionDecider } from '../../src/session/permissions';
+import { plainHost } from '../support/plainHost';
 import { alive, hostileAgent, scratchDir } from '../support/paths';
 
 function hostile(mode: string, extra: string[] = [], dir = scratchDir('hostile')) {
@@ -28,11 +30,23 @@ function capture() {
   return { lines, logger: streamLogger((l) => lines.push(l), 'trace') };
 }
 
+const started = new Set<AcpSession>();
+/** AcpSession.start, remembered so a failing test never leaves its agent running (the file would hang). */
+async function startSession(...args: Parameters<typeof AcpSession.start>): Promise<AcpSession> {
+  const s = await AcpSession.start(...args);
+  started.add(s);
+  return s;
+}
+
 describe('ACP client against a hostile agent', () => {
+  after(async () => {
+    await Promise.all([...started].map((s) => s.shutdown()));
+  });
+
   it('runs a whole turn through garbage, odd ids and unknown methods', async () => {
     const h = hostile('normal');
     const { lines, logger } = capture();
-    const session = await AcpSession.start(h.config, { logger, cwd: h.dir, decidePermission: policyDecider('approve-all') });
+    const session = await startSession(h.config, { logger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('approve-all') });
     const { stopReason } = await session.prompt([{ type: 'text', text: 'please write out.txt' }]);
     assert.equal(stopReason, 'end_turn');
     // The file came through fs/write_text_file after the permission (request id 0) was allowed.
@@ -61,7 +75,7 @@ describe('ACP client against a hostile agent', () => {
 
   it('leaves the file untouched when the permission is rejected', async () => {
     const h = hostile('normal');
-    const session = await AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') });
+    const session = await startSession(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') });
     const { stopReason } = await session.prompt([{ type: 'text', text: 'please write out.txt' }]);
     assert.equal(stopReason, 'end_turn');
     assert.equal(existsSync(path.join(h.dir, 'out.txt')), false);
@@ -80,13 +94,18 @@ describe('ACP client against a hostile agent', () => {
         asked();
         signal.addEventListener('abort', () => resolve({ outcome: 'cancelled', by: 'cancel' }));
       });
-    const session = await AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: never });
+    const session = await startSession(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: never });
     const turn = session.prompt([{ type: 'text', text: 'write x.txt' }]);
     await askedP;
     assert.equal(session.model.turn, 'awaiting_permission');
     await session.cancel();
     assert.equal((await turn).stopReason, 'cancelled');
-    const frames = h.frames();
+    // The agent may end the turn on the cancelled answer before it has read the notification behind it.
+    let frames = h.frames();
+    for (let i = 0; i < 100 && !frames.some((f) => f.method === 'session/cancel'); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      frames = h.frames();
+    }
     const answerIdx = frames.findIndex((f) => f.id === 0 && f.result !== undefined);
     const cancelIdx = frames.findIndex((f) => f.method === 'session/cancel');
     assert.deepEqual(frames[answerIdx]?.result, { outcome: { outcome: 'cancelled' } });
@@ -103,9 +122,9 @@ describe('ACP client against a hostile agent', () => {
         asked.push(method);
         signal.addEventListener('abort', () => resolve({ late: true }));
       });
-    const session = await AcpSession.start(h.config, {
+    const session = await startSession(h.config, {
       logger: silentLogger,
-      cwd: h.dir,
+      cwd: h.dir, ...plainHost(h.dir),
       decidePermission: policyDecider('deny-all'),
       extRequests: { '_agentao.cn/ask_user': wait('ask'), 'elicitation/create': wait('elicitation') },
     });
@@ -122,7 +141,7 @@ describe('ACP client against a hostile agent', () => {
 
   it('fails the pending prompt at once with exit code and stderr tail when the agent crashes', async () => {
     const h = hostile('crash-mid-turn');
-    const session = await AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') });
+    const session = await startSession(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') });
     await assert.rejects(session.prompt([{ type: 'text', text: 'go' }]), (error: unknown) => {
       assert.ok(error instanceof AgentExitedError);
       assert.equal(error.exit.code, 3);
@@ -152,7 +171,7 @@ describe('ACP client against a hostile agent', () => {
     for (const v of ['2', '0']) {
       const h = hostile('version', [v]);
       await assert.rejects(
-        AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') }),
+        AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') }),
         (e: unknown) => e instanceof ProtocolVersionError && e.message.includes(`version ${v}`),
       );
     }
@@ -161,7 +180,7 @@ describe('ACP client against a hostile agent', () => {
   it('turns -32000 on session/new into a sign-in error carrying the auth methods', async () => {
     const h = hostile('auth-required');
     await assert.rejects(
-      AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') }),
+      AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') }),
       AuthRequiredError,
     );
   });
@@ -169,9 +188,9 @@ describe('ACP client against a hostile agent', () => {
   it('signs in: authenticate with the chosen agent method, then session/new again in the same process', async () => {
     const h = hostile('auth');
     const offered: string[][] = [];
-    const session = await AcpSession.start(h.config, {
+    const session = await startSession(h.config, {
       logger: silentLogger,
-      cwd: h.dir,
+      cwd: h.dir, ...plainHost(h.dir),
       decidePermission: policyDecider('deny-all'),
       onAuthRequired: async (methods) => {
         offered.push(methods.map((m) => m.id));
@@ -187,7 +206,7 @@ describe('ACP client against a hostile agent', () => {
     await session.shutdown();
     // Declining to choose fails with the methods, as before.
     await assert.rejects(
-      AcpSession.start(hostile('auth').config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all'), onAuthRequired: async () => undefined }),
+      AcpSession.start(hostile('auth').config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all'), onAuthRequired: async () => undefined }),
       (e: unknown) => e instanceof AuthRequiredError && e.methods.length === 3,
     );
   });
@@ -208,7 +227,7 @@ describe('ACP client against a hostile agent', () => {
 
   it('an API key in the env signs in; the terminal login (agent command + method args/env) exits 0', async () => {
     const h = hostile('auth');
-    const withKey = await AcpSession.start({ ...h.config, env: { ...h.config.env, HOSTILE_API_KEY: 'k' } }, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') });
+    const withKey = await startSession({ ...h.config, env: { ...h.config.env, HOSTILE_API_KEY: 'k' } }, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') });
     await withKey.shutdown();
     const authFile = path.join(h.dir, 'auth-token');
     const config = { ...h.config, env: { ...h.config.env, HOSTILE_AUTH_FILE: authFile } };
@@ -218,18 +237,19 @@ describe('ACP client against a hostile agent', () => {
     const { spawnSync } = await import('node:child_process');
     const r = spawnSync(login.command, login.args, { env: { ...process.env, ...login.env }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    const after = await AcpSession.start(config, { logger: silentLogger, cwd: h.dir, decidePermission: policyDecider('deny-all') });
+    const after = await startSession(config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') });
     await after.shutdown();
   });
 
   it('the rule that answered a permission is on the tool card', async () => {
     const h = hostile('normal');
     const rules = new PermissionRuleStore(memoryStore());
-    await rules.add({ action: 'reject', toolKind: 'edit', title: 'Write out.txt' });
+    // A rule for an edit names the file (a title rule never answers for kinds that change things).
+    await rules.add({ action: 'reject', toolKind: 'edit', path: 'out.txt' });
     const broker = new PermissionBroker({ rules });
-    const session = await AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, decidePermission: broker.decide });
+    const session = await startSession(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: broker.decide });
     await session.prompt([{ type: 'text', text: 'please write out.txt' }]);
-    assert.deepEqual(session.model.toolCall('c1')?.permission, { optionId: 'cancel', outcome: 'selected', by: 'rule', rule: 'always reject edit "Write out.txt"' });
+    assert.deepEqual(session.model.toolCall('c1')?.permission, { optionId: 'cancel', outcome: 'selected', by: 'rule', rule: 'always reject edit file out.txt' });
     assert.equal(existsSync(path.join(h.dir, 'out.txt')), false);
     await session.shutdown();
   });
@@ -237,7 +257,7 @@ describe('ACP client against a hostile agent', () => {
   it('drops a line over the size limit and keeps the connection', async () => {
     const h = hostile('huge-line', ['5000']);
     const { lines, logger } = capture();
-    const session = await AcpSession.start(h.config, { logger, cwd: h.dir, decidePermission: policyDecider('deny-all'), maxLineBytes: 2048 });
+    const session = await startSession(h.config, { logger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all'), maxLineBytes: 2048 });
     assert.ok(lines.some((l) => /over the 2048-byte limit/.test(l)));
     assert.equal(session.model.modes?.currentModeId, 'ask');
     await session.setMode('code');

@@ -1,6 +1,6 @@
 /**
- * Host services as a person sees them (Playwright in code-server's workbench): the permission modal with the
- * agent's options verbatim and "Show Diff" first (the request carries a diff: it opens the diff editor, then the
+ * Host services as a person sees them (Playwright in code-server's workbench): the permission modal with a
+ * button per option labelled by its kind (a trap option named against its kind flagged) and "Show Diff" first (the request carries a diff: it opens the diff editor, then the
  * dialog asks again), then — with `agentHost.files.reviewWrites` on — the agent's write shown in the diff
  * editor with Accept / Reject. Screenshots: test-artifacts/host-permission-modal.png, host-show-diff.png,
  * host-diff-review.png.
@@ -15,7 +15,7 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
   // The fixture agent with SMOKE_DIFF=1 sends its edit as a diff with the permission request.
   const agents = ((opts.userSettings?.['agentHost.agents'] as { env?: Record<string, string> }[] | undefined) ?? []).map((a) => ({
     ...a,
-    env: { ...(a.env ?? {}), SMOKE_DIFF: '1' },
+    env: { ...(a.env ?? {}), SMOKE_DIFF: '1', SMOKE_TRAP: '1' },
   }));
   const settings = { ...opts.userSettings, 'agentHost.agents': agents, 'agentHost.files.reviewWrites': true };
   await withWorkbench({ ...opts, userSettings: settings }, async (page, info) => {
@@ -31,8 +31,11 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     const message = (await dialog.locator('.dialog-message-text').first().textContent())?.trim();
     const detail = (await dialog.locator('.dialog-message-detail').first().textContent().catch(() => ''))?.trim();
     console.log(`[host-ui] modal "${message}" detail "${detail}" buttons [${labels.join(' | ')}]`);
-    // The fixture agent offers exactly these two options, in this order: shown verbatim.
+    // Buttons say what each option does (its kind); the agent's "Reject" that is really an "always allow"
+    // is shown as such, flagged, and explained in the detail.
     if (!labels.includes('Allow once') || !labels.includes('Reject')) throw new Error(`modal buttons are not the agent's options: [${labels.join(' | ')}]`);
+    if (!labels.includes('⚠ Always allow — “Reject”')) throw new Error(`the trap option is not shown for what it does: [${labels.join(' | ')}]`);
+    if (!/named against what it does/.test(detail ?? '')) throw new Error(`the detail does not explain the flagged option: "${detail}"`);
     if (!/Kind: edit/.test(detail ?? '')) throw new Error(`modal detail lacks the tool kind: "${detail}"`);
     if (!labels.includes('Show Diff')) throw new Error(`no "Show Diff" button for a request with a diff: [${labels.join(' | ')}]`);
 

@@ -1,8 +1,14 @@
 /**
- * Agent output is untrusted: markdown goes through marked, then DOMPurify (no scripts, no event attributes,
- * no javascript: or data: links, no forms or frames, no inline styles); the CSP is the second wall.
- * Code blocks are highlighted with highlight.js (a few languages) and get action buttons added as DOM after
- * sanitizing, so nothing the agent wrote can pose as one.
+ * Agent output is untrusted. Markdown goes through marked with our renderer, then DOMPurify; the CSP is the
+ * last wall.
+ * - Raw HTML the agent writes (block or inline) is shown as text, never rendered: only what markdown syntax
+ *   produces reaches the page, and DOMPurify keeps exactly that allowlist (MARKDOWN_TAGS, MARKDOWN_ATTRS: no
+ *   `hidden`, no `style`, no `img`, no forms, frames or scripts; `javascript:`/`data:` links lose their href).
+ *   Markdown images become links (nothing is fetched); task-list boxes become ☐/☑.
+ * - Code blocks are highlighted with highlight.js (a few languages). The code of each block comes from the
+ *   markdown SOURCE (the token marked produced), kept on the `<pre>` as `codeText` and marked with a per-render
+ *   nonce the agent cannot forge; only such blocks get action buttons (added as DOM after sanitizing, so nothing
+ *   the agent wrote can pose as one), and only when their visible text is exactly that code.
  */
 import DOMPurify from 'dompurify';
 import hljs from 'highlight.js/lib/core';
@@ -37,6 +43,9 @@ export const SHELL_LANGS = new Set(['bash', 'sh', 'shell', 'zsh', 'console', 'po
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
+/** A `<pre>` produced by our code renderer: the block's code as the markdown source has it. */
+export type CodePre = HTMLPreElement & { codeText?: string };
+
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
@@ -52,12 +61,27 @@ export function highlight(code: string, lang: string | undefined): string {
   return escapeHtml(code);
 }
 
+/** The code blocks of the render in progress, and the class that names them (renderMarkdown is synchronous). */
+let blocks: { marker: string; codes: string[] } | undefined;
+
 marked.use({
   renderer: {
     code({ text, lang }) {
       const language = (lang ?? '').trim().split(/\s+/)[0] ?? '';
-      const cls = language ? ` class="hljs language-${escapeHtml(language)}"` : ' class="hljs"';
-      return `<pre><code${cls}>${highlight(text, language || undefined)}</code></pre>\n`;
+      const classes = ['hljs', ...(language ? [`language-${escapeHtml(language)}`] : [])];
+      if (blocks) classes.push(`${blocks.marker}${blocks.codes.push(text) - 1}`);
+      return `<pre><code class="${classes.join(' ')}">${highlight(text, language || undefined)}</code></pre>\n`;
+    },
+    // Raw HTML is the agent's text, not markup.
+    html({ text, block }: { text: string; block?: boolean }) {
+      return block ? `<p>${escapeHtml(text.trim())}</p>\n` : escapeHtml(text);
+    },
+    // Nothing is fetched for an image: it becomes a link to it.
+    image({ href, text }) {
+      return `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`;
+    },
+    checkbox({ checked }) {
+      return checked ? '☑ ' : '☐ ';
     },
   },
 });
@@ -73,18 +97,47 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   }
 });
 
+/** Everything our markdown renderer produces, and nothing else, survives sanitizing. */
+export const MARKDOWN_TAGS = [
+  'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 'del', 'code', 'pre', 'span', 'a',
+  'ul', 'ol', 'li', 'blockquote', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+];
+export const MARKDOWN_ATTRS = ['href', 'title', 'class', 'start', 'align'];
+
 const PURIFY = {
-  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'link', 'meta', 'base', 'svg', 'math'],
-  FORBID_ATTR: ['style', 'id', 'srcset', 'formaction', 'action'],
+  ALLOWED_TAGS: MARKDOWN_TAGS,
+  ALLOWED_ATTR: MARKDOWN_ATTRS,
   ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
   RETURN_DOM_FRAGMENT: true,
 } as const;
 
-/** Markdown → a sanitized fragment; only highlight.js and `language-*` classes are kept. */
+function nonce(): string {
+  const bytes = new Uint8Array(9);
+  crypto.getRandomValues(bytes);
+  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Markdown → a sanitized fragment; only highlight.js and `language-*` classes are kept. Each code block's
+ * `<pre>` carries its source code as `codeText` (see CodePre).
+ */
 export function renderMarkdown(src: string): DocumentFragment {
-  const html = marked.parse(src) as string;
-  // Our renderer's classes survive; the agent's own class/style attributes do not.
-  const frag = DOMPurify.sanitize(html, { ...PURIFY, FORBID_TAGS: [...PURIFY.FORBID_TAGS], FORBID_ATTR: [...PURIFY.FORBID_ATTR] }) as DocumentFragment;
+  const render = { marker: `ah-code-${nonce()}-`, codes: [] as string[] };
+  blocks = render;
+  let html: string;
+  try {
+    html = marked.parse(src) as string;
+  } finally {
+    blocks = undefined;
+  }
+  const frag = DOMPurify.sanitize(html, { ...PURIFY, ALLOWED_TAGS: [...PURIFY.ALLOWED_TAGS], ALLOWED_ATTR: [...PURIFY.ALLOWED_ATTR] }) as DocumentFragment;
+  for (const code of frag.querySelectorAll('pre > code[class]')) {
+    const mark = [...code.classList].find((c) => c.startsWith(render.marker));
+    const text = mark === undefined ? undefined : render.codes[Number(mark.slice(render.marker.length))];
+    if (text !== undefined) (code.parentElement as CodePre).codeText = text;
+  }
+  // Our renderer's classes survive; the agent's own class attributes do not.
   for (const el of frag.querySelectorAll('[class]')) {
     const kept = [...el.classList].filter((c) => c === 'hljs' || c.startsWith('hljs-') || c.startsWith('language-'));
     el.className = kept.join(' ');
@@ -92,4 +145,3 @@ export function renderMarkdown(src: string): DocumentFragment {
   }
   return frag;
 }
-

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ExitStatus, TerminalEvents } from '../terminalService';
+import type { TerminalEvents, TerminalExitStatus as ExitStatus } from '../../session/sessionHost';
 import type { SessionEvent, ToolCallEntity } from '../../session/sessionModel';
 
 /** One read-only VS Code terminal (a pseudoterminal) showing a command the agent runs. */

@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
-import { ResponseError } from 'vscode-jsonrpc/node';
-import { closeDiffsShowing, showDiff, type VirtualDocuments } from '../../views/virtualDocuments';
+import { HostRequestError } from '../../session/sessionHost';
 import { diskStore, type TextDocumentStore } from '../fileService';
+
+/** Asks the person to accept one write (a view shows the diff); false rejects it. */
+export type WriteReview = (absPath: string, before: string | undefined, after: string) => Promise<boolean>;
 
 function openDocument(absPath: string): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === absPath);
@@ -13,7 +15,7 @@ function openDocument(absPath: string): vscode.TextDocument | undefined {
  */
 export class EditorDocumentStore implements TextDocumentStore {
   constructor(
-    private readonly docs: VirtualDocuments,
+    private readonly review: WriteReview,
     private readonly reviewWrites: () => boolean,
     private readonly log: vscode.LogOutputChannel,
   ) {}
@@ -27,7 +29,7 @@ export class EditorDocumentStore implements TextDocumentStore {
     const before = await this.read(absPath);
     if (this.reviewWrites() && !(await this.review(absPath, before, content))) {
       this.log.info(`Write to ${absPath} rejected in review`);
-      throw new ResponseError(-32603, `The user rejected this edit of ${absPath}; the file is unchanged`);
+      throw new HostRequestError('rejected', `The user rejected this edit of ${absPath}; the file is unchanged`);
     }
     const edit = new vscode.WorkspaceEdit();
     if (before === undefined) {
@@ -42,22 +44,5 @@ export class EditorDocumentStore implements TextDocumentStore {
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code refused the edit of ${absPath}`);
     // Saved so the agent's next shell command (tests, build) sees it; undo in the editor still restores.
     await doc.save();
-  }
-
-  /** Shows the proposed edit in the diff editor and asks Accept / Reject; closing the dialog rejects. */
-  private async review(absPath: string, before: string | undefined, after: string): Promise<boolean> {
-    const name = vscode.workspace.asRelativePath(absPath);
-    const proposed = await showDiff(this.docs, absPath, before, after, vscode.l10n.t("{0} ↔ agent's proposed edit", name));
-    const accept = vscode.l10n.t('Accept');
-    const reject = vscode.l10n.t('Reject');
-    // Modal: a toast can be missed or hidden, and an unanswered review would hold the agent's request forever.
-    const pick = await vscode.window.showInformationMessage(
-      vscode.l10n.t('The agent wants to write {0}. Apply this edit?', name),
-      { modal: true, detail: vscode.l10n.t('The diff editor behind this dialog shows the change.') },
-      accept,
-      reject,
-    );
-    await closeDiffsShowing(proposed);
-    return pick === accept;
   }
 }

@@ -16,18 +16,10 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AgentHostApi } from '../../../src/extension';
+import { COMMAND_IDS } from '../../../src/views/commandIds';
 import { changedSince, snapshot } from '../../support/fileSnapshot';
 
 const EXTENSION_ID = 'agent-host.agent-host';
-const COMMANDS = [
-  'agentHost.start',
-  'agentHost.restart',
-  'agentHost.stop',
-  'agentHost.selectAgent',
-  'agentHost.showLog',
-  'agentHost.prompt',
-  'agentHost.cancel',
-];
 
 /** Answers modal showWarningMessage calls with the first item matching `pattern`; returns the undo. */
 function answerModalsWith(pattern: RegExp): () => void {
@@ -58,10 +50,19 @@ describe('Agent Host in a real VS Code (code-server)', () => {
     assert.equal(api.manager.state, 'stopped');
   });
 
-  it('registers its commands', async () => {
-    const all = new Set(await vscode.commands.getCommands(true));
-    const missing = COMMANDS.filter((c) => !all.has(c));
+  it('registers exactly the commands of the typed registry (and package.json), none missing, none extra', async () => {
+    const registered = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith('agentHost.'));
+    const mine = new Set(registered);
+    const missing = COMMAND_IDS.filter((c) => !mine.has(c));
     assert.deepEqual(missing, [], `commands not registered: ${missing.join(', ')}`);
+    // The chat view contributes its own focus command (agentHost.chat.focus); nothing else is extra.
+    const extra = registered.filter((c) => !(COMMAND_IDS as readonly string[]).includes(c) && !c.startsWith('agentHost.chat.'));
+    assert.deepEqual(extra, [], `registered but not declared: ${extra.join(', ')}`);
+  });
+
+  it('with no agent running, the agent context keys are off (Stop, Cancel, Agent Commands disabled)', async () => {
+    assert.equal(api.manager.current, undefined);
+    assert.deepEqual(api.contextKeys(), { 'agentHost.agentRunning': false, 'agentHost.turnRunning': false, 'agentHost.agentHasCommands': false });
   });
 
   it('runs a whole turn with the configured agent and a file appears in the workspace', async function () {

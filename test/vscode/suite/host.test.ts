@@ -62,7 +62,7 @@ describe('Host services in a real VS Code', () => {
     const ext = vscode.extensions.getExtension<AgentHostApi>('agent-host.agent-host');
     assert.ok(ext);
     api = ext.isActive ? ext.exports : await ext.activate();
-    host = (await vscode.commands.executeCommand('agentHost.internal.hostServices')) as HostServices;
+    host = api.host;
     assert.ok(host?.broker, 'host services are not registered');
   });
 
@@ -75,11 +75,11 @@ describe('Host services in a real VS Code', () => {
     assert.ok(await vscode.workspace.applyEdit(edit));
     assert.ok(doc.isDirty);
     const files = new FileService(() => [folder()], host.documents);
-    const whole = await files.readTextFile({ sessionId: 's', path: file });
-    assert.ok(whole.content.startsWith('// unsaved line\n'), 'the read did not return the buffer');
+    const whole = await files.readTextFile({ path: file });
+    assert.ok(whole.startsWith('// unsaved line\n'), 'the read did not return the buffer');
     assert.ok(!fs.readFileSync(file, 'utf8').includes('unsaved line'), 'the disk must not have it');
-    const slice = await files.readTextFile({ sessionId: 's', path: file, line: 1, limit: 2 });
-    assert.equal(slice.content, '// unsaved line\n/** Small string helpers for the sample workspace. */');
+    const slice = await files.readTextFile({ path: file, line: 1, limit: 2 });
+    assert.equal(slice, '// unsaved line\n/** Small string helpers for the sample workspace. */');
     await vscode.commands.executeCommand('undo');
     await doc.save();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -91,7 +91,7 @@ describe('Host services in a real VS Code', () => {
     const doc = await vscode.workspace.openTextDocument(file);
     await vscode.window.showTextDocument(doc);
     const files = new FileService(() => [folder()], host.documents);
-    await files.writeTextFile({ sessionId: 's', path: file, content: 'after\n' });
+    await files.writeTextFile({ path: file, content: 'after\n' });
     assert.equal(doc.getText(), 'after\n', 'the open editor did not follow the write');
     assert.equal(fs.readFileSync(file, 'utf8'), 'after\n', 'the write was not saved');
     await vscode.commands.executeCommand('undo');
@@ -100,19 +100,19 @@ describe('Host services in a real VS Code', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
     const created = path.join(folder(), 'new', 'made-by-agent.txt');
-    await files.writeTextFile({ sessionId: 's', path: created, content: 'fresh\n' });
+    await files.writeTextFile({ path: created, content: 'fresh\n' });
     assert.equal(fs.readFileSync(created, 'utf8'), 'fresh\n', 'a missing file is created');
   });
 
   it('refuses writes outside the workspace, also through .. and symlinks', async () => {
     const files = new FileService(() => [folder()], host.documents);
     const outside = path.join(path.dirname(folder()), `outside-${process.pid}.txt`);
-    await assert.rejects(files.writeTextFile({ sessionId: 's', path: outside, content: 'x' }), /outside the workspace/);
-    await assert.rejects(files.writeTextFile({ sessionId: 's', path: path.join(folder(), '..', 'x.txt'), content: 'x' }), /outside the workspace/);
+    await assert.rejects(files.writeTextFile({ path: outside, content: 'x' }), /outside the workspace/);
+    await assert.rejects(files.writeTextFile({ path: path.join(folder(), '..', 'x.txt'), content: 'x' }), /outside the workspace/);
     const link = path.join(folder(), 'escape');
     fs.symlinkSync(path.dirname(folder()), link);
     try {
-      await assert.rejects(files.writeTextFile({ sessionId: 's', path: path.join(link, 'x.txt'), content: 'x' }), /outside the workspace/);
+      await assert.rejects(files.writeTextFile({ path: path.join(link, 'x.txt'), content: 'x' }), /outside the workspace/);
     } finally {
       fs.unlinkSync(link);
     }
@@ -153,20 +153,19 @@ describe('Host services in a real VS Code', () => {
 
   it('a terminal command\'s output and exit code arrive, and a VS Code terminal shows it', async () => {
     const terminals = new TerminalService(() => [folder()], host.terminals.events);
-    const { terminalId } = await terminals.create({
-      sessionId: 's',
+    const terminalId = await terminals.create({
       command: process.execPath,
       args: ['-e', 'console.log("hello from the agent terminal"); process.exit(3)'],
       outputByteLimit: 1000,
     });
-    const exit = await terminals.waitForExit({ sessionId: 's', terminalId });
+    const exit = await terminals.waitForExit(terminalId);
     assert.equal(exit.exitCode, 3);
-    const out = await terminals.output({ sessionId: 's', terminalId });
+    const out = await terminals.output(terminalId);
     assert.match(out.output, /hello from the agent terminal/);
     assert.equal(out.exitStatus?.exitCode, 3);
     const term = host.terminals.terminal(terminalId);
     assert.ok(term && vscode.window.terminals.includes(term), 'no VS Code terminal for the command');
-    await terminals.release({ sessionId: 's', terminalId });
+    await terminals.release(terminalId);
   });
 
   it('the IDE tools return real symbols and definitions from the TypeScript language features', async () => {

@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentHostApi } from '../../../src/extension';
+import { commandLine } from '../../../src/host/vscode/signIn';
 import type { HostServices } from '../../../src/hostServices';
 
 const REPO = path.resolve(__dirname, '..', '..', '..', '..');
@@ -45,7 +46,7 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
   let host: HostServices;
   let dir: string;
   let savedAgents: unknown;
-  let savedUi: Pick<HostServices['signIn'], 'chooser' | 'askSecret'> | undefined;
+  let savedUi: Pick<HostServices['signIn'], 'chooser' | 'askSecret' | 'confirmCommand'> | undefined;
   const config = () => vscode.workspace.getConfiguration('agentHost');
 
   async function useAgent(name: string, mode: string, env: Record<string, string> = {}): Promise<{ log: string }> {
@@ -63,10 +64,10 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     const ext = vscode.extensions.getExtension<AgentHostApi>('agent-host.agent-host');
     assert.ok(ext);
     api = ext.isActive ? ext.exports : await ext.activate();
-    host = (await vscode.commands.executeCommand('agentHost.internal.hostServices')) as HostServices;
+    host = api.host;
     dir = fs.mkdtempSync(path.join(path.dirname(folder()), 'hostile-'));
     savedAgents = config().inspect('agents')?.workspaceValue;
-    savedUi = { chooser: host.signIn.chooser, askSecret: host.signIn.askSecret };
+    savedUi = { chooser: host.signIn.chooser, askSecret: host.signIn.askSecret, confirmCommand: host.signIn.confirmCommand };
   });
 
   it('signs in with an agent method: authenticate, then session/new again in the same process', async () => {
@@ -111,7 +112,11 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
       },
       async () => vscode.commands.executeCommand('agentHost.signIn'),
     );
-    assert.deepEqual(picked, ['Log in with Hostile (the agent signs in)', 'Log in in a terminal (in a terminal)', 'Hostile API key (API key)']);
+    assert.equal(picked.length, 3);
+    assert.equal(picked[0], 'Log in with Hostile (the agent signs in)');
+    // The pick shows a terminal method's whole command line before anything runs.
+    assert.match(picked[1]!, /^Log in in a terminal \(in a terminal: .*hostileAgent\.js auth login\)$/);
+    assert.equal(picked[2], 'Hostile API key (API key)');
     assert.equal(api.manager.state, 'ready');
     assert.deepEqual(frames(log).map((f) => f.method).filter(Boolean), ['initialize', 'session/new', 'initialize', 'session/new', 'authenticate', 'session/new']);
   });
@@ -120,9 +125,17 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     const authFile = path.join(dir, 'auth-token');
     const { log } = await useAgent('hostile-term', 'auth', { HOSTILE_AUTH_FILE: authFile });
     host.signIn.chooser = async (_agent, methods) => methods.find((m) => m.kind === 'terminal');
+    // First declined: the command the agent chose is shown in full, and nothing runs.
+    const shown: string[] = [];
+    host.signIn.confirmCommand = async (_agent, method) => (shown.push(`${commandLine(method)} | ${Object.keys(method.env).join(',')}`), false);
     const opened: string[] = [];
     const sub = vscode.window.onDidOpenTerminal((t) => opened.push(t.name));
     try {
+      await assert.rejects(api.manager.ensureStarted());
+      assert.equal(shown.length, 1);
+      assert.match(shown[0]!, /hostileAgent\.js auth login .*\| .*HOSTILE_LOGIN/);
+      assert.ok(!fs.existsSync(authFile) && !opened.length, 'a declined login command ran');
+      host.signIn.confirmCommand = async () => true;
       await api.manager.ensureStarted();
     } finally {
       sub.dispose();
@@ -130,8 +143,8 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     assert.equal(api.manager.state, 'ready');
     assert.ok(fs.existsSync(authFile), 'the login command did not run');
     assert.ok(opened.some((n) => /Sign in/.test(n)), `no sign-in terminal: ${opened.join(', ')}`);
-    // Two processes: the refused one, then the restarted one that finds the login.
-    assert.equal(frames(log).filter((f) => f.method === 'initialize').length, 2);
+    // Three processes: refused (login declined), refused (login run), then the restarted one that finds the login.
+    assert.equal(frames(log).filter((f) => f.method === 'initialize').length, 3);
   });
 
   it('an API key goes to SecretStorage (not settings) and into the agent\'s env on start', async () => {

