@@ -43,4 +43,9 @@ else
   echo "[test] no process left behind"
 fi
 echo "tests: ${pass:-0} passed, ${fail:-0} failed, ${skip:-0} skipped"
+# No silent skip: a test that did not run (its agent or binary missing) fails the run.
+if [ "${skip:-0}" != "0" ]; then
+  echo "[test] FAIL: ${skip} test(s) skipped; every test must run under npm test" >&2
+  status=1
+fi
 exit $status

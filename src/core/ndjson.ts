@@ -142,13 +142,32 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
       return;
     }
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      this.fireError(new FramingError('Agent sent a line that is not a JSON-RPC message object', line));
+      this.fireError(new FramingError('Agent sent a line that is not a JSON object', line));
       return;
     }
     this.tap?.(message as Message);
+    if (this.isDuplicateResponse(message as Record<string, unknown>)) {
+      this.fireError(new FramingError('Agent answered the same request twice (the second answer is dropped)', line));
+      return;
+    }
     this.callback?.(message as Message);
   }
+
+  /** Response ids already delivered (the newest RECENT_IDS); vscode-jsonrpc would let a second answer win. */
+  private readonly answered = new Set<string>();
+
+  private isDuplicateResponse(m: Record<string, unknown>): boolean {
+    if (m.method !== undefined || (m.id === undefined || m.id === null) || !('result' in m || 'error' in m)) return false;
+    const key = `${typeof m.id}:${String(m.id)}`;
+    if (this.answered.has(key)) return true;
+    this.answered.add(key);
+    if (this.answered.size > RECENT_IDS) this.answered.delete(this.answered.values().next().value as string);
+    return false;
+  }
 }
+
+/** How many answered request ids a reader remembers to drop duplicate answers. */
+const RECENT_IDS = 4096;
 
 /**
  * Writes one JSON message per line through a single queue, so frames never interleave and
@@ -160,12 +179,13 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
 
   constructor(
     private readonly writable: Writable,
-    private readonly tap?: (message: Message) => void,
+    private readonly tap?: (message: object) => void,
   ) {
     super();
   }
 
-  write(msg: Message): Promise<void> {
+  /** One frame per write: a JSON-RPC message, or any JSON object (pi RPC frames). */
+  write(msg: object): Promise<void> {
     this.tap?.(msg);
     const frame = `${JSON.stringify(msg)}\n`;
     const result = this.queue.then(() => this.writeFrame(frame));

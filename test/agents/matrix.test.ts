@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { plainHost } from '../support/plainHost';
 import { AcpSession } from '../../src/acp/acpSession';
 import { streamLogger } from '../../src/core/log';
 import type { AgentConfig } from '../../src/session/agentConfig';
@@ -53,6 +54,7 @@ async function runTurn(agent: AgentFixture, name: string, policy: PolicyName, pr
   const session = await AcpSession.start(config, {
     logger: streamLogger((l) => logLines.push(l), 'debug'),
     cwd: workspace,
+    ...plainHost(workspace),
     decidePermission: decide,
     requestTimeoutMs: 60_000,
     frameTap: (dir, msg) => frames.push({ dir, at: Date.now(), msg: msg as Record<string, unknown> }),
@@ -148,9 +150,14 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
       run.cleanup();
     });
 
-    test(`${agent.label}: reject → the file is untouched`, opts, async (t) => {
+    test(`${agent.label}: reject → the file is untouched`, opts, async () => {
       if (q.noPermissionRequests) {
-        t.skip(`${agent.id} has no permission system (documented in the README)`);
+        // No permission system (README): it never asks, so --deny-all cannot stop its own file tool. Asserted,
+        // not skipped: the day it asks, this fails and the quirk goes.
+        const run = await runTurn(agent, 'reject', 'deny-all', (ws) => scenario('write', { path: path.join(ws, 'unasked.txt'), content: 'written unasked\n' }));
+        assert.equal(run.asked.length, 0, `${agent.id} asked for permission after all`);
+        assert.equal(fs.readFileSync(path.join(run.workspace, 'unasked.txt'), 'utf8'), 'written unasked\n');
+        run.cleanup();
         return;
       }
       const row: Row = { agent: agent.id, case: 'reject-write', ok: false, ms: 0 };

@@ -12,11 +12,11 @@ test('prompt blocks: text first, files as resource_link, selection embedded only
   assert.deepEqual(plain.parts, [
     { type: 'text', text: 'hi' },
     { type: 'resource_link', uri: 'file:///w/a.ts', name: 'a.ts', mimeType: 'text/x-typescript' },
-    { type: 'resource_link', uri: 'file:///w/b.py#L2-3', name: 'b.py:2-3', mimeType: 'text/x-python' },
+    { type: 'resource_link', uri: 'file:///w/b.py#L2-L3', name: 'b.py:2-3', mimeType: 'text/x-python' },
   ]);
   assert.deepEqual(plain.dropped.map((c) => c.id), ['c']);
   const rich = buildPromptParts('', chips, { image: true, embeddedContext: true });
-  assert.deepEqual(rich.parts[1], { type: 'resource', resource: { uri: 'file:///w/b.py#L2-3', text: 'x = 1\n', mimeType: 'text/x-python' } });
+  assert.deepEqual(rich.parts[1], { type: 'resource', resource: { uri: 'file:///w/b.py#L2-L3', text: 'x = 1\n', mimeType: 'text/x-python' } });
   assert.deepEqual(rich.parts[2], { type: 'image', data: 'AAAA', mimeType: 'image/png' });
   assert.equal(rich.parts[0]!.type, 'resource_link', 'no empty text block');
 });

@@ -9,7 +9,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startToolEndpoint, type ToolEndpoint } from '../../src/mcp/toolEndpoint';
-import { workspaceFileTools } from '../../src/session/hostTools';
+import { workspaceFileTools } from '../../src/host/workspaceFileTools';
 import { repoRoot, scratchDir } from '../support/paths';
 
 const bridge = path.join(repoRoot, 'out', 'src', 'mcp', 'ideBridge.js');

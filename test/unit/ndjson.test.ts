@@ -53,7 +53,7 @@ describe('NdjsonMessageReader / Writer', () => {
     assert.equal(got.length, 2);
     assert.equal(errors.length, 2);
     assert.match(errors[0]!, /Malformed JSON/);
-    assert.match(errors[1]!, /not a JSON-RPC message/);
+    assert.match(errors[1]!, /not a JSON object/);
   });
 
   it('writes one frame per line, in order, with no interleaving', async () => {

@@ -4,16 +4,10 @@
  * rest markdown, some with a code block) and `<tools>` completed tool calls spread among them, then end_turn.
  * Any other prompt gets one short answer. It offers two modes (ask / code) so mode switching works too.
  */
-import * as readline from 'node:readline';
+import { serveAcp, type Json } from '../fixtures/acpAgentKit';
 
-type Json = Record<string, unknown>;
-
-function send(frame: Json): void {
-  process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...frame })}\n`);
-}
-function update(sessionId: string, u: Json): void {
-  send({ method: 'session/update', params: { sessionId, update: u } });
-}
+const send = (frame: Json) => kit.send(frame);
+const update = (sessionId: string, u: Json) => kit.update(sessionId, u);
 
 let turnCount = 0;
 
@@ -58,42 +52,23 @@ const MODES = [
   { id: 'code', name: 'Code', description: 'Edits files' },
 ];
 
-const rl = readline.createInterface({ input: process.stdin });
-rl.on('line', (line) => {
-  let msg: Json;
-  try {
-    msg = JSON.parse(line) as Json;
-  } catch {
-    return;
-  }
-  if (msg.method === undefined) return;
-  const params = (msg.params ?? {}) as Json;
-  switch (msg.method) {
-    case 'initialize':
-      send({
-        id: msg.id,
-        result: {
-          protocolVersion: 1,
-          agentCapabilities: { loadSession: false, promptCapabilities: {} },
-          authMethods: [],
-          agentInfo: { name: 'long-agent', title: 'Long transcript agent', version: '0.0.1' },
-        },
-      });
-      break;
-    case 'session/new':
-      send({ id: msg.id, result: { sessionId: 'long-1', modes: { currentModeId: 'ask', availableModes: MODES } } });
-      break;
-    case 'session/set_mode':
-      send({ id: msg.id, result: {} });
-      update(String(params.sessionId), { sessionUpdate: 'current_mode_update', currentModeId: String(params.modeId) });
-      break;
-    case 'session/prompt':
-      void turn(msg.id, params);
-      break;
-    case 'session/cancel':
-      break;
-    default:
-      if (msg.id !== undefined) send({ id: msg.id, error: { code: -32601, message: `Method not found: ${String(msg.method)}` } });
-  }
+const kit = serveAcp({
+  initialize: (msg) =>
+    send({
+      id: msg.id,
+      result: {
+        protocolVersion: 1,
+        agentCapabilities: { loadSession: false, promptCapabilities: {} },
+        authMethods: [],
+        agentInfo: { name: 'long-agent', title: 'Long transcript agent', version: '0.0.1' },
+      },
+    }),
+  'session/new': (msg) => send({ id: msg.id, result: { sessionId: 'long-1', modes: { currentModeId: 'ask', availableModes: MODES } } }),
+  'session/set_mode': (msg) => {
+    const params = (msg.params ?? {}) as Json;
+    send({ id: msg.id, result: {} });
+    update(String(params.sessionId), { sessionUpdate: 'current_mode_update', currentModeId: String(params.modeId) });
+  },
+  'session/prompt': (msg) => void turn(msg.id, (msg.params ?? {}) as Json),
+  'session/cancel': () => undefined,
 });
-rl.on('close', () => process.exit(0));

@@ -81,10 +81,12 @@ export async function openChat(page: Page): Promise<Frame> {
   await item.waitFor({ state: 'visible', timeout: 60_000 });
   const expanded = await item.getAttribute('aria-expanded').catch(() => null);
   const checked = await item.getAttribute('aria-checked').catch(() => null);
-  if (expanded !== 'true' && checked !== 'true') await item.click();
-  // After a reload the container can be "active" with the side bar collapsed: a click shows it.
-  return chatFrame(page, 8_000).catch(async () => {
-    await item.click();
+  const sideBarShown = () => page.locator('.part.sidebar').isVisible().catch(() => false);
+  // After a reload the container can be "active" with the side bar collapsed: a click shows it. A click on
+  // the active container with the side bar shown would hide it, so look before clicking.
+  if ((expanded !== 'true' && checked !== 'true') || !(await sideBarShown())) await item.click();
+  return chatFrame(page, 30_000).catch(async () => {
+    if (!(await sideBarShown())) await item.click();
     return chatFrame(page, 60_000);
   });
 }
@@ -307,9 +309,12 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
         handlers: [...root.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
         jsLinks: [...root.querySelectorAll('[href],[src]')].filter((el) => /javascript:/i.test(el.getAttribute('href') ?? el.getAttribute('src') ?? '')).length,
         iframes: root.querySelectorAll('iframe').length,
+        // Raw HTML is shown as text (webview-ui/src/markdown.ts): none of the agent's tags became elements.
+        rawElements: root.querySelectorAll('.md img, .md iframe, .md div:not(.codeblock):not(.code-actions)').length,
+        shownAsText: (root.textContent ?? '').includes('<div onmouseover='),
       };
     });
-    if (inert.pwned !== null || inert.scripts || inert.handlers || inert.jsLinks || inert.iframes) {
+    if (inert.pwned !== null || inert.scripts || inert.handlers || inert.jsLinks || inert.iframes || inert.rawElements || !inert.shownAsText) {
       throw new Error(`hostile markdown was not inert: ${JSON.stringify(inert)}`);
     }
     step(`hostile markdown inert: ${JSON.stringify(inert)}`);

@@ -37,6 +37,9 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--disable-dev-shm-usage',
+  // Debian's Chromium 150 aborts the browser (font_data_service_impl.cc "Check failed … No such file") when a
+  // renderer asks its font service for a fallback font; renderers reading fonts themselves works.
+  '--disable-features=FontDataServiceLinux',
 ];
 
 /** Settings that keep the workbench quiet and offline; the caller's userSettings win. */
