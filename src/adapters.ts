@@ -6,7 +6,7 @@ import { AcpSession } from './acp/acpSession';
 import { RpcAgentSession } from './rpc/rpcAgentSession';
 import { RpcSession } from './rpc/rpcSession';
 import type { AgentConfig } from './session/agentConfig';
-import type { AgentSession } from './session/agentSession';
+import type { AgentSession, AgentSessionDirectory } from './session/agentSession';
 import type { AgentStartOptions } from './session/sessionHost';
 
 /** Starts an agent with the adapter its configured protocol needs. */
@@ -26,6 +26,15 @@ export async function startAgentSession(config: AgentConfig, options: AgentStart
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
         ...(options.frameTap ? { frameTap: options.frameTap } : {}),
         }),
+        options.attach?.sessionId,
       );
   }
+}
+
+/** The agent's own session store without opening a session; undefined for protocols that share none (pi RPC). */
+export async function openSessionDirectory(
+  config: AgentConfig,
+  options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs'>,
+): Promise<AgentSessionDirectory | undefined> {
+  return (config.protocol ?? 'acp') === 'acp' ? AcpSession.directory(config, options) : undefined;
 }

@@ -269,6 +269,11 @@ export class AcpClient {
     return this.request('session/list', params);
   }
 
+  deleteSession(sessionId: string): Promise<unknown> {
+    this.require(!!this.agentCapabilities.sessionCapabilities?.delete, 'session/delete', 'sessionCapabilities.delete');
+    return this.request('session/delete', { sessionId });
+  }
+
   closeSession(sessionId: string): Promise<unknown> {
     this.require(!!this.agentCapabilities.sessionCapabilities?.close, 'session/close', 'sessionCapabilities.close');
     return this.request('session/close', { sessionId });

@@ -2,14 +2,14 @@ import { ResponseError } from 'vscode-jsonrpc/node';
 import type { ExitInfo } from '../core/agentProcess';
 import { describeExit } from '../core/agentProcess';
 import type { AgentConfig } from '../session/agentConfig';
-import type { AgentExtras, AgentSession, PromptCapabilities } from '../session/agentSession';
+import type { AgentExtras, AgentSession, AgentSessionDirectory, AgentSessionInfo, AttachInfo, PromptCapabilities } from '../session/agentSession';
 import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
 import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
 import { SessionModel, type ContentPart } from '../session/sessionModel';
 import { AcpClient, ErrorCodes } from './acpClient';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
 import { fileHandlers, terminalHandlers } from './hostHandlers';
-import type { ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest } from './types';
+import type { ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest, SessionNotification } from './types';
 
 /** What we tell the agent we can do: only what this start was given services for. */
 export function clientCapabilities(options: Pick<AgentStartOptions, 'files' | 'terminals'>): ClientCapabilities {
@@ -19,6 +19,30 @@ export function clientCapabilities(options: Pick<AgentStartOptions, 'files' | 't
     auth: { terminal: true },
     _meta: { ...(options.terminals ? { terminal_output: true } : {}), 'terminal-auth': true },
   };
+}
+
+/** Claude's replay carries `<system-reminder>` user chunks the person never wrote: collapsed (left out). */
+function isInjectedReminder(n: SessionNotification): boolean {
+  const u = n.update as { sessionUpdate: string; content?: { type: string; text?: string } };
+  return u.sessionUpdate === 'user_message_chunk' && u.content?.type === 'text' && /^\s*<system-reminder>/.test(u.content.text ?? '');
+}
+
+/** An error's message with the agent's own explanation (`data.details` / `data.message`), when it sent one. */
+function errorText(error: unknown): string {
+  const e = error as Error & { data?: { details?: unknown; message?: unknown } };
+  const extra = e instanceof ResponseError ? (e.data?.details ?? e.data?.message) : undefined;
+  return typeof extra === 'string' && extra && extra !== e.message ? `${e.message} (${extra})` : e.message;
+}
+
+function attachTitle(attach: AttachInfo): string {
+  switch (attach.how) {
+    case 'resumed':
+      return `Session ${attach.requested} resumed: the agent keeps its context (it replays no history; what is above is Agent Host's copy)`;
+    case 'loaded':
+      return `Session ${attach.requested} loaded: the agent replayed its history and keeps its context`;
+    case 'new':
+      return `Could not reattach session ${attach.requested}: this is a NEW session, the agent does not remember the earlier one`;
+  }
 }
 
 /** One agent process with one ACP session, mapped into a SessionModel. */
@@ -32,6 +56,7 @@ export class AcpSession implements AgentSession {
     readonly sessionId: string,
     private readonly options: AgentStartOptions,
     private readonly agentName: string,
+    readonly attach: AttachInfo,
   ) {
     this.model = new SessionModel(sessionId);
     this.terminals = options.terminals;
@@ -90,22 +115,111 @@ export class AcpSession implements AgentSession {
         },
       },
     );
+    // Updates that arrive before the session object exists (a `session/load` replay) wait here.
+    const early: SessionNotification[] = [];
+    client.onSessionUpdate((n) => {
+      if (session) {
+        if (n.sessionId === session.sessionId) applyAcpUpdate(session.model, n.update);
+        else options.logger.debug(`Update for unknown session ${n.sessionId} ignored`);
+      } else early.push(n);
+    });
     try {
       await client.initialize(clientCapabilities(options));
-      const created = await AcpSession.newSessionSigningIn(client, options);
-      session = new AcpSession(client, created.sessionId, options, config.name);
+      const { created, attach } = options.attach
+        ? await AcpSession.reattach(client, options, options.attach.sessionId)
+        : { created: await AcpSession.newSessionSigningIn(client, options), attach: { how: 'new' as const } };
+      session = new AcpSession(client, created.sessionId, options, config.name, attach);
       session.applySessionSetup(created);
-      const s = session;
-      client.onSessionUpdate((n) => {
-        if (n.sessionId === s.sessionId) applyAcpUpdate(s.model, n.update);
-        else options.logger.debug(`Update for unknown session ${n.sessionId} ignored`);
-      });
+      const keepReplay = attach.how === 'loaded' && options.attach?.replay === true;
+      for (const n of early.splice(0)) {
+        if (n.sessionId === session.sessionId && keepReplay && !isInjectedReminder(n)) applyAcpUpdate(session.model, n.update);
+      }
+      if (options.attach) session.model.notice(attach.how === 'new' ? 'warning' : 'info', attachTitle(attach), attach.detail);
       return session;
     } catch (error) {
       options.terminals?.disposeAll();
       await client.shutdown();
       throw error;
     }
+  }
+
+  /**
+   * The reattach ladder: `session/resume` (context kept, nothing replayed), else `session/load` (replayed),
+   * else a new session, with the reason each rung was passed over.
+   */
+  private static async reattach(client: AcpClient, options: AgentStartOptions, requested: string): Promise<{ created: NewSessionResponse; attach: AttachInfo }> {
+    const caps = client.agentCapabilities;
+    const mcp = (options.mcpServers ?? []) as McpServer[];
+    const why: string[] = [];
+    if (caps.sessionCapabilities?.resume) {
+      try {
+        const r = (await client.resumeSession(requested, options.cwd, mcp)) as Partial<NewSessionResponse> | null;
+        return { created: { ...(r ?? {}), sessionId: requested }, attach: { how: 'resumed', requested } };
+      } catch (error) {
+        why.push(`session/resume failed: ${errorText(error)}`);
+      }
+    } else why.push('the agent offers no session/resume');
+    if (caps.loadSession) {
+      try {
+        const r = (await client.loadSession(requested, options.cwd, mcp)) as Partial<NewSessionResponse> | null;
+        return { created: { ...(r ?? {}), sessionId: requested }, attach: { how: 'loaded', requested } };
+      } catch (error) {
+        why.push(`session/load failed: ${errorText(error)}`);
+      }
+    } else why.push('the agent offers no session/load');
+    options.logger.warn(`Could not reattach session ${requested}: ${why.join('; ')}; starting a new session`);
+    const created = await AcpSession.newSessionSigningIn(client, options);
+    return { created, attach: { how: 'new', requested, detail: why.join('; ') } };
+  }
+
+  /** Starts the agent only to reach its session store (`session/list`, `session/delete`); no session is opened. */
+  static async directory(config: AgentConfig, options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs'>): Promise<AgentSessionDirectory> {
+    const client = AcpClient.spawn(
+      {
+        command: config.command,
+        args: config.args ?? [],
+        env: { ...(config.env ?? {}), ...(options.env ?? {}) },
+        cwd: config.cwd ?? options.cwd,
+        ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
+      },
+      {
+        logger: options.logger,
+        ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+        ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
+        // Nothing to approve without a session: any permission request is answered cancelled.
+        handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
+      },
+    );
+    try {
+      await client.initialize(clientCapabilities({}));
+    } catch (error) {
+      await client.shutdown();
+      throw error;
+    }
+    return {
+      list: (cwd) => AcpSession.listSessions(client, cwd),
+      delete: async (id) => {
+        if (!client.agentCapabilities.sessionCapabilities?.delete) return false;
+        await client.deleteSession(id);
+        return true;
+      },
+      close: async () => void (await client.shutdown()),
+    };
+  }
+
+  /** The agent's own list of its sessions (ACP `session/list`, every page up to `max`); undefined when it has none. */
+  static async listSessions(client: AcpClient, cwd: string | undefined, max = 1000): Promise<AgentSessionInfo[] | undefined> {
+    if (!client.agentCapabilities.sessionCapabilities?.list) return undefined;
+    const out: AgentSessionInfo[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listSessions({ ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) });
+      for (const s of page.sessions ?? []) {
+        out.push({ sessionId: s.sessionId, cwd: s.cwd, ...(s.title ? { title: s.title } : {}), ...(s.updatedAt ? { updatedAt: s.updatedAt } : {}) });
+      }
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor && out.length < max);
+    return out;
   }
 
   /** `session/new`; on -32000 asks `onAuthRequired`, calls `authenticate` and retries in the same process. */

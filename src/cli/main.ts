@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util';
 import { AgentExitedError } from '../core/agentProcess';
 import { redactingLogger, streamLogger, type LogLevel } from '../core/log';
 import { agentEnvironment, parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
-import { startAgentSession } from '../adapters';
+import { openSessionDirectory, startAgentSession } from '../adapters';
+import { defaultStateDir, SessionStore } from '../session/sessionStore';
+import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
 import { FileService } from '../host/fileService';
 import { protectedBy } from '../host/protectedPaths';
 import { TerminalService } from '../host/terminalService';
@@ -17,8 +19,10 @@ import type { SessionEvent } from '../session/sessionModel';
 import { TextRenderer } from '../session/transcriptText';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
+       agent-host sessions list|show|export|rename|delete … (see agent-host sessions --help)
 
-Runs one prompt against an agent and prints the session as it happens.
+Runs one prompt against an agent and prints the session as it happens. Every session is recorded in a
+local index (title, agent, folder, a copy of the transcript) that the editor shares.
 
 Agent (one of):
   --config FILE        agents as [{name, command, args, env, protocol}] or {"agent_servers": {…}}
@@ -28,6 +32,9 @@ Agent (one of):
 
 Options:
   --cwd DIR            workspace folder (default: current directory)
+  --resume ID          continue an earlier session: session/resume, else session/load, else a NEW
+                       session (said on stderr and in the JSON "session" event's "attach")
+  --state-dir DIR      where the local session index lives (default $XDG_STATE_HOME/agent-host)
   --approve-all        allow every tool call
   --approve-reads      allow read/search tool calls, reject the rest
   --deny-all           reject every tool call (default)
@@ -49,7 +56,8 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-function resolveAgent(values: Record<string, unknown>): AgentConfig {
+function resolveAgent(values: Record<string, unknown>, required = true): AgentConfig | undefined {
+  if (!required && typeof values.command !== 'string' && typeof values.config !== 'string') return undefined;
   if (typeof values.command === 'string') {
     const env: Record<string, string> = {};
     for (const kv of (values.env as string[] | undefined) ?? []) {
@@ -95,6 +103,8 @@ async function main(): Promise<number> {
         format: { type: 'string' },
         timeout: { type: 'string' },
         'log-level': { type: 'string' },
+        resume: { type: 'string' },
+        'state-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -102,6 +112,26 @@ async function main(): Promise<number> {
     fail(`${(error as Error).message}\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
   }
   const { values, positionals } = parsed;
+  const store = new SessionStore(values['state-dir'] ? path.resolve(values['state-dir']) : defaultStateDir());
+  if (positionals[0] === 'sessions') {
+    if (values.help || positionals.length === 1) {
+      process.stdout.write(`${SESSIONS_USAGE}\n`);
+      return values.help ? 0 : TURN_EXIT_CODES.usage!;
+    }
+    const sessionsFormat = values.format ?? 'text';
+    if (sessionsFormat !== 'text' && sessionsFormat !== 'json') fail('--format must be text or json', TURN_EXIT_CODES.usage!);
+    const named = resolveAgent(values, false);
+    const logger = redactingLogger(streamLogger((l) => process.stderr.write(l), (values['log-level'] as LogLevel | undefined) ?? 'warn'));
+    const cwd = values.cwd ? path.resolve(values.cwd) : undefined;
+    return runSessions(positionals.slice(1), {
+      store,
+      ...(named ? { agent: named.name, openDirectory: () => openSessionDirectory(named, { logger, cwd: cwd ?? process.cwd() }) } : {}),
+      ...(cwd ? { cwd } : {}),
+      format: sessionsFormat,
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(`agent-host: ${t}\n`),
+    });
+  }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -115,7 +145,7 @@ async function main(): Promise<number> {
   if (format !== 'text' && format !== 'json') fail('--format must be text or json', TURN_EXIT_CODES.usage!);
   const timeoutS = values.timeout ? Number(values.timeout) : 60;
   if (!(timeoutS > 0)) fail('--timeout must be a positive number of seconds', TURN_EXIT_CODES.usage!);
-  const agent = resolveAgent(values);
+  const agent = resolveAgent(values)!;
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const logger = redactingLogger(streamLogger((l) => process.stderr.write(l), (values['log-level'] as LogLevel | undefined) ?? 'warn'));
 
@@ -152,6 +182,7 @@ async function main(): Promise<number> {
       ...(values['host-tools'] ? { hostTools: workspaceFileTools(cwd) } : {}),
       requestTimeoutMs: timeoutS * 1000,
       initializeTimeoutMs: timeoutS * 1000,
+      ...(values.resume ? { attach: { sessionId: values.resume } } : {}),
     });
   } catch (error) {
     const err = error as Error;
@@ -159,7 +190,25 @@ async function main(): Promise<number> {
     if (format === 'text') process.stderr.write(`agent-host: ${err.message}\n`);
     return TURN_EXIT_CODES.start_failed!;
   }
-  emit({ type: 'session', sessionId: session.sessionId, agent: session.agentInfo, cwd });
+  const attach = session.attach;
+  emit({ type: 'session', sessionId: session.sessionId, agent: session.agentInfo, cwd, attach: attach.how, ...(attach.requested ? { requested: attach.requested } : {}), ...(attach.detail ? { attachDetail: attach.detail } : {}) });
+  if (values.resume && format === 'text') {
+    process.stderr.write(
+      attach.how === 'new'
+        ? `agent-host: could not reattach ${values.resume} (${attach.detail ?? 'unknown reason'}): this is a NEW session ${session.sessionId}\n`
+        : `agent-host: session ${values.resume} ${attach.how}\n`,
+    );
+  }
+  const earlier = attach.how !== 'new' ? (store.transcript(session.sessionId) ?? []) : [];
+  const record = () => {
+    try {
+      store.upsert({ sessionId: session.sessionId, agent: agent.name, cwd, firstPrompt: prompt });
+      store.saveTranscript(session.sessionId, [...earlier, ...session.model.timeline()]);
+    } catch (e) {
+      logger.warn(`Could not record the session in ${store.dir}: ${(e as Error).message}`);
+    }
+  };
+  record();
   session.model.on((event) => emit(event));
 
   let interrupts = 0;
@@ -181,6 +230,7 @@ async function main(): Promise<number> {
     outcome = e instanceof AgentExitedError ? 'agent_exited' : 'error';
   }
   const exitCode = TURN_EXIT_CODES[outcome] ?? TURN_EXIT_CODES.error!;
+  record();
   emit({ type: 'result', outcome, exitCode, ...(error ? { error } : {}) });
   if (error && format === 'text') process.stderr.write(`agent-host: ${error}\n`);
   await session.shutdown();

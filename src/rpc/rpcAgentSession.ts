@@ -5,7 +5,7 @@
  */
 import type { ExitInfo } from '../core/agentProcess';
 import type { AgentCommandMap, AgentCommandName, AgentCommands, CommandSupport, ImageInput } from '../session/agentCommands';
-import type { AgentExtras, AgentHealth, AgentSession, PromptCapabilities, StreamingQueue } from '../session/agentSession';
+import type { AgentExtras, AgentHealth, AgentSession, AttachInfo, PromptCapabilities, StreamingQueue } from '../session/agentSession';
 import type { ContentPart, SessionModel } from '../session/sessionModel';
 import { isRecord } from './json';
 import { splitParts } from './piContent';
@@ -59,8 +59,15 @@ export class RpcAgentSession implements AgentSession {
   readonly commands: AgentCommands;
   private readonly unsubscribe: () => void;
 
-  constructor(readonly rpc: RpcSession) {
+  readonly attach: AttachInfo;
+
+  /** `requested`: an earlier session asked for; pi RPC sessions are not reattached yet, said as such. */
+  constructor(readonly rpc: RpcSession, requested?: string) {
     const session = rpc;
+    this.attach = requested ? { how: 'new', requested, detail: 'pi RPC agents are not reattached yet' } : { how: 'new' };
+    if (requested) {
+      session.model.notice('warning', `Could not reattach session ${requested}: this is a NEW session, the agent does not remember the earlier one`, this.attach.detail);
+    }
     this.queue = {
       get canSteer() {
         return session.supports('steer').supported;

@@ -25,7 +25,24 @@ export interface StreamingQueue {
 
 export type AgentHealth = 'ok' | 'unresponsive';
 
+/**
+ * How this session came to be: `new`, or reattached to `requested` by `session/resume` (the agent keeps
+ * the context, shows no history) or `session/load` (the agent replays it). When a reattach was asked for
+ * and every rung failed, `how` is `new` and `detail` says why: a new session is never passed off as the old.
+ */
+export interface AttachInfo {
+  how: 'new' | 'resumed' | 'loaded';
+  requested?: string;
+  detail?: string;
+}
 
+/** One entry of an agent's own session list (ACP `session/list`). */
+export interface AgentSessionInfo {
+  sessionId: string;
+  cwd: string;
+  title?: string;
+  updatedAt?: string;
+}
 
 /**
  * What a running agent session can do, whichever protocol it speaks. Views and commands use only this:
@@ -36,6 +53,7 @@ export interface AgentSession {
   readonly model: SessionModel;
   readonly agentInfo: { name: string; title?: string; version?: string; protocol: 'acp' | 'rpc'; protocolVersion?: number };
   readonly promptCapabilities: PromptCapabilities;
+  readonly attach: AttachInfo;
   /** The agent's own queue of messages sent while a turn streams (pi RPC). */
   readonly queue?: StreamingQueue;
   /** The agent's command surface beyond prompting ("Agent Commands…"; pi RPC). */
@@ -52,6 +70,16 @@ export interface AgentSession {
   onExit(listener: (exit: ExitInfo) => void): () => void;
   /** 'unresponsive' after a request timed out, 'ok' again at the next answer. */
   onHealth(listener: (health: AgentHealth, detail: string) => void): () => void;
+}
+
+/**
+ * An agent's own store of sessions, reached without opening one (the CLI's `sessions` verbs, history).
+ * `list` is undefined when the agent keeps no list it shares; `delete` false when it cannot delete.
+ */
+export interface AgentSessionDirectory {
+  list(cwd?: string): Promise<AgentSessionInfo[] | undefined>;
+  delete(sessionId: string): Promise<boolean>;
+  close(): Promise<void>;
 }
 
 /** How a turn ended, as the CLI's exit code tells it. */

@@ -174,4 +174,10 @@ export interface AgentStartOptions {
   maxLineBytes?: number;
   /** Sees every frame in both directions (protocol traces, tests). */
   frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
+  /**
+   * Reattach to this earlier session instead of opening a new one, by the ladder resume → load → new (each
+   * step only when the agent offers it). `replay`: keep what `session/load` replays in the model (history
+   * view); otherwise the replay is dropped because the host already shows its own copy.
+   */
+  attach?: { sessionId: string; replay?: boolean };
 }

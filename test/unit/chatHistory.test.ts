@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TimelineEntity } from '../../src/session/sessionModel';
-import { boundedHistory, slimEntity } from '../../src/views/chat/chatHistory';
+import { boundedHistory, slimEntity } from '../../src/session/transcriptCopy';
 
 const message = (id: string, text: string): TimelineEntity => ({ kind: 'message', id, role: 'agent', text, parts: [{ type: 'text', text }, { type: 'image', data: 'A'.repeat(1000), mimeType: 'image/png' }] });
 

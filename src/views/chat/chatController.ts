@@ -15,7 +15,7 @@ import type {
   Snapshot,
 } from '../../shared/chatProtocol';
 import { buildPromptParts, normalizeConfigOptions } from './chatContent';
-import { boundedHistory } from './chatHistory';
+import { boundedHistory } from '../../session/transcriptCopy';
 import { chatStrings } from './chatStrings';
 import { EditorActions } from './editorActions';
 

@@ -3,7 +3,7 @@
  * raw tool input or output, no images, no diff bodies — newest first within an entry count and a byte cap.
  * Pure (no vscode), unit-tested.
  */
-import type { TimelineEntity } from '../../session/sessionModel';
+import type { TimelineEntity } from './sessionModel';
 
 export const HISTORY_LIMITS = { entries: 400, bytes: 512 * 1024, textChars: 16 * 1024 };
 

@@ -1,0 +1,174 @@
+/**
+ * The local session index shared by the CLI and the editor: one JSON index of the sessions Agent Host has
+ * run (title, agent, cwd, times, first prompt) and a slim copy of each transcript, in a user-level state
+ * folder (`$XDG_STATE_HOME/agent-host`, else `~/.local/state/agent-host`; the CLI's `--state-dir` and the
+ * `agentHost.sessions.stateDir` setting change it). Writes go to a temporary file and are renamed into
+ * place, so a reader never sees half a file; two writers at the same instant can lose one update of the
+ * index (last writer wins), never corrupt it. No vscode import: plain Node, unit-tested.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { TimelineEntity } from './sessionModel';
+import { boundedHistory } from './transcriptCopy';
+
+export interface SessionRecord {
+  sessionId: string;
+  /** The configured agent's name. */
+  agent: string;
+  title: string;
+  cwd: string;
+  createdAt: string;
+  updatedAt: string;
+  firstPrompt?: string;
+}
+
+const INDEX_VERSION = 1;
+const MAX_RECORDS = 2000;
+
+/** `$XDG_STATE_HOME/agent-host`, else `~/.local/state/agent-host`. */
+export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_STATE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.local', 'state');
+  return path.join(base, 'agent-host');
+}
+
+/** A title from a prompt: its first line, at most 80 characters. */
+export function titleFrom(prompt: string): string {
+  const line = prompt.trim().split('\n')[0]!.trim();
+  return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
+}
+
+function writeAtomic(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  fs.writeFileSync(tmp, text, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+export class SessionStore {
+  private readonly indexFile: string;
+  private readonly transcripts: string;
+
+  constructor(readonly dir: string) {
+    this.indexFile = path.join(dir, 'sessions', 'index.json');
+    this.transcripts = path.join(dir, 'sessions', 'transcripts');
+  }
+
+  /** Newest first; `agent` and `cwd` narrow the list. */
+  list(filter: { agent?: string; cwd?: string } = {}): SessionRecord[] {
+    return this.read()
+      .filter((r) => (!filter.agent || r.agent === filter.agent) && (!filter.cwd || r.cwd === filter.cwd))
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  }
+
+  get(sessionId: string): SessionRecord | undefined {
+    return this.read().find((r) => r.sessionId === sessionId);
+  }
+
+  /** Records a session (new or seen again): fields given win, `updatedAt` becomes now. */
+  upsert(entry: Pick<SessionRecord, 'sessionId' | 'agent' | 'cwd'> & Partial<SessionRecord>): SessionRecord {
+    const records = this.read();
+    const now = new Date().toISOString();
+    const i = records.findIndex((r) => r.sessionId === entry.sessionId);
+    const before = i >= 0 ? records[i]! : undefined;
+    const record: SessionRecord = {
+      createdAt: now,
+      title: entry.firstPrompt ? titleFrom(entry.firstPrompt) : '(untitled)',
+      ...before,
+      ...entry,
+      ...(before?.firstPrompt ? { firstPrompt: before.firstPrompt } : {}),
+      ...(before && before.title !== '(untitled)' && !entry.title ? { title: before.title } : {}),
+      updatedAt: now,
+    };
+    if (i >= 0) records.splice(i, 1);
+    records.push(record);
+    this.write(records.slice(-MAX_RECORDS));
+    return record;
+  }
+
+  rename(sessionId: string, title: string): boolean {
+    const records = this.read();
+    const r = records.find((x) => x.sessionId === sessionId);
+    if (!r) return false;
+    r.title = title.trim() || r.title;
+    this.write(records);
+    return true;
+  }
+
+  /** Forgets a session and its transcript copy; false when it was not in the index. */
+  delete(sessionId: string): boolean {
+    const records = this.read();
+    const kept = records.filter((r) => r.sessionId !== sessionId);
+    fs.rmSync(this.transcriptFile(sessionId), { force: true });
+    if (kept.length === records.length) return false;
+    this.write(kept);
+    return true;
+  }
+
+  /** Keeps a slim copy of the transcript (text and small metadata, bounded). */
+  saveTranscript(sessionId: string, entities: TimelineEntity[]): void {
+    writeAtomic(this.transcriptFile(sessionId), JSON.stringify(boundedHistory([], entities)));
+  }
+
+  transcript(sessionId: string): TimelineEntity[] | undefined {
+    try {
+      const parsed = JSON.parse(fs.readFileSync(this.transcriptFile(sessionId), 'utf8')) as unknown;
+      return Array.isArray(parsed) ? (parsed as TimelineEntity[]) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private transcriptFile(sessionId: string): string {
+    // Session ids come from agents: hashed, so no id names a path of its own.
+    return path.join(this.transcripts, `${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}.json`);
+  }
+
+  private read(): SessionRecord[] {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.indexFile, 'utf8');
+    } catch {
+      return [];
+    }
+    try {
+      const parsed = JSON.parse(text) as { version?: number; sessions?: unknown };
+      if (parsed.version !== INDEX_VERSION || !Array.isArray(parsed.sessions)) throw new Error(`unknown index version ${String(parsed.version)}`);
+      return parsed.sessions.filter((r): r is SessionRecord => typeof r === 'object' && r !== null && typeof (r as SessionRecord).sessionId === 'string');
+    } catch (error) {
+      // A damaged index is kept aside, not overwritten silently.
+      const aside = `${this.indexFile}.damaged-${Date.now()}`;
+      fs.renameSync(this.indexFile, aside);
+      process.emitWarning(`agent-host: the session index was unreadable (${(error as Error).message}); moved to ${aside}`);
+      return [];
+    }
+  }
+
+  private write(records: SessionRecord[]): void {
+    writeAtomic(this.indexFile, `${JSON.stringify({ version: INDEX_VERSION, sessions: records }, null, 1)}\n`);
+  }
+}
+
+/** A transcript as Markdown: user and agent messages, tool calls as one line each, notices as quotes. */
+export function transcriptMarkdown(record: Pick<SessionRecord, 'title' | 'agent' | 'cwd' | 'sessionId' | 'updatedAt'>, entities: TimelineEntity[]): string {
+  const out = [`# ${record.title}`, '', `- Agent: ${record.agent}`, `- Session: \`${record.sessionId}\``, `- Folder: \`${record.cwd}\``, `- Updated: ${record.updatedAt}`, ''];
+  for (const e of entities) {
+    switch (e.kind) {
+      case 'message':
+        if (!e.text.trim()) break;
+        out.push(e.role === 'user' ? '## User' : e.role === 'agent' ? '## Agent' : '### Thinking', '', e.text.trim(), '');
+        break;
+      case 'tool_call':
+        out.push(`- Tool \`${e.toolKind}\`: ${e.title} (${e.status}${e.permission?.optionId ? `, ${e.permission.optionId}` : ''})`, '');
+        break;
+      case 'notice':
+        out.push(`> **${e.title}**${e.detail ? ` ${e.detail.split('\n')[0]}` : ''}`, '');
+        break;
+      case 'permission':
+        break;
+    }
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}
