@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { describeExit } from '../core/agentProcess';
+import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
 import { DisposableStore } from '../core/lifetime';
 import { redactingLogger } from '../core/log';
 import { agentEnvironment, parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
@@ -26,6 +26,19 @@ export type StartAgent = (config: AgentConfig, options: AgentStartOptions) => Pr
 export type { SignInHandler };
 export type { AgentState };
 
+/** The session the chat shows, kept per workspace so a reload or a crash can reattach to it. */
+const LAST_SESSION_KEY = 'agentHost.session.last';
+interface LastSession {
+  agent: string;
+  sessionId: string;
+}
+
+/**
+ * After a crash the agent is started again after 1 s, 2 s, 4 s …; a third crash within a minute opens the
+ * breaker (no more automatic starts until the person restarts it).
+ */
+export const CRASH_POLICY = { backoffMs: [1000, 2000, 4000], breakAfter: 3, windowMs: 60_000 };
+
 /** Owns the configured agents and the one running session; views listen to its events. */
 export class AgentManager implements vscode.Disposable {
   private session: AgentSession | undefined;
@@ -45,6 +58,11 @@ export class AgentManager implements vscode.Disposable {
   private processHooks: ((session: AgentSession) => vscode.Disposable)[] = [];
   /** The per-process lifetime: disposed when the agent stops, exits or is replaced. */
   private process = new DisposableStore();
+  /** When the agent crashed recently (a crash loop opens the breaker). */
+  private crashes: number[] = [];
+  private restartTimer: NodeJS.Timeout | undefined;
+  /** The next start opens a new session instead of reattaching the last one. */
+  private freshNext = false;
 
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onSessionEvent = this.eventEmitter.event;
@@ -54,6 +72,8 @@ export class AgentManager implements vscode.Disposable {
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly startAgent: StartAgent,
+    /** Where the last session's id is kept (workspace state); without it nothing is reattached. */
+    private readonly memento?: vscode.Memento,
   ) {}
 
   get state(): AgentState {
@@ -141,14 +161,21 @@ export class AgentManager implements vscode.Disposable {
     return this.starting;
   }
 
-  async restart(): Promise<AgentSession> {
+  /**
+   * Stops and starts the agent. By default the same session is reattached (resume → load → new, said in
+   * the transcript); `fresh` opens a new one. A restart by the person also closes the crash breaker.
+   */
+  async restart(options: { fresh?: boolean } = {}): Promise<AgentSession> {
     await this.stop();
+    this.crashes = [];
+    this.freshNext = options.fresh === true;
     return this.ensureStarted();
   }
 
   async stop(): Promise<void> {
     // A start still in flight belongs to the agent being stopped: it must not become the session.
     this.generation++;
+    this.cancelRestart();
     const pending = this.starting;
     this.starting = undefined;
     if (pending) await pending.then((late) => late.shutdown(), () => undefined);
@@ -183,6 +210,7 @@ export class AgentManager implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.cancelRestart();
     void this.stop();
     this.stateEmitter.dispose();
     this.eventEmitter.dispose();
@@ -208,6 +236,10 @@ export class AgentManager implements vscode.Disposable {
     this.setState('starting');
     const signIn = this.signInHandler;
     let restartAfterSignIn = false;
+    const fresh = this.freshNext;
+    this.freshNext = false;
+    const last = this.memento?.get<LastSession>(LAST_SESSION_KEY);
+    const attach = !fresh && last?.agent === agent.name && last.sessionId ? { sessionId: last.sessionId } : undefined;
     try {
       const env = signIn ? await signIn.env(agent) : {};
       const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
@@ -230,6 +262,7 @@ export class AgentManager implements vscode.Disposable {
         requestTimeoutMs: config.get<number>('requestTimeoutSeconds', 60) * 1000,
         initializeTimeoutMs: config.get<number>('initializeTimeoutSeconds', 60) * 1000,
         maxLineBytes: config.get<number>('maxLineBytes', 64 * 1024 * 1024),
+        ...(attach ? { attach } : {}),
       });
       if (generation !== this.generation) {
         // Stopped or restarted while it started (e.g. another agent was picked): never becomes current.
@@ -252,18 +285,26 @@ export class AgentManager implements vscode.Disposable {
           this.session = undefined;
           this.disposeProcess();
           this.sessionEmitter.fire(undefined);
-          this.setState(exit.code === 0 ? 'stopped' : 'error', describeExit(exit));
+          if (exit.code === 0 && !exit.signal) this.setState('stopped', describeExit(exit));
+          else this.afterCrash(agent, exit);
         }),
       );
       for (const hook of this.processHooks) this.process.add(hook(session));
       this.setState('ready');
-      this.log.info(`Agent "${agent.name}" ready: session ${session.model.sessionId}`);
+      void this.memento?.update(LAST_SESSION_KEY, { agent: agent.name, sessionId: session.sessionId } satisfies LastSession);
+      const how = session.attach.requested ? ` (${session.attach.how}; asked for ${session.attach.requested})` : '';
+      this.log.info(`Agent "${agent.name}" ready: session ${session.sessionId}${how}`);
       return session;
     } catch (error) {
       if (generation !== this.generation) throw error; // superseded: the newer start owns the state
       if (error instanceof AuthRequiredError && restartAfterSignIn && attempt < 2) {
         this.log.info(`Signed in outside "${agent.name}": starting it again`);
         return this.start(generation, attempt + 1);
+      }
+      if (error instanceof AgentExitedError) {
+        // It went away while starting (a crash loop when it keeps doing so): same backoff and breaker.
+        this.afterCrash(agent, error.exit);
+        throw error;
       }
       const message =
         error instanceof AuthRequiredError
@@ -272,6 +313,46 @@ export class AgentManager implements vscode.Disposable {
       this.setState('error', message);
       throw error;
     }
+  }
+
+  /** Counts the crash, then starts the agent again after the backoff, or opens the breaker and says why. */
+  private afterCrash(agent: AgentConfig, exit: ExitInfo): void {
+    if (exit.spawnError) {
+      // Not a crash: it cannot run at all (a wrong path). Starting it again would fail the same way.
+      this.setState('error', describeExit(exit));
+      return;
+    }
+    const now = Date.now();
+    this.crashes = [...this.crashes.filter((t) => now - t < CRASH_POLICY.windowMs), now];
+    const n = this.crashes.length;
+    if (n >= CRASH_POLICY.breakAfter) {
+      const message = vscode.l10n.t(
+        'Agent "{0}" crashed {1} times within {2} s, so it is not started again. Last exit: {3}',
+        agent.name,
+        n,
+        CRASH_POLICY.windowMs / 1000,
+        describeExit(exit),
+      );
+      this.log.error(message);
+      this.setState('error', message);
+      return;
+    }
+    const delay = CRASH_POLICY.backoffMs[Math.min(n - 1, CRASH_POLICY.backoffMs.length - 1)]!;
+    const message = vscode.l10n.t('Agent "{0}" exited ({1}); starting it again in {2} s', agent.name, describeExit(exit).split('\n')[0]!, delay / 1000);
+    this.log.warn(message);
+    this.setState('error', message);
+    this.cancelRestart();
+    const generation = this.generation;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (generation !== this.generation || this.session || this.starting) return;
+      this.ensureStarted().catch((e: Error) => this.log.warn(`Restart after a crash failed: ${e.message}`));
+    }, delay);
+  }
+
+  private cancelRestart(): void {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
   }
 
   /** The per-process lifetime ends: listeners on the old session go. */

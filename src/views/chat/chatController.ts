@@ -159,7 +159,7 @@ export class ChatController implements vscode.Disposable {
       this.model = undefined;
       void this.memento.update(HISTORY_KEY, []);
       this.post({ type: 'snapshot', snapshot: this.snapshot() });
-      await this.manager.restart();
+      await this.manager.restart({ fresh: true });
     },
     setMode: async ({ modeId }) => {
       await this.requireSession().setMode(modeId);

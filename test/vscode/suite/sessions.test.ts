@@ -1,0 +1,132 @@
+/// <reference types="mocha" />
+/**
+ * Sessions that survive the agent's process, in the real extension host: real agents (opencode, codex,
+ * claude) on the scripted model; a first turn, the agent's process group killed with SIGKILL, the manager
+ * restarts it by itself (backoff) and reattaches the session (resume → load → new, said in the transcript);
+ * the second prompt reaches a model that sees the first prompt again. And a crash loop: an agent that exits
+ * at once is spawned three times, then the breaker opens and says why — no fourth spawn.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentHostApi } from '../../../src/extension';
+import type { NoticeEntity } from '../../../src/session/sessionModel';
+import { agentById } from '../../agents/catalog';
+import { startScriptedModel, type ScriptedModel } from '../../model/scriptedModel';
+
+const CODE_WORD = 'HERON-2207';
+
+function folder(): string {
+  const f = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  assert.ok(f, 'no workspace folder is open');
+  return f;
+}
+
+async function until<T>(what: string, probe: () => T | undefined | false, ms = 30_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The process-group leader whose environment holds `marker` (the agent we spawned in its own group). */
+function groupLeaderWith(marker: string): number | undefined {
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const environ = fs.readFileSync(`/proc/${name}/environ`, 'utf8');
+      if (!environ.includes(marker)) continue;
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] !== 'Z' && Number(fields[2]) === Number(name)) return Number(name);
+    } catch {
+      /* gone or not ours */
+    }
+  }
+  return undefined;
+}
+
+describe('Sessions survive the agent: crash → restart → reattach; the crash breaker', () => {
+  let api: AgentHostApi;
+  let savedAgents: unknown;
+  const config = () => vscode.workspace.getConfiguration('agentHost');
+
+  before(async () => {
+    const ext = vscode.extensions.getExtension<AgentHostApi>('agent-host.agent-host');
+    assert.ok(ext);
+    api = ext.isActive ? ext.exports : await ext.activate();
+    savedAgents = config().inspect('agents')?.workspaceValue;
+  });
+
+  after(async () => {
+    await api.manager.stop();
+    await config().update('agents', savedAgents, vscode.ConfigurationTarget.Workspace);
+  });
+
+  for (const id of ['opencode', 'codex', 'claude']) {
+    it(`${id}: SIGKILL mid-session → restarted and reattached; the model sees the first prompt in the second turn`, async function () {
+      this.timeout(180_000);
+      const agent = agentById(id)!;
+      assert.ok(agent.installed(), `${id} is not installed`);
+      let model: ScriptedModel | undefined;
+      const scratch = fs.mkdtempSync(path.join(path.dirname(folder()), `reattach-${id}-`));
+      try {
+        model = await startScriptedModel();
+        const spec = await agent.prepare({ scratch, modelUrl: model.url, workspace: folder() });
+        const name = `reattach-${id}`;
+        const others = api.manager.agents().filter((a) => a.name !== name);
+        await config().update('agents', [...others, { name, command: spec.command, args: spec.args, env: spec.env, inheritEnv: false }], vscode.ConfigurationTarget.Workspace);
+        await api.manager.stop();
+        api.manager.select(name);
+        const first = await api.manager.restart({ fresh: true });
+        assert.equal(first.attach.how, 'new');
+        assert.equal(await api.manager.prompt(`The code word is ${CODE_WORD}.\nSCENARIO: answer {"text": "Noted."}`), 'end_turn');
+
+        // Killed from outside, the whole group at once.
+        const leader = groupLeaderWith(scratch);
+        assert.ok(leader, 'the agent process was not found');
+        process.kill(-leader, 'SIGKILL');
+        await until('the agent to be seen gone', () => api.manager.current !== first);
+        assert.match(api.manager.error ?? '', /starting it again in 1 s/);
+
+        const second = await until('the restart', () => (api.manager.state === 'ready' && api.manager.current !== first ? api.manager.current : undefined), 60_000);
+        assert.equal(second.attach.requested, first.sessionId);
+        assert.notEqual(second.attach.how, 'new', `not reattached: ${second.attach.detail}`);
+        assert.equal(second.sessionId, first.sessionId);
+        const notice = second.model.timeline().find((e): e is NoticeEntity => e.kind === 'notice' && e.title.includes(first.sessionId));
+        assert.match(notice?.title ?? '', /resumed|loaded/, 'the transcript says how the session came back');
+
+        const before = model.requests.length;
+        assert.equal(await api.manager.prompt('What was the code word?\nSCENARIO: answer {"text": "Said before."}'), 'end_turn');
+        const bodies = model.requests.slice(before).map((r) => JSON.stringify(r.body ?? null));
+        assert.ok(bodies.some((b) => b.includes(CODE_WORD) && b.includes('What was the code word?')), 'the model did not see the first prompt again');
+      } finally {
+        await api.manager.stop();
+        await model?.close();
+        fs.rmSync(scratch, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('a crash loop: three spawns (1 s, 2 s backoff), then the breaker says why; no fourth spawn', async function () {
+    this.timeout(60_000);
+    const spawns = path.join(fs.mkdtempSync(path.join(path.dirname(folder()), 'crashloop-')), 'spawns.log');
+    const script = `require('fs').appendFileSync(process.env.SPAWN_LOG, 'x'); process.stderr.write('boom at start\\n'); process.exit(3)`;
+    const name = 'crash-loop';
+    const others = api.manager.agents().filter((a) => a.name !== name);
+    await config().update('agents', [...others, { name, command: process.execPath, args: ['-e', script], env: { ELECTRON_RUN_AS_NODE: '1', SPAWN_LOG: spawns } }], vscode.ConfigurationTarget.Workspace);
+    await api.manager.stop();
+    api.manager.select(name);
+    await assert.rejects(api.manager.restart({ fresh: true }));
+    const message = await until('the breaker', () => (/crashed 3 times/.test(api.manager.error ?? '') ? api.manager.error : undefined), 20_000);
+    assert.match(message!, /within 60 s, so it is not started again\. Last exit: .*code 3/s);
+    assert.match(message!, /boom at start/);
+    await new Promise((r) => setTimeout(r, 5000));
+    assert.equal(fs.readFileSync(spawns, 'utf8'), 'xxx', 'spawned again after the breaker opened');
+    assert.equal(api.manager.state, 'error');
+  });
+});
