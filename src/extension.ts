@@ -7,7 +7,10 @@ import * as vscode from 'vscode';
 import { startAgentSession } from './adapters';
 import { registerSelectionCommands } from './commands/selectionCommands';
 import { createHostServices, type HostServices } from './hostServices';
-import { AgentManager } from './manager/agentManager';
+import { AgentManager, SupersededStartError } from './manager/agentManager';
+import { recordSessions } from './manager/sessionRecorder';
+import { defaultStateDir, SessionStore } from './session/sessionStore';
+import { showSessionHistory } from './views/sessionHistory';
 import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
 import { registerRpcCommands } from './views/rpcCommands';
@@ -22,6 +25,8 @@ interface Ctx {
   readonly manager: AgentManager;
   readonly host: HostServices;
   readonly keys: ContextKeys;
+  /** The local session index shared with the CLI (`agentHost.sessions.stateDir`, read at each use). */
+  readonly sessions: () => SessionStore;
 }
 
 /** What `activate` returns: the extension's own tests reach the running parts through it. */
@@ -29,6 +34,7 @@ export interface AgentHostApi {
   readonly manager: AgentManager;
   readonly host: HostServices;
   readonly chat: ChatViewProvider;
+  readonly sessions: () => SessionStore;
   contextKeys(): ContextKeyValues;
 }
 
@@ -41,7 +47,8 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   context.subscriptions.push(log, manager);
   const { services: host, disposable: hostDisposable } = createHostServices(context, manager, log);
   context.subscriptions.push(hostDisposable);
-  const ctx: Ctx = { extension: context, log, manager, host, keys: new ContextKeys() };
+  const sessions = () => new SessionStore(vscode.workspace.getConfiguration('agentHost').get<string>('sessions.stateDir', '') || defaultStateDir());
+  const ctx: Ctx = { extension: context, log, manager, host, keys: new ContextKeys(), sessions };
 
   const transcript = new TranscriptChannel(manager);
   const chat = new ChatViewProvider(context.extensionUri, manager, log, context.workspaceState, host.broker);
@@ -56,12 +63,13 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
     // Status entries belong to the agent process that set them.
     manager.onEachProcess(() => new vscode.Disposable(() => rpcUi.clearStatus())),
     registerRpcCommands(manager),
+    recordSessions(manager, sessions, log),
     registerSelectionCommands(manager, log, () => transcript.show()),
     ...registerAgentCommands(ctx, transcript, chat),
     ...trackContextKeys(ctx),
   );
   log.info('Agent Host activated');
-  return { manager, host, chat, contextKeys: () => ctx.keys.snapshot() };
+  return { manager, host, chat, sessions, contextKeys: () => ctx.keys.snapshot() };
 }
 
 export async function deactivate(): Promise<void> {
@@ -77,6 +85,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     try {
       await action();
     } catch (error) {
+      if (error instanceof SupersededStartError) return; // a later action overtook it
       const message = (error as Error).message;
       log.error(`${what} failed: ${message}`);
       const pick = await vscode.window.showErrorMessage(
@@ -144,6 +153,17 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     registerCommand('agentHost.addSelectionToChat', () => chat.controller.addSelection()),
     registerCommand('agentHost.newChat', async () => {
       await chat.controller.handle({ kind: 'request', id: 0, method: 'newSession', params: {} });
+    }),
+    registerCommand('agentHost.sessionHistory', async () => {
+      await showSessionHistory({
+        manager,
+        store: ctx.sessions,
+        log,
+        open: async (agent, sessionId, copy) => {
+          await vscode.commands.executeCommand('agentHost.chat.focus');
+          return chat.controller.openFromHistory(agent, sessionId, copy);
+        },
+      });
     }),
   ];
 }

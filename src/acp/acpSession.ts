@@ -34,14 +34,15 @@ function errorText(error: unknown): string {
   return typeof extra === 'string' && extra && extra !== e.message ? `${e.message} (${extra})` : e.message;
 }
 
-function attachTitle(attach: AttachInfo): string {
+function attachNotice(attach: AttachInfo): { title: string; detail: string } {
+  const id = `Session ${attach.requested}`;
   switch (attach.how) {
     case 'resumed':
-      return `Session ${attach.requested} resumed: the agent keeps its context (it replays no history; what is above is Agent Host's copy)`;
+      return { title: 'Session resumed', detail: `${id}: the agent keeps its context but replays no history; what is above is Agent Host's copy.` };
     case 'loaded':
-      return `Session ${attach.requested} loaded: the agent replayed its history and keeps its context`;
+      return { title: 'Session loaded', detail: `${id}: the agent replayed its history and keeps its context.` };
     case 'new':
-      return `Could not reattach session ${attach.requested}: this is a NEW session, the agent does not remember the earlier one`;
+      return { title: 'Could not reattach: this is a NEW session', detail: `${id} could not be reattached (${attach.detail ?? 'no reason given'}); the agent does not remember it.` };
   }
 }
 
@@ -84,6 +85,19 @@ export class AcpSession implements AgentSession {
 
   extras(): AgentExtras | undefined {
     return undefined;
+  }
+
+  get directory(): Omit<AgentSessionDirectory, 'close'> | undefined {
+    const caps = this.client.agentCapabilities.sessionCapabilities;
+    if (!caps?.list && !caps?.delete) return undefined;
+    return {
+      list: (cwd) => AcpSession.listSessions(this.client, cwd),
+      delete: async (id) => {
+        if (!caps.delete) return false;
+        await this.client.deleteSession(id);
+        return true;
+      },
+    };
   }
 
   /** Spawns the agent, initializes, and opens a new session in `options.cwd`. */
@@ -134,7 +148,10 @@ export class AcpSession implements AgentSession {
       for (const n of early.splice(0)) {
         if (n.sessionId === session.sessionId && keepReplay && !isInjectedReminder(n)) applyAcpUpdate(session.model, n.update);
       }
-      if (options.attach) session.model.notice(attach.how === 'new' ? 'warning' : 'info', attachTitle(attach), attach.detail);
+      if (options.attach) {
+        const { title, detail } = attachNotice(attach);
+        session.model.notice(attach.how === 'new' ? 'warning' : 'info', title, detail);
+      }
       return session;
     } catch (error) {
       options.terminals?.disposeAll();

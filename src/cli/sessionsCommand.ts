@@ -62,8 +62,9 @@ export async function runSessions(args: string[], deps: SessionsDeps): Promise<n
     case 'list': {
       const local = deps.store.list({ ...(deps.agent ? { agent: deps.agent } : {}), ...(deps.cwd ? { cwd: deps.cwd } : {}) });
       const fromAgent = await withDirectory(deps, (d) => d.list(deps.cwd));
+      const hidden = deps.store.hidden();
       const rows: ListedSession[] = fromAgent
-        ? fromAgent.map((s) => ({
+        ? fromAgent.filter((s) => !hidden.has(s.sessionId)).map((s) => ({
             sessionId: s.sessionId,
             title: s.title ?? deps.store.get(s.sessionId)?.title ?? '(untitled)',
             cwd: s.cwd,
@@ -105,7 +106,8 @@ export async function runSessions(args: string[], deps: SessionsDeps): Promise<n
     case 'delete': {
       if (!needId()) return 2;
       const byAgent = (await withDirectory(deps, (d) => d.delete(id!))) ?? false;
-      const local = deps.store.delete(id!);
+      // Named agent that kept it: hidden from its list from now on.
+      const local = deps.store.delete(id!, !!deps.openDirectory && !byAgent);
       if (!byAgent && !local) {
         deps.err(`no session ${id} in the local index (${deps.store.dir})${deps.openDirectory ? ', and the agent cannot delete sessions' : ''}`);
         return 1;

@@ -26,6 +26,20 @@ export type StartAgent = (config: AgentConfig, options: AgentStartOptions) => Pr
 export type { SignInHandler };
 export type { AgentState };
 
+/**
+ * A start that a later stop, restart or switch overtook: what the person asked for later wins, so callers
+ * drop this error instead of showing it.
+ */
+export class SupersededStartError extends Error {
+  override readonly name = 'SupersededStartError';
+}
+
+/** Which configured agent a process runs, and in which folder. */
+export interface ProcessContext {
+  agent: AgentConfig;
+  cwd: string;
+}
+
 /** The session the chat shows, kept per workspace so a reload or a crash can reattach to it. */
 const LAST_SESSION_KEY = 'agentHost.session.last';
 interface LastSession {
@@ -55,7 +69,7 @@ export class AgentManager implements vscode.Disposable {
   private services: SessionServices[] = [];
   private signInHandler: SignInHandler | undefined;
   private beforeTurn: (() => Promise<void>)[] = [];
-  private processHooks: ((session: AgentSession) => vscode.Disposable)[] = [];
+  private processHooks: ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[] = [];
   /** The per-process lifetime: disposed when the agent stops, exits or is replaced. */
   private process = new DisposableStore();
   /** When the agent crashed recently (a crash loop opens the breaker). */
@@ -63,6 +77,8 @@ export class AgentManager implements vscode.Disposable {
   private restartTimer: NodeJS.Timeout | undefined;
   /** The next start opens a new session instead of reattaching the last one. */
   private freshNext = false;
+  /** The next start reattaches this session (opened from history). */
+  private attachNext: { sessionId: string; replay: boolean } | undefined;
 
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onSessionEvent = this.eventEmitter.event;
@@ -130,7 +146,7 @@ export class AgentManager implements vscode.Disposable {
   }
 
   /** Called for every agent process that starts; what it returns is disposed when that process goes. */
-  onEachProcess(hook: (session: AgentSession) => vscode.Disposable): vscode.Disposable {
+  onEachProcess(hook: (session: AgentSession, context: ProcessContext) => vscode.Disposable): vscode.Disposable {
     this.processHooks.push(hook);
     return new vscode.Disposable(() => {
       this.processHooks = this.processHooks.filter((h) => h !== hook);
@@ -166,27 +182,43 @@ export class AgentManager implements vscode.Disposable {
    * the transcript); `fresh` opens a new one. A restart by the person also closes the crash breaker.
    */
   async restart(options: { fresh?: boolean } = {}): Promise<AgentSession> {
-    await this.stop();
+    await this.stop({ fresh: options.fresh === true });
     this.crashes = [];
-    this.freshNext = options.fresh === true;
     return this.ensureStarted();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Opens an earlier session of `agentName` (from history): that agent is started and the session
+   * reattached by the ladder, with what `session/load` replays kept for the transcript.
+   */
+  async openSession(agentName: string, sessionId: string): Promise<AgentSession> {
+    this.currentName = agentName;
+    await this.stop({ attach: { sessionId, replay: true } });
+    this.crashes = [];
+    return this.ensureStarted();
+  }
+
+  /**
+   * Stops the agent. `next` says what the next start opens (set at once: a view may start the agent again
+   * while the old one is still shutting down): a fresh session, a session from history, or by default the
+   * last session again.
+   */
+  async stop(next: { fresh?: boolean; attach?: { sessionId: string; replay: boolean } } = {}): Promise<void> {
     // A start still in flight belongs to the agent being stopped: it must not become the session.
     this.generation++;
     this.cancelRestart();
+    this.freshNext = next.fresh === true;
+    this.attachNext = next.attach;
+    // Taken at once: a start made while this stop waits (a prompt sent meanwhile) is not this stop's to end.
     const pending = this.starting;
     this.starting = undefined;
-    if (pending) await pending.then((late) => late.shutdown(), () => undefined);
     const s = this.session;
     this.session = undefined;
     this.disposeProcess();
-    if (s) {
-      this.sessionEmitter.fire(undefined);
-      await s.shutdown();
-    }
-    this.setState('stopped');
+    if (s) this.sessionEmitter.fire(undefined);
+    if (pending) await pending.then((late) => late.shutdown(), () => undefined);
+    if (s) await s.shutdown();
+    if (!this.session && !this.starting) this.setState('stopped');
   }
 
   /**
@@ -239,7 +271,8 @@ export class AgentManager implements vscode.Disposable {
     const fresh = this.freshNext;
     this.freshNext = false;
     const last = this.memento?.get<LastSession>(LAST_SESSION_KEY);
-    const attach = !fresh && last?.agent === agent.name && last.sessionId ? { sessionId: last.sessionId } : undefined;
+    const attach = this.attachNext ?? (!fresh && last?.agent === agent.name && last.sessionId ? { sessionId: last.sessionId } : undefined);
+    this.attachNext = undefined;
     try {
       const env = signIn ? await signIn.env(agent) : {};
       const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
@@ -267,7 +300,7 @@ export class AgentManager implements vscode.Disposable {
       if (generation !== this.generation) {
         // Stopped or restarted while it started (e.g. another agent was picked): never becomes current.
         await session.shutdown();
-        throw new Error(vscode.l10n.t('Agent "{0}" was stopped while it started', agent.name));
+        throw new SupersededStartError(vscode.l10n.t('Agent "{0}" was stopped while it started', agent.name));
       }
       this.session = session;
       this.sessionEmitter.fire(session);
@@ -289,7 +322,7 @@ export class AgentManager implements vscode.Disposable {
           else this.afterCrash(agent, exit);
         }),
       );
-      for (const hook of this.processHooks) this.process.add(hook(session));
+      for (const hook of this.processHooks) this.process.add(hook(session, { agent, cwd }));
       this.setState('ready');
       void this.memento?.update(LAST_SESSION_KEY, { agent: agent.name, sessionId: session.sessionId } satisfies LastSession);
       const how = session.attach.requested ? ` (${session.attach.how}; asked for ${session.attach.requested})` : '';

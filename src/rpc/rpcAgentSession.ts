@@ -66,7 +66,7 @@ export class RpcAgentSession implements AgentSession {
     const session = rpc;
     this.attach = requested ? { how: 'new', requested, detail: 'pi RPC agents are not reattached yet' } : { how: 'new' };
     if (requested) {
-      session.model.notice('warning', `Could not reattach session ${requested}: this is a NEW session, the agent does not remember the earlier one`, this.attach.detail);
+      session.model.notice('warning', 'Could not reattach: this is a NEW session', `Session ${requested} could not be reattached (${this.attach.detail}); the agent does not remember it.`);
     }
     this.queue = {
       get canSteer() {

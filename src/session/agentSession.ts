@@ -54,6 +54,8 @@ export interface AgentSession {
   readonly agentInfo: { name: string; title?: string; version?: string; protocol: 'acp' | 'rpc'; protocolVersion?: number };
   readonly promptCapabilities: PromptCapabilities;
   readonly attach: AttachInfo;
+  /** The agent's own session store over this connection (ACP `session/list`, `session/delete`). */
+  readonly directory?: Omit<AgentSessionDirectory, 'close'>;
   /** The agent's own queue of messages sent while a turn streams (pi RPC). */
   readonly queue?: StreamingQueue;
   /** The agent's command surface beyond prompting ("Agent Commands…"; pi RPC). */

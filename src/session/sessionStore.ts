@@ -67,6 +67,11 @@ export class SessionStore {
     return this.read().find((r) => r.sessionId === sessionId);
   }
 
+  /** Deleted here while the agent keeps it (it cannot delete): left out of every list. */
+  hidden(): Set<string> {
+    return new Set(this.readIndex().hidden);
+  }
+
   /** Records a session (new or seen again): fields given win, `updatedAt` becomes now. */
   upsert(entry: Pick<SessionRecord, 'sessionId' | 'agent' | 'cwd'> & Partial<SessionRecord>): SessionRecord {
     const records = this.read();
@@ -97,14 +102,18 @@ export class SessionStore {
     return true;
   }
 
-  /** Forgets a session and its transcript copy; false when it was not in the index. */
-  delete(sessionId: string): boolean {
-    const records = this.read();
+  /**
+   * Forgets a session and its transcript copy; false when it was not in the index. `hide`: the agent still
+   * keeps it (it cannot delete), so lists leave it out from now on.
+   */
+  delete(sessionId: string, hide = false): boolean {
+    const { sessions: records, hidden } = this.readIndex();
     const kept = records.filter((r) => r.sessionId !== sessionId);
     fs.rmSync(this.transcriptFile(sessionId), { force: true });
-    if (kept.length === records.length) return false;
-    this.write(kept);
-    return true;
+    const nextHidden = hide && !hidden.includes(sessionId) ? [...hidden, sessionId].slice(-MAX_RECORDS) : hidden;
+    if (kept.length === records.length && nextHidden === hidden) return false;
+    this.write(kept, nextHidden);
+    return kept.length !== records.length || hide;
   }
 
   /** Keeps a slim copy of the transcript (text and small metadata, bounded). */
@@ -127,27 +136,34 @@ export class SessionStore {
   }
 
   private read(): SessionRecord[] {
+    return this.readIndex().sessions;
+  }
+
+  private readIndex(): { sessions: SessionRecord[]; hidden: string[] } {
     let text: string;
     try {
       text = fs.readFileSync(this.indexFile, 'utf8');
     } catch {
-      return [];
+      return { sessions: [], hidden: [] };
     }
     try {
-      const parsed = JSON.parse(text) as { version?: number; sessions?: unknown };
+      const parsed = JSON.parse(text) as { version?: number; sessions?: unknown; hidden?: unknown };
       if (parsed.version !== INDEX_VERSION || !Array.isArray(parsed.sessions)) throw new Error(`unknown index version ${String(parsed.version)}`);
-      return parsed.sessions.filter((r): r is SessionRecord => typeof r === 'object' && r !== null && typeof (r as SessionRecord).sessionId === 'string');
+      return {
+        sessions: parsed.sessions.filter((r): r is SessionRecord => typeof r === 'object' && r !== null && typeof (r as SessionRecord).sessionId === 'string'),
+        hidden: Array.isArray(parsed.hidden) ? parsed.hidden.filter((h): h is string => typeof h === 'string') : [],
+      };
     } catch (error) {
       // A damaged index is kept aside, not overwritten silently.
       const aside = `${this.indexFile}.damaged-${Date.now()}`;
       fs.renameSync(this.indexFile, aside);
       process.emitWarning(`agent-host: the session index was unreadable (${(error as Error).message}); moved to ${aside}`);
-      return [];
+      return { sessions: [], hidden: [] };
     }
   }
 
-  private write(records: SessionRecord[]): void {
-    writeAtomic(this.indexFile, `${JSON.stringify({ version: INDEX_VERSION, sessions: records }, null, 1)}\n`);
+  private write(records: SessionRecord[], hidden: string[] = this.readIndex().hidden): void {
+    writeAtomic(this.indexFile, `${JSON.stringify({ version: INDEX_VERSION, sessions: records, hidden }, null, 1)}\n`);
   }
 }
 

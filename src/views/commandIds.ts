@@ -24,6 +24,7 @@ export interface CommandMap {
   'agentHost.focusChat': [[], void];
   'agentHost.addSelectionToChat': [[], void];
   'agentHost.newChat': [[], void];
+  'agentHost.sessionHistory': [[], void];
   'agentHost.explainSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
   'agentHost.generateDocstring': [[uri?: vscode.Uri, range?: vscode.Range], void];
   'agentHost.optimizeSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
@@ -53,6 +54,7 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.focusChat',
   'agentHost.addSelectionToChat',
   'agentHost.newChat',
+  'agentHost.sessionHistory',
   'agentHost.explainSelection',
   'agentHost.generateDocstring',
   'agentHost.optimizeSelection',

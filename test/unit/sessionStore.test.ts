@@ -31,6 +31,10 @@ test('index: upsert keeps the first prompt and title, newest first, rename, dele
   assert.equal(store.delete('b'), true);
   assert.equal(store.delete('b'), false);
   assert.deepEqual(store.list().map((r) => r.sessionId), ['a']);
+  // Deleted here while the agent keeps it: hidden from lists from now on.
+  assert.equal(store.delete('kept-by-agent', true), true);
+  assert.deepEqual([...store.hidden()], ['kept-by-agent']);
+  assert.deepEqual(store.list().map((r) => r.sessionId), ['a']);
   // Files are private to the user; no temporary file is left.
   const index = path.join(dir, 'sessions', 'index.json');
   assert.equal(fs.statSync(index).mode & 0o777, 0o600);

@@ -41,6 +41,7 @@ test(`the chat view runs whole turns in a real VS Code with ${AGENT_ID}`, { time
     assert.ok(result.steps.some((s) => s.startsWith('hostile markdown inert')));
     assert.ok(result.steps.some((s) => s.startsWith('turn stopped; queued message sent')));
     assert.ok(result.steps.some((s) => s.startsWith('window reload restored')));
+    assert.ok(result.steps.some((s) => s.startsWith('after the reload:')), 'the session was not reattached after the reload');
     assert.ok(result.steps.some((s) => s.startsWith('code block Insert at cursor and Copy')));
     assert.ok(result.steps.some((s) => s.startsWith('slash menu:')));
     assert.ok(result.steps.some((s) => s.startsWith('@ mention:')));

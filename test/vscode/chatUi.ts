@@ -394,6 +394,20 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     await waitText(frame, '.msg.agent', 'The queued message arrived.', 30_000);
     step(`window reload restored ${await frame.locator('.entries > .entry').count()} entries`);
     await shot('09-after-reload');
+    // The next prompt reattaches the same agent session (resume → load → new), says which in the
+    // transcript, and the model sees the conversation from before the reload.
+    await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+    await send(frame, 'RELOAD-CHECK: what did I ask before?\nSCENARIO: answer {"text": "RELOAD-CHECK done."}');
+    await waitText(frame, '.msg.agent', 'RELOAD-CHECK done.');
+    await turnIdle(frame);
+    const reattached = (await frame.locator('.entry.notice .notice-title').allTextContents()).find((t) => /resumed|loaded|Could not reattach/.test(t));
+    if (!reattached || /Could not reattach/.test(reattached)) throw new Error(`after the reload the session was not reattached: ${reattached ?? 'no notice'}`);
+    if (opts.modelRequests) {
+      const body = requestWith(opts, 'RELOAD-CHECK');
+      if (!body?.includes('Hello from the chat view')) throw new Error('after the reload the model did not see the conversation from before');
+    }
+    step(`after the reload: ${reattached.split(':')[0]}; the model saw the earlier turns`);
+    await shot('10-reattached', ['light']);
 
     // 8. Another agent from the picker (legacy session/set_mode), then 2,000 messages and 500 tool calls:
     // the DOM holds a bounded window, at the bottom and after scrolling to the very top.

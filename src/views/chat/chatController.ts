@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { PermissionBroker } from '../../host/permissionBroker';
-import type { AgentManager } from '../../manager/agentManager';
+import { SupersededStartError, type AgentManager } from '../../manager/agentManager';
 import type { AgentSession, PromptCapabilities } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
 import type {
@@ -24,6 +24,11 @@ type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<
 const FLUSH_MS = 40;
 const HISTORY_KEY = 'agentHost.chat.history';
 
+/** A start overtaken by a later action is not an error to show. */
+function unlessSuperseded(error: unknown): void {
+  if (!(error instanceof SupersededStartError)) throw error;
+}
+
 /**
  * The chat view's state on the extension side, independent of any webview: follows the manager's session
  * model, keeps the prompt queue and the context attached from the editor, and feeds every ready webview.
@@ -40,6 +45,8 @@ export class ChatController implements vscode.Disposable {
   private queueCount = 0;
   private pendingContext: ContextChip[] = [];
   private inFlight = false;
+  /** The session being opened from history, until it is followed. */
+  private opening: string | undefined;
   private readonly sinks = new Set<(event: HostEvent) => void>();
   private readonly dirty = new Map<string, TimelineEntity>();
   private headerDirty = false;
@@ -149,7 +156,7 @@ export class ChatController implements vscode.Disposable {
     selectAgent: async ({ name }) => {
       if (name === this.manager.agentName && this.manager.current) return;
       this.manager.select(name);
-      await this.manager.restart();
+      await this.manager.restart().catch(unlessSuperseded);
     },
     newSession: async () => {
       this.local = [];
@@ -159,7 +166,7 @@ export class ChatController implements vscode.Disposable {
       this.model = undefined;
       void this.memento.update(HISTORY_KEY, []);
       this.post({ type: 'snapshot', snapshot: this.snapshot() });
-      await this.manager.restart({ fresh: true });
+      await this.manager.restart({ fresh: true }).catch(unlessSuperseded);
     },
     setMode: async ({ modeId }) => {
       await this.requireSession().setMode(modeId);
@@ -264,9 +271,34 @@ export class ChatController implements vscode.Disposable {
     this.post({ type: 'entities', entities: [notice] });
   }
 
+  /**
+   * Opens an earlier session in the chat: the transcript is cleared, then shows what the agent replays
+   * (`session/load`) or, when it only resumes or cannot reattach, Agent Host's own copy (`copy`) above the
+   * notice saying which happened.
+   */
+  async openFromHistory(agentName: string, sessionId: string, copy: TimelineEntity[] | undefined): Promise<AgentSession> {
+    this.unsubscribeModel?.();
+    this.unsubscribeModel = undefined;
+    this.model = undefined;
+    this.session = undefined;
+    this.local = [];
+    this.queue = [];
+    this.history = (copy ?? []).map((e) => ({ ...e, id: `copy:${sessionId}:${e.id}` }) as TimelineEntity);
+    this.opening = sessionId;
+    this.post({ type: 'snapshot', snapshot: this.snapshot() });
+    try {
+      return await this.manager.openSession(agentName, sessionId);
+    } finally {
+      this.opening = undefined;
+    }
+  }
+
   private follow(session: AgentSession): void {
     if (this.session === session) return;
     this.unsubscribeModel?.();
+    if (this.opening && session.attach.requested === this.opening && session.attach.how === 'loaded') {
+      this.history = []; // the agent's replay is the transcript
+    }
     // The previous session's transcript stays visible above the new one.
     if (this.model) this.history = this.saveHistory();
     this.session = session;

@@ -97,8 +97,8 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
         assert.equal(second.attach.requested, first.sessionId);
         assert.notEqual(second.attach.how, 'new', `not reattached: ${second.attach.detail}`);
         assert.equal(second.sessionId, first.sessionId);
-        const notice = second.model.timeline().find((e): e is NoticeEntity => e.kind === 'notice' && e.title.includes(first.sessionId));
-        assert.match(notice?.title ?? '', /resumed|loaded/, 'the transcript says how the session came back');
+        const notice = second.model.timeline().find((e): e is NoticeEntity => e.kind === 'notice' && (e.detail ?? '').includes(first.sessionId));
+        assert.match(notice?.title ?? '', /^Session (resumed|loaded)$/, 'the transcript says how the session came back');
 
         const before = model.requests.length;
         assert.equal(await api.manager.prompt('What was the code word?\nSCENARIO: answer {"text": "Said before."}'), 'end_turn');

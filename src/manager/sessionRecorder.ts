@@ -1,0 +1,31 @@
+import * as vscode from 'vscode';
+import type { AgentSession } from '../session/agentSession';
+import type { SessionStore } from '../session/sessionStore';
+import type { AgentManager } from './agentManager';
+
+/**
+ * Records every session the editor runs in the local index the CLI shares (title from the first prompt,
+ * agent, folder, times) with a slim copy of its transcript, when a turn starts and when it ends. A
+ * reattached session keeps its earlier copy in front of what this process adds.
+ */
+export function recordSessions(manager: AgentManager, store: () => SessionStore | undefined, log: vscode.LogOutputChannel): vscode.Disposable {
+  return manager.onEachProcess((session: AgentSession, { agent, cwd }) => {
+    const target = store();
+    if (!target) return new vscode.Disposable(() => undefined);
+    const earlier = session.attach.how !== 'new' ? (target.transcript(session.sessionId) ?? []) : [];
+    const save = () => {
+      const firstPrompt = session.model.messages('user')[0]?.text;
+      if (!firstPrompt && !earlier.length) return; // nothing asked yet: not history
+      try {
+        target.upsert({ sessionId: session.sessionId, agent: agent.name, cwd, ...(firstPrompt ? { firstPrompt } : {}) });
+        target.saveTranscript(session.sessionId, [...earlier, ...session.model.timeline()]);
+      } catch (error) {
+        log.warn(`Could not record session ${session.sessionId} in ${target.dir}: ${(error as Error).message}`);
+      }
+    };
+    const off = session.model.on((e) => {
+      if (e.type === 'turn') save();
+    });
+    return new vscode.Disposable(off);
+  });
+}

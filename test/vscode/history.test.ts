@@ -1,0 +1,167 @@
+/**
+ * Session history in a real VS Code (code-server + Chromium) with real agents on the scripted model:
+ * two opencode sessions from the chat, "Agent Host: Session History…" lists both; opening the first
+ * resumes it (Agent Host's copy shown above the notice) and the model sees only that conversation; rename,
+ * export as Markdown and delete through the item buttons; and a pi-acp session opened from history is
+ * loaded (the agent's replay is the transcript). Screenshots in test-artifacts/history-*.png.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { agentById } from '../agents/catalog';
+import { startScriptedModel } from '../model/scriptedModel';
+import { SessionStore } from '../../src/session/sessionStore';
+import { repoRoot } from '../support/paths';
+import { openChat, send, turnIdle, waitText } from './chatUi';
+import { runCommand, withWorkbench } from './runner';
+
+const answer = (marker: string, text: string) => `${marker}\nSCENARIO: answer ${JSON.stringify({ text })}`;
+
+async function historyRows(page: Page): Promise<string[]> {
+  await runCommand(page, 'Agent Host: Session History');
+  const rows = page.locator('.quick-input-widget .monaco-list-row');
+  await rows.first().waitFor({ timeout: 30_000 });
+  await page.waitForFunction(() => !document.querySelector('.quick-input-widget .quick-input-progress.active, .quick-input-widget .progress-bit[style*="display: block"]'), undefined, { timeout: 30_000 }).catch(() => undefined);
+  await page.waitForTimeout(300);
+  return rows.evaluateAll((els) => els.map((r) => (r.querySelector('.label-name')?.textContent ?? '').trim()));
+}
+
+/** Clicks the item button `label` on the history row whose title contains `title`. */
+async function rowButton(page: Page, title: string, label: string): Promise<void> {
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+  await row.hover();
+  await row.locator(`.action-label[aria-label="${label}"]`).click();
+}
+
+/** "New Chat Session", then the cleared transcript and a ready agent. */
+async function newChat(page: Page, frame: Frame): Promise<void> {
+  await runCommand(page, 'Agent Host: New Chat Session');
+  await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 30_000 });
+  await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+}
+
+async function newSession(frame: Frame, marker: string, text: string): Promise<void> {
+  await send(frame, answer(marker, text));
+  await waitText(frame, '.msg.agent', text);
+  await turnIdle(frame);
+}
+
+test('session history in the real VS Code: list, open (resume and load), rename, export, delete', { timeout: 600_000 }, async () => {
+  const opencode = agentById('opencode')!;
+  const pi = agentById('pi-acp')!;
+  assert.ok(opencode.installed() && pi.installed(), 'opencode and pi-acp must be installed: scripts/setup-agents.sh');
+  const model = await startScriptedModel();
+  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'history-'));
+  const workspace = path.join(scratch, 'workspace');
+  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const stateDir = path.join(scratch, 'state');
+  const store = new SessionStore(stateDir);
+  try {
+    const oc = await opencode.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: model.url, workspace });
+    const pa = await pi.prepare({ scratch: path.join(scratch, 'pi'), modelUrl: model.url, workspace });
+    const agents = [
+      { name: 'opencode', command: oc.command, args: oc.args, env: oc.env, inheritEnv: false },
+      { name: 'pi', command: pa.command, args: pa.args, env: pa.env, inheritEnv: false },
+    ];
+    await withWorkbench(
+      {
+        workspace,
+        userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'opencode', 'agentHost.sessions.stateDir': stateDir, 'workbench.colorTheme': 'Default Light Modern' },
+        timeoutMs: 540_000,
+        viewport: { width: 1280, height: 860 },
+      },
+      async (page, info) => {
+        let frame = await openChat(page);
+        await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+        await newSession(frame, 'HIST-ONE about the parser', 'One noted.');
+        await newChat(page, frame);
+        await newSession(frame, 'HIST-TWO about the lexer', 'Two noted.');
+        const recorded = store.list();
+        assert.deepEqual(recorded.map((r) => r.title), ['HIST-TWO about the lexer', 'HIST-ONE about the parser']);
+
+        // The list: both sessions of this folder, newest first.
+        const rows = await historyRows(page);
+        assert.deepEqual(rows.slice(0, 2), ['HIST-TWO about the lexer', 'HIST-ONE about the parser']);
+        await info.screenshot('history-01-list');
+
+        // Open the first: resumed; our copy shows above the notice; the model sees that conversation only.
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'HIST-ONE' }).first().click();
+        frame = await openChat(page);
+        await waitText(frame, '.entry.notice', 'Session resumed', 60_000);
+        await waitText(frame, '.msg.agent', 'One noted.');
+        assert.equal(await frame.locator('.msg', { hasText: 'Two noted.' }).count(), 0, 'the other session is still shown');
+        await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+        const before = model.requests.length;
+        await newSession(frame, 'HIST-ONE-AGAIN what was it about?', 'Back in one.');
+        const bodies = model.requests.slice(before).map((r) => JSON.stringify(r.body ?? null));
+        assert.ok(bodies.some((b) => b.includes('HIST-ONE about the parser') && b.includes('HIST-ONE-AGAIN')), 'the model did not see the reopened conversation');
+        assert.ok(!bodies.some((b) => b.includes('HIST-TWO')), 'the model saw the other session');
+        await info.screenshot('history-02-resumed');
+
+        // Rename through the item button.
+        await historyRows(page);
+        await rowButton(page, 'HIST-ONE', 'Rename');
+        const input = page.locator('.quick-input-widget input');
+        await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rename session' }).waitFor({ timeout: 15_000 });
+        await input.fill('Parser work');
+        await page.keyboard.press('Enter');
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Parser work' }).first().waitFor({ timeout: 15_000 });
+        assert.equal(store.list().find((r) => r.title === 'Parser work')?.firstPrompt?.startsWith('HIST-ONE'), true);
+
+        // Export: the save dialog (code-server's simple file dialog) takes a path.
+        const exported = path.join(workspace, 'parser-work.md');
+        await rowButton(page, 'Parser work', 'Export as Markdown');
+        await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 15_000 });
+        await page.waitForTimeout(300);
+        await page.locator('.quick-input-widget input').fill(exported);
+        await page.keyboard.press('Enter');
+        const deadline = Date.now() + 15_000;
+        while (!fs.existsSync(exported) && Date.now() < deadline) await page.waitForTimeout(200);
+        const md = fs.readFileSync(exported, 'utf8');
+        assert.match(md, /^# Parser work\n/);
+        assert.match(md, /## User\n\nHIST-ONE about the parser/);
+        assert.match(md, /## Agent\n\nOne noted\./);
+        assert.match(md, /HIST-ONE-AGAIN/);
+        assert.doesNotMatch(md, /HIST-TWO/);
+
+        // Delete the other one, after the modal.
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'HIST-TWO' }).first().waitFor({ timeout: 15_000 });
+        await rowButton(page, 'HIST-TWO', 'Delete');
+        const dialog = page.locator('.monaco-dialog-box');
+        await dialog.waitFor({ state: 'visible', timeout: 15_000 });
+        await info.screenshot('history-03-delete');
+        await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Delete$/ }).click();
+        await page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ timeout: 15_000 });
+        await page.waitForFunction(() => !document.querySelector('.quick-input-widget .monaco-list-row')?.textContent?.includes('HIST-TWO'), undefined, { timeout: 15_000 });
+        assert.equal(await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'HIST-TWO' }).count(), 0, 'still listed (the agent keeps it: it must be hidden)');
+        assert.equal(store.list().some((r) => r.title.startsWith('HIST-TWO')), false, 'still in the local index');
+        await page.keyboard.press('Escape');
+
+        // pi-acp offers load only: a session opened from history is replayed by the agent.
+        await frame.locator('[data-testid="agent"]').evaluate((el) => {
+          (el as HTMLElement & { value: string }).value = 'pi';
+          el.dispatchEvent(new Event('change', { bubbles: true }));
+        });
+        await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+        await newChat(page, frame);
+        await newSession(frame, 'HIST-PI remember the pier', 'Pier noted.');
+        await newChat(page, frame);
+        await historyRows(page);
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'HIST-PI' }).first().click();
+        frame = await openChat(page);
+        await waitText(frame, '.entry.notice', 'Session loaded', 90_000);
+        await waitText(frame, '.msg.user', 'HIST-PI remember the pier');
+        await waitText(frame, '.msg.agent', 'Pier noted.');
+        await info.screenshot('history-04-loaded');
+        assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'an error dialog is up');
+        assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: /error|failed/i }).count(), 0, 'an error notification is up');
+      },
+    );
+  } finally {
+    await model.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+});
