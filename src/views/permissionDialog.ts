@@ -45,10 +45,11 @@ export function optionLabel(option: PermissionOption): string {
 /**
  * A modal dialog with a button per option (labelled by its kind, the agent's wording beside); closing it
  * answers cancelled. When the request carries a diff, "Show Diff" comes first: it opens the diff editor,
- * then the dialog asks again. A request the agent changed while it was open says what changed.
+ * then the dialog asks again. A request the agent changed while it was open says what changed. An answer
+ * given after the request was withdrawn is dropped with a notification (a modal cannot be closed by code).
  */
 export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType<typeof diffOf>>) => Promise<void>): PermissionPresenter {
-  return async ({ request }) => {
+  return async ({ request }, signal) => {
     const { toolCall, options } = request;
     const warnings = [
       ...(request.changed?.length ? [vscode.l10n.t('⚠ The agent changed this request while it was being asked:'), ...request.changed.map((c) => `  ${c}`)] : []),
@@ -61,6 +62,14 @@ export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType
     const items = options.map((o) => ({ title: optionLabel(o), optionId: o.optionId as string | undefined }));
     for (;;) {
       const picked = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...(diff ? [showDiff] : []), ...items);
+      // Withdrawn while it was up (time-out, the agent exited or asked again, a Stop from a key binding):
+      // VS Code cannot close a modal from an extension, so the answer goes nowhere, and the person is told.
+      if (signal.aborted) {
+        if (picked?.optionId !== undefined) {
+          void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: the request "{0}" was withdrawn before you answered; nothing was allowed or recorded.', toolCall.title || toolCall.id));
+        }
+        return undefined;
+      }
       if (picked === showDiff && diff) {
         await openDiff(diff);
         continue;
