@@ -43,6 +43,11 @@ export class EditorDocumentStore implements TextDocumentStore {
     edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), content);
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code refused the edit of ${absPath}`);
     // Saved so the agent's next shell command (tests, build) sees it; undo in the editor still restores.
-    await doc.save();
+    // A save can be refused (another save or a participant in flight): once more, then straight to disk.
+    // Checked on disk, not only by save()'s answer.
+    const landed = async () => (await doc.save()) && (await diskStore.read(absPath)) === content;
+    if ((await landed()) || (await landed())) return;
+    this.log.warn(`VS Code did not save ${absPath}; writing it to disk directly`);
+    await diskStore.write(absPath, content);
   }
 }
