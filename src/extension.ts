@@ -76,7 +76,7 @@ export async function deactivate(): Promise<void> {
   // Graceful first (stdin closed, SIGTERM); AgentProcess still SIGKILLs every group if the host exits sooner.
   const manager = running;
   running = undefined;
-  await manager?.stop();
+  await manager?.stopAll();
 }
 
 function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: ChatViewProvider): vscode.Disposable[] {

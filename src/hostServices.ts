@@ -117,7 +117,8 @@ export function createHostServices(
     // The snapshot is taken before the prompt goes out: a fast agent must not write before it is complete.
     manager.addBeforeTurn(() => turnChanges.begin()),
     manager.onSessionEvent((e) => terminals.onSessionEvent(e)),
-    manager.onDidChangeSession(() => broker.cancelAll()),
+    // A process that goes takes its questions with it; other tabs' requests stay.
+    manager.onEachProcess((session) => new vscode.Disposable(() => broker.cancelSession(session.sessionId))),
   );
 
   const showChange = async (absPath: string) => {

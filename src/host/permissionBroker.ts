@@ -75,9 +75,14 @@ export class PermissionBroker {
     return { dispose: () => this.listeners.delete(listener) };
   }
 
-  /** Answers every waiting request `cancelled` (the agent went away). */
+  /** Answers every waiting request `cancelled` (the host is going). */
   cancelAll(): void {
     for (const e of [...this.queue]) this.resolve(e, { outcome: 'cancelled', by: 'cancel' });
+  }
+
+  /** Answers `cancelled` what one session's agent asked (its process went away; other tabs keep theirs). */
+  cancelSession(sessionId: string): void {
+    for (const e of [...this.queue]) if (e.request.sessionId === sessionId) this.resolve(e, { outcome: 'cancelled', by: 'cancel' });
   }
 
   private enqueue(request: PermissionRequestInfo, signal: AbortSignal): Promise<PermissionDecision> {

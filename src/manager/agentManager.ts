@@ -1,117 +1,182 @@
 import * as vscode from 'vscode';
-import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
-import { DisposableStore } from '../core/lifetime';
-import { redactingLogger } from '../core/log';
-import { agentEnvironment, parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
-import { policyDecider } from '../session/permissions';
-import { AuthRequiredError, type AgentStartOptions, type SignInHandler } from '../session/sessionHost';
+import type { SignInHandler } from '../session/sessionHost';
 import type { ContentPart, SessionEvent } from '../session/sessionModel';
+import { AgentSlot, type LastSession, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention } from './agentSlot';
 
-/**
- * What the editor lends a session (permissions UI, files, terminals, MCP servers, extension dialogs,
- * host tools). Called at every agent start, so settings changes apply on restart.
- */
-export type SessionServices = (agent: AgentConfig, cwd: string, env: AgentEnvironment) => Partial<AgentStartOptions>;
-
-/** The agent's environment for this start: `extra` (sign-in keys) on top of its config; `full` what it runs with. */
-export interface AgentEnvironment {
-  extra: Record<string, string>;
-  full: () => Record<string, string>;
-}
-
-/** Starts a configured agent with its protocol's adapter (the composition root supplies it). */
-export type StartAgent = (config: AgentConfig, options: AgentStartOptions) => Promise<AgentSession>;
-
+export { CRASH_POLICY, SupersededStartError } from './agentSlot';
+export type { AgentEnvironment, ProcessContext, SessionServices, StartAgent, TabAttention } from './agentSlot';
 export type { SignInHandler };
 export type { AgentState };
 
-/**
- * A start that a later stop, restart or switch overtook: what the person asked for later wins, so callers
- * drop this error instead of showing it.
- */
-export class SupersededStartError extends Error {
-  override readonly name = 'SupersededStartError';
+/** The open tabs and which one is shown, kept per workspace so a reload brings them back. */
+const TABS_KEY = 'agentHost.tabs';
+/** Before tabs: the one session the chat showed. Read once to carry it over. */
+const LEGACY_LAST_KEY = 'agentHost.session.last';
+interface SavedTabs {
+  tabs: { id: string; last?: LastSession; agent?: string }[];
+  active: string;
 }
 
-/** Which configured agent a process runs, and in which folder. */
-export interface ProcessContext {
-  agent: AgentConfig;
-  cwd: string;
-}
-
-/** The session the chat shows, kept per workspace so a reload or a crash can reattach to it. */
-const LAST_SESSION_KEY = 'agentHost.session.last';
-interface LastSession {
-  agent: string;
-  sessionId: string;
+/** One tab as views show it. */
+export interface TabInfo {
+  id: string;
+  title: string;
+  agent?: string;
+  state: AgentState;
+  active: boolean;
+  attention?: TabAttention;
 }
 
 /**
- * After a crash the agent is started again after 1 s, 2 s, 4 s …; a third crash within a minute opens the
- * breaker (no more automatic starts until the person restarts it).
+ * Owns the configured agents and the open conversations (tabs), each an `AgentSlot` with its own process
+ * and session; every tab streams on its own, switching never stops a turn. Everything views read — the
+ * session, its state, prompt, cancel, stop, restart — is the active tab's; its events are forwarded.
  */
-export const CRASH_POLICY = { backoffMs: [1000, 2000, 4000], breakAfter: 3, windowMs: 60_000 };
-
-/** Owns the configured agents and the one running session; views listen to its events. */
 export class AgentManager implements vscode.Disposable {
-  private session: AgentSession | undefined;
-  private starting: Promise<AgentSession> | undefined;
-  /** Bumped by every stop; a start that finishes under an older generation shuts its agent down. */
-  private generation = 0;
-  private currentName: string | undefined;
-  private _state: AgentState = 'stopped';
-  private lastError: string | undefined;
-  private unresponsive: string | undefined;
+  private slots: AgentSlot[] = [];
+  private active!: AgentSlot;
+  private tabCount = 0;
+  private readonly subs = new Map<AgentSlot, vscode.Disposable[]>();
   private readonly stateEmitter = new vscode.EventEmitter<AgentState>();
   private readonly eventEmitter = new vscode.EventEmitter<SessionEvent>();
   private readonly sessionEmitter = new vscode.EventEmitter<AgentSession | undefined>();
+  private readonly tabsEmitter = new vscode.EventEmitter<{ switched: boolean }>();
   private services: SessionServices[] = [];
   private signInHandler: SignInHandler | undefined;
-  private beforeTurn: (() => Promise<void>)[] = [];
+  private beforeTurnHooks: (() => Promise<void>)[] = [];
   private processHooks: ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[] = [];
-  /** The per-process lifetime: disposed when the agent stops, exits or is replaced. */
-  private process = new DisposableStore();
-  /** When the agent crashed recently (a crash loop opens the breaker). */
-  private crashes: number[] = [];
-  private restartTimer: NodeJS.Timeout | undefined;
-  /** The next start opens a new session instead of reattaching the last one. */
-  private freshNext = false;
-  /** The next start reattaches this session (opened from history). */
-  private attachNext: { sessionId: string; replay: boolean } | undefined;
+  private readonly host: SlotHost;
 
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onSessionEvent = this.eventEmitter.event;
-  /** A new session started (views re-render from its model) or the session went away (undefined). */
+  /** A new session started in the active tab (views re-render from its model), or it went away (undefined). */
   readonly onDidChangeSession = this.sessionEmitter.event;
+  /** Tabs opened, closed, renamed, badged, or (`switched`) another tab became the active one. */
+  readonly onDidChangeTabs = this.tabsEmitter.event;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
-    private readonly startAgent: StartAgent,
-    /** Where the last session's id is kept (workspace state); without it nothing is reattached. */
+    startAgent: StartAgent,
+    /** Where the tabs and their sessions are kept (workspace state); without it nothing is reattached. */
     private readonly memento?: vscode.Memento,
-  ) {}
+  ) {
+    this.host = {
+      log,
+      startAgent,
+      agents: () => this.agents(),
+      services: () => this.services,
+      signIn: () => this.signInHandler,
+      beforeTurn: () => this.beforeTurnHooks,
+      processHooks: () => this.processHooks,
+      remember: () => this.save(),
+    };
+    const saved = memento?.get<SavedTabs>(TABS_KEY);
+    if (saved?.tabs.length) {
+      for (const t of saved.tabs) this.add(t.id, t.last ?? (t.agent ? { agent: t.agent, sessionId: '' } : undefined));
+      this.active = this.slots.find((s) => s.id === saved.active) ?? this.slots[0]!;
+    } else {
+      const legacy = memento?.get<LastSession>(LEGACY_LAST_KEY);
+      this.active = this.add(undefined, legacy);
+    }
+    for (const s of this.slots) s.setBackground(s !== this.active);
+  }
+
+  // ------------------------------------------------------------------ the active tab, for every view
 
   get state(): AgentState {
-    return this._state;
+    return this.active.state;
   }
-
   get agentName(): string | undefined {
-    return this.currentName ?? this.defaultAgent()?.name;
+    return this.active.agentName;
   }
-
   get error(): string | undefined {
-    return this.lastError;
+    return this.active.error;
   }
-
   /** Why the agent counts as not answering (a request timed out), until it answers again. */
   get notAnswering(): string | undefined {
-    return this.unresponsive;
+    return this.active.notAnswering;
+  }
+  get current(): AgentSession | undefined {
+    return this.active.current;
+  }
+  get activeTabId(): string {
+    return this.active.id;
   }
 
-  get current(): AgentSession | undefined {
-    return this.session;
+  defaultAgent(): AgentConfig | undefined {
+    return this.active.defaultAgent();
   }
+  select(name: string): void {
+    this.active.select(name);
+  }
+  ensureStarted(): Promise<AgentSession> {
+    return this.active.ensureStarted();
+  }
+  restart(options: { fresh?: boolean } = {}): Promise<AgentSession> {
+    return this.active.restart(options);
+  }
+  openSession(agentName: string, sessionId: string): Promise<AgentSession> {
+    return this.active.openSession(agentName, sessionId);
+  }
+  stop(next: Parameters<AgentSlot['stop']>[0] = {}): Promise<void> {
+    return this.active.stop(next);
+  }
+  prompt(input: string | ContentPart[], display?: ContentPart[]): Promise<string> {
+    return this.active.prompt(input, display);
+  }
+  cancel(): Promise<void> {
+    return this.active.cancel();
+  }
+
+  // ------------------------------------------------------------------ tabs
+
+  tabs(): TabInfo[] {
+    return this.slots.map((s) => ({
+      id: s.id,
+      title: s.title,
+      ...(s.agentName ? { agent: s.agentName } : {}),
+      state: s.state,
+      active: s === this.active,
+      ...(s.attention ? { attention: s.attention } : {}),
+    }));
+  }
+
+  /** Opens a new tab (with `agentName`, else the active tab's agent) and shows it; its agent starts. */
+  newTab(agentName?: string): string {
+    const slot = this.add(undefined, undefined);
+    slot.select(agentName ?? this.active.agentName ?? '');
+    this.show(slot);
+    slot.ensureStarted().catch((e: Error) => this.log.warn(`New tab: the agent did not start: ${e.message}`));
+    return slot.id;
+  }
+
+  /** Shows another tab; nothing stops — the tab left keeps streaming in the background. */
+  switchTab(id: string): void {
+    const slot = this.slots.find((s) => s.id === id);
+    if (slot && slot !== this.active) this.show(slot);
+  }
+
+  /** Closes a tab and stops its agent; the last tab is never closed (it starts a fresh session instead). */
+  async closeTab(id: string): Promise<void> {
+    const slot = this.slots.find((s) => s.id === id);
+    if (!slot) return;
+    if (this.slots.length === 1) {
+      await slot.restart({ fresh: true }).catch(() => undefined);
+      return;
+    }
+    const i = this.slots.indexOf(slot);
+    this.slots.splice(i, 1);
+    for (const d of this.subs.get(slot) ?? []) d.dispose();
+    this.subs.delete(slot);
+    if (slot === this.active) this.show(this.slots[Math.min(i, this.slots.length - 1)]!);
+    else this.changed(false);
+    await slot.stop();
+    slot.dispose();
+  }
+
+  // ------------------------------------------------------------------ configuration and host hooks
 
   agents(): AgentConfig[] {
     const raw = vscode.workspace.getConfiguration('agentHost').get<unknown>('agents', []);
@@ -121,12 +186,6 @@ export class AgentManager implements vscode.Disposable {
       this.log.error(`Invalid agentHost.agents setting: ${(error as Error).message}`);
       return [];
     }
-  }
-
-  defaultAgent(): AgentConfig | undefined {
-    const agents = this.agents();
-    const name = vscode.workspace.getConfiguration('agentHost').get<string>('defaultAgent', '');
-    return agents.find((a) => a.name === (this.currentName ?? name)) ?? agents[0];
   }
 
   /** Adds a provider of session services; later providers override earlier ones key by key. */
@@ -139,13 +198,13 @@ export class AgentManager implements vscode.Disposable {
 
   /** Awaited before every prompt is sent (e.g. the snapshot the turn's disk changes are measured against). */
   addBeforeTurn(hook: () => Promise<void>): vscode.Disposable {
-    this.beforeTurn.push(hook);
+    this.beforeTurnHooks.push(hook);
     return new vscode.Disposable(() => {
-      this.beforeTurn = this.beforeTurn.filter((h) => h !== hook);
+      this.beforeTurnHooks = this.beforeTurnHooks.filter((h) => h !== hook);
     });
   }
 
-  /** Called for every agent process that starts; what it returns is disposed when that process goes. */
+  /** Called for every agent process that starts (in any tab); what it returns is disposed when that process goes. */
   onEachProcess(hook: (session: AgentSession, context: ProcessContext) => vscode.Disposable): vscode.Disposable {
     this.processHooks.push(hook);
     return new vscode.Disposable(() => {
@@ -160,243 +219,64 @@ export class AgentManager implements vscode.Disposable {
     });
   }
 
-  select(name: string): void {
-    this.currentName = name;
-    this.stateEmitter.fire(this._state);
-  }
-
-  /** The running session, starting the selected agent if needed. */
-  ensureStarted(): Promise<AgentSession> {
-    if (this.session) return Promise.resolve(this.session);
-    if (!this.starting) {
-      const starting = this.start(this.generation).finally(() => {
-        if (this.starting === starting) this.starting = undefined;
-      });
-      this.starting = starting;
-    }
-    return this.starting;
-  }
-
-  /**
-   * Stops and starts the agent. By default the same session is reattached (resume → load → new, said in
-   * the transcript); `fresh` opens a new one. A restart by the person also closes the crash breaker.
-   */
-  async restart(options: { fresh?: boolean } = {}): Promise<AgentSession> {
-    await this.stop({ fresh: options.fresh === true });
-    this.crashes = [];
-    return this.ensureStarted();
-  }
-
-  /**
-   * Opens an earlier session of `agentName` (from history): that agent is started and the session
-   * reattached by the ladder, with what `session/load` replays kept for the transcript.
-   */
-  async openSession(agentName: string, sessionId: string): Promise<AgentSession> {
-    this.currentName = agentName;
-    await this.stop({ attach: { sessionId, replay: true } });
-    this.crashes = [];
-    return this.ensureStarted();
-  }
-
-  /**
-   * Stops the agent. `next` says what the next start opens (set at once: a view may start the agent again
-   * while the old one is still shutting down): a fresh session, a session from history, or by default the
-   * last session again.
-   */
-  async stop(next: { fresh?: boolean; attach?: { sessionId: string; replay: boolean } } = {}): Promise<void> {
-    // A start still in flight belongs to the agent being stopped: it must not become the session.
-    this.generation++;
-    this.cancelRestart();
-    this.freshNext = next.fresh === true;
-    this.attachNext = next.attach;
-    // Taken at once: a start made while this stop waits (a prompt sent meanwhile) is not this stop's to end.
-    const pending = this.starting;
-    this.starting = undefined;
-    const s = this.session;
-    this.session = undefined;
-    this.disposeProcess();
-    if (s) this.sessionEmitter.fire(undefined);
-    if (pending) await pending.then((late) => late.shutdown(), () => undefined);
-    if (s) await s.shutdown();
-    if (!this.session && !this.starting) this.setState('stopped');
-  }
-
-  /**
-   * Sends one prompt (text, or content blocks with context) and resolves with the stop reason. `display`: what
-   * the transcript shows as the user's message instead (ACP sessions; RPC agents echo the prompt themselves).
-   */
-  async prompt(input: string | ContentPart[], display?: ContentPart[]): Promise<string> {
-    const session = await this.ensureStarted();
-    const parts = typeof input === 'string' ? [{ type: 'text', text: input }] : input;
-    this.setState('busy');
-    try {
-      await Promise.all(this.beforeTurn.map((hook) => hook().catch((error: Error) => this.log.warn(`Before the turn: ${error.message}`))));
-      return (await session.prompt(parts, display)).stopReason;
-    } finally {
-      if (this.session === session) this.setState('ready');
-    }
-  }
-
-  async cancel(): Promise<void> {
-    await this.session?.cancel();
-  }
-
   dispose(): void {
-    this.cancelRestart();
-    void this.stop();
+    for (const s of this.slots) s.dispose();
+    for (const list of this.subs.values()) for (const d of list) d.dispose();
     this.stateEmitter.dispose();
     this.eventEmitter.dispose();
     this.sessionEmitter.dispose();
+    this.tabsEmitter.dispose();
   }
 
-  private async start(generation: number, attempt = 0): Promise<AgentSession> {
-    const agent = this.defaultAgent();
-    if (!agent) {
-      const message = vscode.l10n.t('No agent is configured. Add one to the "agentHost.agents" setting.');
-      this.setState('error', message);
-      throw new Error(message);
-    }
-    const folders = vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath) ?? [];
-    const cwd = folders[0];
-    if (!cwd) {
-      const message = vscode.l10n.t('Open a folder first: the agent works inside the workspace.');
-      this.setState('error', message);
-      throw new Error(message);
-    }
-    const config = vscode.workspace.getConfiguration('agentHost');
-    this.currentName = agent.name;
-    this.setState('starting');
-    const signIn = this.signInHandler;
-    let restartAfterSignIn = false;
-    const fresh = this.freshNext;
-    this.freshNext = false;
-    const last = this.memento?.get<LastSession>(LAST_SESSION_KEY);
-    const attach = this.attachNext ?? (!fresh && last?.agent === agent.name && last.sessionId ? { sessionId: last.sessionId } : undefined);
-    this.attachNext = undefined;
-    try {
-      const env = signIn ? await signIn.env(agent) : {};
-      const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
-      const extra = Object.assign({}, ...this.services.map((s) => s(agent, cwd, environment))) as Partial<AgentStartOptions>;
-      if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };
-      if (signIn) {
-        extra.onAuthRequired = async (methods) => {
-          const answer = await signIn.signIn(agent, methods);
-          if (answer === 'restart') restartAfterSignIn = true;
-          return typeof answer === 'object' ? answer.authenticate : undefined;
-        };
-      }
-      const session = await this.startAgent(agent, {
-        // Without a host that asks the person, nothing is approved.
-        decidePermission: policyDecider('deny-all'),
-        ...extra,
-        logger: redactingLogger(this.log),
-        cwd,
-        roots: folders,
-        requestTimeoutMs: config.get<number>('requestTimeoutSeconds', 60) * 1000,
-        initializeTimeoutMs: config.get<number>('initializeTimeoutSeconds', 60) * 1000,
-        maxLineBytes: config.get<number>('maxLineBytes', 64 * 1024 * 1024),
-        ...(attach ? { attach } : {}),
-      });
-      if (generation !== this.generation) {
-        // Stopped or restarted while it started (e.g. another agent was picked): never becomes current.
-        await session.shutdown();
-        throw new SupersededStartError(vscode.l10n.t('Agent "{0}" was stopped while it started', agent.name));
-      }
-      this.session = session;
-      this.sessionEmitter.fire(session);
-      this.process = new DisposableStore();
-      this.process.addCallback(session.model.on((e) => this.eventEmitter.fire(e)));
-      this.process.addCallback(
-        session.onHealth((health, detail) => {
-          this.unresponsive = health === 'unresponsive' ? detail : undefined;
-          this.stateEmitter.fire(this._state);
-        }),
-      );
-      this.process.addCallback(
-        session.onExit((exit) => {
-          if (this.session !== session) return;
-          this.session = undefined;
-          this.disposeProcess();
-          this.sessionEmitter.fire(undefined);
-          if (exit.code === 0 && !exit.signal) this.setState('stopped', describeExit(exit));
-          else this.afterCrash(agent, exit);
-        }),
-      );
-      for (const hook of this.processHooks) this.process.add(hook(session, { agent, cwd }));
-      this.setState('ready');
-      void this.memento?.update(LAST_SESSION_KEY, { agent: agent.name, sessionId: session.sessionId } satisfies LastSession);
-      const how = session.attach.requested ? ` (${session.attach.how}; asked for ${session.attach.requested})` : '';
-      this.log.info(`Agent "${agent.name}" ready: session ${session.sessionId}${how}`);
-      return session;
-    } catch (error) {
-      if (generation !== this.generation) throw error; // superseded: the newer start owns the state
-      if (error instanceof AuthRequiredError && restartAfterSignIn && attempt < 2) {
-        this.log.info(`Signed in outside "${agent.name}": starting it again`);
-        return this.start(generation, attempt + 1);
-      }
-      if (error instanceof AgentExitedError) {
-        // It went away while starting (a crash loop when it keeps doing so): same backoff and breaker.
-        this.afterCrash(agent, error.exit);
-        throw error;
-      }
-      const message =
-        error instanceof AuthRequiredError
-          ? vscode.l10n.t('{0}: {1}. Run "Agent Host: Sign In" to sign in.', error.message, error.methods.map((m) => m.name).join(', '))
-          : (error as Error).message;
-      this.setState('error', message);
-      throw error;
-    }
+  /** Stops every tab's agent (the extension host is going). */
+  async stopAll(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.stop()));
   }
 
-  /** Counts the crash, then starts the agent again after the backoff, or opens the breaker and says why. */
-  private afterCrash(agent: AgentConfig, exit: ExitInfo): void {
-    if (exit.spawnError) {
-      // Not a crash: it cannot run at all (a wrong path). Starting it again would fail the same way.
-      this.setState('error', describeExit(exit));
-      return;
-    }
-    const now = Date.now();
-    this.crashes = [...this.crashes.filter((t) => now - t < CRASH_POLICY.windowMs), now];
-    const n = this.crashes.length;
-    if (n >= CRASH_POLICY.breakAfter) {
-      const message = vscode.l10n.t(
-        'Agent "{0}" crashed {1} times within {2} s, so it is not started again. Last exit: {3}',
-        agent.name,
-        n,
-        CRASH_POLICY.windowMs / 1000,
-        describeExit(exit),
-      );
-      this.log.error(message);
-      this.setState('error', message);
-      return;
-    }
-    const delay = CRASH_POLICY.backoffMs[Math.min(n - 1, CRASH_POLICY.backoffMs.length - 1)]!;
-    const message = vscode.l10n.t('Agent "{0}" exited ({1}); starting it again in {2} s', agent.name, describeExit(exit).split('\n')[0]!, delay / 1000);
-    this.log.warn(message);
-    this.setState('error', message);
-    this.cancelRestart();
-    const generation = this.generation;
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      if (generation !== this.generation || this.session || this.starting) return;
-      this.ensureStarted().catch((e: Error) => this.log.warn(`Restart after a crash failed: ${e.message}`));
-    }, delay);
+  // ------------------------------------------------------------------ inside
+
+  private add(id: string | undefined, last: LastSession | undefined): AgentSlot {
+    const tabId = id ?? this.nextId();
+    this.tabCount = Math.max(this.tabCount, Number(tabId.replace(/^t/, '')) || 0);
+    const slot = new AgentSlot(tabId, this.host, last?.sessionId ? last : undefined);
+    if (last && !last.sessionId) slot.select(last.agent);
+    const forward = <T>(event: vscode.Event<T>, emitter: vscode.EventEmitter<T>) => event((v) => slot === this.active && emitter.fire(v));
+    this.subs.set(slot, [
+      forward(slot.onDidChangeState, this.stateEmitter),
+      forward(slot.onSessionEvent, this.eventEmitter),
+      forward(slot.onDidChangeSession, this.sessionEmitter),
+      slot.onDidChangeState(() => this.changed(false)),
+      slot.onDidChangeAttention(() => this.changed(false)),
+    ]);
+    this.slots.push(slot);
+    this.save();
+    return slot;
   }
 
-  private cancelRestart(): void {
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    this.restartTimer = undefined;
+  private nextId(): string {
+    return `t${++this.tabCount}`;
   }
 
-  /** The per-process lifetime ends: listeners on the old session go. */
-  private disposeProcess(): void {
-    this.process.dispose();
+  private show(slot: AgentSlot): void {
+    this.active.setBackground(true);
+    this.active = slot;
+    slot.setBackground(false);
+    this.save();
+    this.changed(true);
+    this.sessionEmitter.fire(slot.current);
+    this.stateEmitter.fire(slot.state);
   }
 
-  private setState(state: AgentState, error?: string): void {
-    this._state = state;
-    if (state === 'stopped' || state === 'starting') this.unresponsive = undefined;
-    this.lastError = error;
-    this.stateEmitter.fire(state);
+  private changed(switched: boolean): void {
+    this.tabsEmitter.fire({ switched });
+  }
+
+  private save(): void {
+    if (!this.memento || !this.active) return;
+    const saved: SavedTabs = {
+      tabs: this.slots.map((s) => ({ id: s.id, ...(s.remembered ? { last: s.remembered } : s.agentName ? { agent: s.agentName } : {}) })),
+      active: this.active.id,
+    };
+    void this.memento.update(TABS_KEY, saved);
   }
 }

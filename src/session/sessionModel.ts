@@ -131,6 +131,11 @@ export class SessionModel {
   private readonly listeners = new Set<Listener>();
   /** Keys of permission entities still pending. */
   private readonly pendingPermissions = new Set<string>();
+
+  /** Whether a permission request waits for an answer. */
+  get awaitingPermission(): boolean {
+    return this.pendingPermissions.size > 0;
+  }
   /** The message that id-less chunks of each role append to; cleared when another entity intervenes. */
   private openMessage: { role: Role; key: string } | undefined;
   private anonymousCount = 0;

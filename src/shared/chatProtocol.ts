@@ -58,7 +58,20 @@ export interface QueuedPrompt {
   context: ContextChip[];
 }
 
+/** One open conversation (chat tab). */
+export interface TabView {
+  id: string;
+  title: string;
+  agent?: string;
+  state: AgentState;
+  active: boolean;
+  /** A background tab's unseen news: a permission waiting, or a turn that ended. */
+  attention?: 'permission' | 'done';
+}
+
 export interface HeaderState {
+  /** The open conversations, in order; one is active. */
+  tabs: TabView[];
   agents: string[];
   agentName?: string;
   state: AgentState;
@@ -125,6 +138,10 @@ export interface ChatRequests {
   editQueued: [{ id: string; text: string }, void];
   selectAgent: [{ name: string }, void];
   newSession: [Record<string, never>, void];
+  /** Another conversation beside this one (same agent unless named); it becomes the active tab. */
+  newTab: [{ agent?: string }, void];
+  switchTab: [{ id: string }, void];
+  closeTab: [{ id: string }, void];
   setMode: [{ modeId: string }, void];
   setModel: [{ modelId: string }, void];
   setConfigOption: [{ configId: string; value: string | boolean }, void];
@@ -173,6 +190,11 @@ export interface ChatStrings {
   removeChip: string;
   agent: string;
   newSession: string;
+  newTab: string;
+  closeTab: string;
+  tabs: string;
+  tabNeedsPermission: string;
+  tabFinished: string;
   mode: string;
   model: string;
   usage: string;

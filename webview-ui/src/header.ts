@@ -2,7 +2,7 @@
  * The toolbar: agent picker, connection state, new session; then the session's pickers — config options in
  * the agent's order (legacy modes / models when no option covers them) — and the usage meter.
  */
-import type { ChatStrings, ConfigOptionView, HeaderState } from '../../src/shared/chatProtocol';
+import type { ChatStrings, ConfigOptionView, HeaderState, TabView } from '../../src/shared/chatProtocol';
 import { h, icon } from './dom';
 import { send } from './rpc';
 
@@ -16,18 +16,21 @@ type SelectEl = HTMLElement & { value: string };
 
 export class Header {
   readonly el: HTMLElement;
+  private readonly tabs: HTMLElement;
   private readonly top: HTMLElement;
   private readonly pickers: HTMLElement;
   private readonly selects = new Map<string, { el: SelectEl; signature: string }>();
 
   constructor(private readonly strings: () => ChatStrings) {
+    this.tabs = h('div', { className: 'tabs', role: 'tablist', 'aria-label': strings().tabs });
     this.top = h('div', { className: 'header-top' });
     this.pickers = h('div', { className: 'header-pickers' });
-    this.el = h('div', { className: 'header', role: 'toolbar', 'aria-label': strings().agent }, this.top, this.pickers);
+    this.el = h('div', { className: 'header' }, this.tabs, h('div', { role: 'toolbar', 'aria-label': strings().agent }, this.top, this.pickers));
   }
 
   update(state: HeaderState): void {
     const s = this.strings();
+    this.renderTabs(state.tabs ?? [], s);
     const stateLabel = { stopped: s.stateStopped, starting: s.stateStarting, ready: s.stateReady, busy: s.stateBusy, error: s.stateError }[state.state];
     const agentChoices = (state.agents.length ? state.agents : [state.agentName ?? '—']).map((a) => ({ value: a, name: a }));
     const agentSelect = this.select('agent', s.agent, agentChoices, state.agentName ?? '', (v) => send('selectAgent', { name: v }));
@@ -56,6 +59,30 @@ export class Header {
     if (state.usage && state.usage.size > 0) pickers.push(this.usage(state, s));
     this.pickers.replaceChildren(...pickers);
     this.pickers.hidden = pickers.length === 0;
+  }
+
+  /** The conversations strip: a tab each (title, a badge for unseen news, close), then "new tab". */
+  private renderTabs(tabs: TabView[], s: ChatStrings): void {
+    const els = tabs.map((t) => {
+      const badge = t.attention ? (t.attention === 'permission' ? s.tabNeedsPermission : s.tabFinished) : undefined;
+      const label = [t.title || t.agent || '—', t.agent && t.agent !== t.title ? `(${t.agent})` : '', badge ? `— ${badge}` : ''].filter(Boolean).join(' ');
+      const tab = h(
+        'button',
+        { className: `tab${t.active ? ' active' : ''}${t.attention ? ` attention-${t.attention}` : ''}`, role: 'tab', 'aria-selected': String(t.active), title: label, 'data-tab': t.id, 'data-testid': `tab-${t.id}` },
+        ...(t.state === 'busy' || t.state === 'starting' ? [icon('loading codicon-modifier-spin')] : []),
+        h('span', { className: 'tab-title' }, t.title || t.agent || '—'),
+        ...(t.attention ? [h('span', { className: `tab-badge ${t.attention}`, 'aria-label': badge }, icon(t.attention === 'permission' ? 'shield' : 'circle-filled'))] : []),
+      );
+      tab.addEventListener('click', () => {
+        if (!t.active) send('switchTab', { id: t.id });
+      });
+      const close = h('button', { className: 'tab-close', title: s.closeTab, 'aria-label': `${s.closeTab}: ${t.title}`, 'data-testid': `close-${t.id}` }, icon('close'));
+      close.addEventListener('click', () => send('closeTab', { id: t.id }));
+      return h('span', { className: `tab-wrap${t.active ? ' active' : ''}` }, tab, ...(tabs.length > 1 ? [close] : []));
+    });
+    const add = h('button', { className: 'tab-new', title: s.newTab, 'aria-label': s.newTab, 'data-testid': 'new-tab' }, icon('add'));
+    add.addEventListener('click', () => send('newTab', {}));
+    this.tabs.replaceChildren(...els, add);
   }
 
   private configPicker(o: ConfigOptionView): HTMLElement {

@@ -24,6 +24,11 @@ type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<
 const FLUSH_MS = 40;
 const HISTORY_KEY = 'agentHost.chat.history';
 
+/** Where a tab's earlier transcript is kept (the first tab keeps the key of the days before tabs). */
+function historyKey(tabId: string): string {
+  return tabId === 't1' ? HISTORY_KEY : `${HISTORY_KEY}.${tabId}`;
+}
+
 /** A start overtaken by a later action is not an error to show. */
 function unlessSuperseded(error: unknown): void {
   if (!(error instanceof SupersededStartError)) throw error;
@@ -44,7 +49,8 @@ export class ChatController implements vscode.Disposable {
   private queue: QueuedPrompt[] = [];
   private queueCount = 0;
   private pendingContext: ContextChip[] = [];
-  private inFlight = false;
+  /** Tabs whose prompt was sent and not yet answered (a tab keeps streaming while another is shown). */
+  private readonly inFlightTabs = new Set<string>();
   /** The session being opened from history, until it is followed. */
   private opening: string | undefined;
   private readonly sinks = new Set<(event: HostEvent) => void>();
@@ -61,6 +67,11 @@ export class ChatController implements vscode.Disposable {
 
   /** The transcript of earlier windows (the agent process does not survive a reload), shown above the session. */
   private history: TimelineEntity[];
+  /** The tab shown; the others' queued prompts wait here until their tab is shown again. */
+  private tabId: string;
+  private readonly tabQueues = new Map<string, QueuedPrompt[]>();
+  /** Tabs' earlier transcripts in this window (the stored copy also holds their live sessions). */
+  private readonly tabHistories = new Map<string, TimelineEntity[]>();
 
   constructor(
     private readonly manager: AgentManager,
@@ -69,9 +80,11 @@ export class ChatController implements vscode.Disposable {
     /** Answers permission cards in the chat; without it cards show no buttons. */
     private readonly broker: PermissionBroker | undefined,
   ) {
-    this.history = memento.get<TimelineEntity[]>(HISTORY_KEY, []);
+    this.tabId = manager.activeTabId;
+    this.history = memento.get<TimelineEntity[]>(historyKey(this.tabId), []);
     this.subs.push(
       this.editor,
+      manager.onDidChangeTabs(({ switched }) => (switched ? this.showTab() : this.markHeader())),
       manager.onDidChangeSession((s) => {
         if (s) this.follow(s);
         this.markHeader();
@@ -158,13 +171,23 @@ export class ChatController implements vscode.Disposable {
       this.manager.select(name);
       await this.manager.restart().catch(unlessSuperseded);
     },
+    newTab: ({ agent }) => {
+      this.manager.newTab(agent);
+    },
+    switchTab: ({ id }) => this.manager.switchTab(id),
+    closeTab: async ({ id }) => {
+      if (this.manager.tabs().length > 1) void this.memento.update(historyKey(id), undefined);
+      this.tabQueues.delete(id);
+      this.tabHistories.delete(id);
+      await this.manager.closeTab(id);
+    },
     newSession: async () => {
       this.local = [];
       this.history = [];
       this.unsubscribeModel?.();
       this.unsubscribeModel = undefined;
       this.model = undefined;
-      void this.memento.update(HISTORY_KEY, []);
+      void this.memento.update(historyKey(this.tabId), []);
       this.post({ type: 'snapshot', snapshot: this.snapshot() });
       await this.manager.restart({ fresh: true }).catch(unlessSuperseded);
     },
@@ -231,26 +254,27 @@ export class ChatController implements vscode.Disposable {
   }
 
   private busy(): boolean {
-    return this.inFlight || (this.model !== undefined && this.manager.current?.model === this.model && this.model.turn !== 'idle');
+    return this.inFlightTabs.has(this.tabId) || (this.model !== undefined && this.manager.current?.model === this.model && this.model.turn !== 'idle');
   }
 
   private send(text: string, context: ContextChip[]): void {
     const { parts, dropped } = buildPromptParts(text, context, this.caps());
     if (dropped.length) this.addLocalNotice('warning', chatStrings().imagesUnsupported);
     if (!parts.length) return;
-    this.inFlight = true;
+    const tab = this.tabId;
+    this.inFlightTabs.add(tab);
     this.markHeader();
     this.manager
       .prompt(parts)
       .catch((error: Error) => {
         this.log.error(`Chat prompt failed: ${error.message}`);
         // An agent that exited mid-turn already left its notice in the model.
-        if (!this.model || this.manager.current?.model !== this.model || this.model.timeline().at(-1)?.kind !== 'notice') {
+        if (tab === this.tabId && (!this.model || this.manager.current?.model !== this.model || this.model.timeline().at(-1)?.kind !== 'notice')) {
           this.addLocalNotice('error', error.message.split('\n')[0] ?? error.message, error.message);
         }
       })
       .finally(() => {
-        this.inFlight = false;
+        this.inFlightTabs.delete(tab);
         this.markHeader();
         setTimeout(() => this.drain(), 0);
       });
@@ -290,6 +314,29 @@ export class ChatController implements vscode.Disposable {
       return await this.manager.openSession(agentName, sessionId);
     } finally {
       this.opening = undefined;
+    }
+  }
+
+  /** Another tab became active: its transcript (earlier copy and live session) and its queue are shown. */
+  private showTab(): void {
+    if (this.manager.activeTabId === this.tabId) return;
+    this.tabQueues.set(this.tabId, this.queue);
+    this.tabHistories.set(this.tabId, this.history);
+    this.unsubscribeModel?.();
+    this.unsubscribeModel = undefined;
+    this.model = undefined;
+    this.session = undefined;
+    this.local = [];
+    this.dirty.clear();
+    this.tabId = this.manager.activeTabId;
+    this.history = this.tabHistories.get(this.tabId) ?? this.memento.get<TimelineEntity[]>(historyKey(this.tabId), []);
+    this.queue = this.tabQueues.get(this.tabId) ?? [];
+    this.tabQueues.delete(this.tabId);
+    const current = this.manager.current;
+    if (current) this.follow(current);
+    else this.post({ type: 'snapshot', snapshot: this.snapshot() });
+    if (this.manager.state === 'stopped' && !this.manager.error) {
+      this.manager.ensureStarted().catch((e: Error) => this.log.warn(`Chat: agent did not start: ${e.message}`));
     }
   }
 
@@ -348,7 +395,7 @@ export class ChatController implements vscode.Disposable {
     const sid = this.model?.sessionId ?? '';
     const live = (this.model?.timeline() ?? []).map((e) => ({ ...e, id: `prev:${sid}:${e.id}` }) as TimelineEntity);
     const kept = boundedHistory(this.history, live);
-    void this.memento.update(HISTORY_KEY, kept);
+    void this.memento.update(historyKey(this.tabId), kept);
     return kept;
   }
 
@@ -358,10 +405,11 @@ export class ChatController implements vscode.Disposable {
 
   private header(): HeaderState {
     const m = this.manager.current?.model === this.model ? this.model : undefined;
-    const state = this.inFlight && this.manager.state === 'ready' ? 'busy' : this.manager.state;
+    const state = this.inFlightTabs.has(this.tabId) && this.manager.state === 'ready' ? 'busy' : this.manager.state;
     const error = this.manager.error?.split('\n')[0];
     const rpc = this.agentState();
     return {
+      tabs: this.manager.tabs(),
       agents: this.manager.agents().map((a) => a.name),
       ...(this.manager.agentName ? { agentName: this.manager.agentName } : {}),
       state,
