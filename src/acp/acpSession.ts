@@ -290,6 +290,12 @@ export class AcpSession implements AgentSession {
     if (this.model.models) this.model.setModels({ ...this.model.models, currentModelId: modelId });
   }
 
+  async close(): Promise<void> {
+    if (!this.client.agentCapabilities.sessionCapabilities?.close) return;
+    if (this.model.turn !== 'idle') await this.cancel();
+    await this.client.closeSession(this.sessionId);
+  }
+
   shutdown(): Promise<ExitInfo> {
     this.terminals?.disposeAll();
     return this.client.shutdown();

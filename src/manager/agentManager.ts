@@ -172,7 +172,7 @@ export class AgentManager implements vscode.Disposable {
     this.subs.delete(slot);
     if (slot === this.active) this.show(this.slots[Math.min(i, this.slots.length - 1)]!);
     else this.changed(false);
-    await slot.stop();
+    await slot.close();
     slot.dispose();
   }
 

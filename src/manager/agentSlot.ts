@@ -240,6 +240,13 @@ export class AgentSlot implements vscode.Disposable {
     }
   }
 
+  /** The tab closes: its session is closed (when the agent offers it), then its process stops. */
+  async close(): Promise<void> {
+    const session = this.session;
+    await session?.close?.().catch((error: Error) => this.log.warn(`session/close failed: ${error.message}`));
+    await this.stop();
+  }
+
   async cancel(): Promise<void> {
     await this.session?.cancel();
   }

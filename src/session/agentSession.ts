@@ -68,6 +68,8 @@ export interface AgentSession {
   setMode(modeId: string): Promise<void>;
   setConfigOption(configId: string, value: string | boolean): Promise<void>;
   setModel(modelId: string): Promise<void>;
+  /** Ends the session for good before the process goes (ACP `session/close` when the agent offers it). */
+  close?(): Promise<void>;
   shutdown(): Promise<ExitInfo>;
   onExit(listener: (exit: ExitInfo) => void): () => void;
   /** 'unresponsive' after a request timed out, 'ok' again at the next answer. */

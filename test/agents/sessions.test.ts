@@ -9,7 +9,11 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
+import { AcpSession } from '../../src/acp/acpSession';
+import { streamLogger } from '../../src/core/log';
+import { policyDecider } from '../../src/session/permissions';
 import { startScriptedModel } from '../model/scriptedModel';
+import { plainHost } from '../support/plainHost';
 import { cliPath, repoRoot } from '../support/paths';
 import { agentById } from './catalog';
 
@@ -118,4 +122,34 @@ describe('sessions: reattach with --resume and the sessions verbs (real agents)'
       }
     });
   }
+
+  test('Codex: closing a session (a chat tab closed) sends session/close, answered before the process stops', { timeout: 120_000 }, async () => {
+    const agent = agentById('codex')!;
+    assert.ok(agent.installed(), 'codex is not installed: run scripts/setup-agents.sh');
+    const model = await startScriptedModel();
+    fs.mkdirSync(SCRATCH_ROOT, { recursive: true });
+    const scratch = fs.mkdtempSync(path.join(SCRATCH_ROOT, 'close-'));
+    const workspace = path.join(scratch, 'workspace');
+    fs.mkdirSync(workspace);
+    const frames: { dir: string; msg: Record<string, unknown> }[] = [];
+    try {
+      const spec = await agent.prepare({ scratch, modelUrl: model.url, workspace });
+      const session = await AcpSession.start(
+        { name: 'codex', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false },
+        { logger: streamLogger(() => undefined, 'off'), cwd: workspace, ...plainHost(workspace), decidePermission: policyDecider('deny-all'), frameTap: (dir, msg) => frames.push({ dir, msg: msg as Record<string, unknown> }) },
+      );
+      try {
+        assert.equal((await session.prompt([{ type: 'text', text: 'SCENARIO: answer {"text": "hi"}' }])).stopReason, 'end_turn');
+        await session.close!();
+      } finally {
+        await session.shutdown();
+      }
+      const close = frames.find((f) => f.dir === 'out' && f.msg.method === 'session/close');
+      assert.deepEqual(close?.msg.params, { sessionId: session.sessionId });
+      assert.ok(frames.some((f) => f.dir === 'in' && f.msg.id === close!.msg.id && 'result' in f.msg), 'session/close was not answered');
+    } finally {
+      await model.close();
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  });
 });
