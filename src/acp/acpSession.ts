@@ -8,7 +8,7 @@ import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotTo
 import { SessionModel, type ContentPart } from '../session/sessionModel';
 import { AcpClient, ErrorCodes } from './acpClient';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
-import { fileHandlers, terminalHandlers } from './hostHandlers';
+import { AcpConnection, type ConnectionMember } from './acpConnection';
 import type { ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest, SessionNotification } from './types';
 
 /** What we tell the agent we can do: only what this start was given services for. */
@@ -51,6 +51,7 @@ export class AcpSession implements AgentSession {
   readonly model: SessionModel;
   private readonly terminals: TerminalAccess | undefined;
   private permissionCount = 0;
+  private readonly offExit: () => void;
 
   private constructor(
     readonly client: AcpClient,
@@ -58,10 +59,12 @@ export class AcpSession implements AgentSession {
     private readonly options: AgentStartOptions,
     private readonly agentName: string,
     readonly attach: AttachInfo,
+    private readonly connection: AcpConnection,
+    private readonly member: ConnectionMember,
   ) {
     this.model = new SessionModel(sessionId);
     this.terminals = options.terminals;
-    client.onExit((exit) => {
+    this.offExit = client.onExit((exit) => {
       options.terminals?.disposeAll();
       if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', 'Agent exited', describeExit(exit));
     });
@@ -100,53 +103,32 @@ export class AcpSession implements AgentSession {
     };
   }
 
-  /** Spawns the agent, initializes, and opens a new session in `options.cwd`. */
+  /**
+   * Starts the agent (or, with `shareProcess`, joins the process already serving it), then opens a new
+   * session in `options.cwd` or reattaches `options.attach`.
+   */
   static async start(config: AgentConfig, options: AgentStartOptions): Promise<AcpSession> {
-    // The session exists only after session/new, but permission requests need it: bind late.
+    // The session exists only after session/new, but permission requests and updates need it: bind late.
     let session: AcpSession | undefined;
-    const client = AcpClient.spawn(
-      {
-        command: config.command,
-        args: config.args ?? [],
-        env: { ...(config.env ?? {}), ...(options.env ?? {}) },
-        cwd: config.cwd ?? options.cwd,
-        ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
-      },
-      {
-        logger: options.logger,
-        ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-        ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
-        ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
-        ...(options.frameTap ? { frameTap: options.frameTap } : {}),
-        handlers: {
-          requestPermission: async (params, signal) => {
-            if (!session) return { outcome: { outcome: 'cancelled' } };
-            return session.onPermission(params, signal);
-          },
-          ...(options.files ? fileHandlers(options.files) : {}),
-          ...(options.terminals ? { terminal: terminalHandlers(options.terminals) } : {}),
-          ...(options.extRequests ? { extRequests: options.extRequests } : {}),
-        },
-      },
-    );
-    // Updates that arrive before the session object exists (a `session/load` replay) wait here.
-    const early: SessionNotification[] = [];
-    client.onSessionUpdate((n) => {
-      if (session) {
-        if (n.sessionId === session.sessionId) applyAcpUpdate(session.model, n.update);
-        else options.logger.debug(`Update for unknown session ${n.sessionId} ignored`);
-      } else early.push(n);
-    });
+    const member: ConnectionMember = {
+      options,
+      permission: async (params, signal) => (session ? session.onPermission(params, signal) : { outcome: { outcome: 'cancelled' } }),
+      update: (n) => session && applyAcpUpdate(session.model, n.update),
+    };
+    const connection = await AcpConnection.open(config, options, clientCapabilities(options));
+    connection.join(member);
+    const client = connection.client;
     try {
-      await client.initialize(clientCapabilities(options));
       const { created, attach } = options.attach
         ? await AcpSession.reattach(client, options, options.attach.sessionId)
         : { created: await AcpSession.newSessionSigningIn(client, options), attach: { how: 'new' as const } };
-      session = new AcpSession(client, created.sessionId, options, config.name, attach);
+      session = new AcpSession(client, created.sessionId, options, config.name, attach, connection, member);
       session.applySessionSetup(created);
-      const keepReplay = attach.how === 'loaded' && options.attach?.replay === true;
-      for (const n of early.splice(0)) {
-        if (n.sessionId === session.sessionId && keepReplay && !isInjectedReminder(n)) applyAcpUpdate(session.model, n.update);
+      // Updates that came before the session object existed (a `session/load` replay) are kept only when asked.
+      // A new session's early updates (commands, modes) count; a reattached one's replay only when asked.
+      const keep = attach.how === 'new' || (attach.how === 'loaded' && options.attach?.replay === true);
+      for (const n of connection.bind(member, session.sessionId)) {
+        if (keep && !isInjectedReminder(n)) applyAcpUpdate(session.model, n.update);
       }
       if (options.attach) {
         const { title, detail } = attachNotice(attach);
@@ -155,7 +137,7 @@ export class AcpSession implements AgentSession {
       return session;
     } catch (error) {
       options.terminals?.disposeAll();
-      await client.shutdown();
+      await connection.leave(member);
       throw error;
     }
   }
@@ -296,9 +278,13 @@ export class AcpSession implements AgentSession {
     await this.client.closeSession(this.sessionId);
   }
 
-  shutdown(): Promise<ExitInfo> {
+  /** This session lets go of its process; the process ends unless other sessions (tabs) still use it. */
+  async shutdown(): Promise<ExitInfo> {
     this.terminals?.disposeAll();
-    return this.client.shutdown();
+    // Others keep the process: this session is closed on the agent's side (when it can), not left behind.
+    if (this.connection.size > 1) await this.close().catch((error: Error) => this.options.logger.warn(`session/close failed: ${error.message}`));
+    this.offExit();
+    return this.connection.leave(this.member);
   }
 
   onExit(listener: (exit: ExitInfo) => void): () => void {

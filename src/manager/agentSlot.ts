@@ -327,6 +327,7 @@ export class AgentSlot implements vscode.Disposable {
         initializeTimeoutMs: config.get<number>('initializeTimeoutSeconds', 60) * 1000,
         maxLineBytes: config.get<number>('maxLineBytes', 64 * 1024 * 1024),
         ...(attach ? { attach } : {}),
+        shareProcess: true,
       });
       if (generation !== this.generation) {
         // Stopped or restarted while it started (e.g. another agent was picked): never becomes current.

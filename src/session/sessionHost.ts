@@ -180,4 +180,9 @@ export interface AgentStartOptions {
    * view); otherwise the replay is dropped because the host already shows its own copy.
    */
   attach?: { sessionId: string; replay?: boolean };
+  /**
+   * Share one agent process between the sessions of the same agent and folder (the editor's tabs), when
+   * the protocol allows several sessions on one connection (ACP). The CLI runs one process per run.
+   */
+  shareProcess?: boolean;
 }

@@ -35,6 +35,29 @@ async function until<T>(what: string, probe: () => T | undefined | false, ms = 3
 
 /** The process-group leader whose environment holds `marker` (the agent we spawned in its own group). */
 function groupLeaderWith(marker: string): number | undefined {
+  return groupLeadersWith(marker)[0];
+}
+
+/** Live processes running `command` (argv[0]) whose environment holds `marker`. */
+function processesOf(command: string, marker: string): number[] {
+  const found: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0')[0] !== command) continue;
+      if (!fs.readFileSync(`/proc/${name}/environ`, 'utf8').includes(marker)) continue;
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z') found.push(Number(name));
+    } catch {
+      /* gone or not ours */
+    }
+  }
+  return found;
+}
+
+/** Every live process-group leader whose environment holds `marker`. */
+function groupLeadersWith(marker: string): number[] {
+  const found: number[] = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
@@ -42,12 +65,12 @@ function groupLeaderWith(marker: string): number | undefined {
       if (!environ.includes(marker)) continue;
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] !== 'Z' && Number(fields[2]) === Number(name)) return Number(name);
+      if (fields[0] !== 'Z' && Number(fields[2]) === Number(name)) found.push(Number(name));
     } catch {
       /* gone or not ours */
     }
   }
-  return undefined;
+  return found;
 }
 
 describe('Sessions survive the agent: crash → restart → reattach; the crash breaker', () => {
@@ -111,6 +134,46 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
       }
     });
   }
+
+  it('two tabs with one agent share its process (ACP sessions on one connection); closing a tab keeps it for the other', async function () {
+    this.timeout(120_000);
+    const agent = agentById('codex')!;
+    assert.ok(agent.installed(), 'codex is not installed');
+    const model = await startScriptedModel();
+    const scratch = fs.mkdtempSync(path.join(path.dirname(folder()), 'shared-codex-'));
+    try {
+      const spec = await agent.prepare({ scratch, modelUrl: model.url, workspace: folder() });
+      const name = 'shared-codex';
+      const others = api.manager.agents().filter((a) => a.name !== name);
+      await config().update('agents', [...others, { name, command: spec.command, args: spec.args, env: spec.env, inheritEnv: false }], vscode.ConfigurationTarget.Workspace);
+      await api.manager.stop();
+      api.manager.select(name);
+      const first = await api.manager.restart({ fresh: true });
+      const tab1 = api.manager.activeTabId;
+      assert.equal(await api.manager.prompt('ALPHA-ONE\nSCENARIO: answer {"text": "alpha"}'), 'end_turn');
+      const tab2 = api.manager.newTab(name);
+      const second = await api.manager.ensureStarted();
+      assert.notEqual(second.sessionId, first.sessionId);
+      assert.equal(await api.manager.prompt('BRAVO-TWO\nSCENARIO: answer {"text": "bravo"}'), 'end_turn');
+      const agentProcs = () => processesOf(spec.command, scratch);
+      assert.equal(agentProcs().length, 1, 'one process for both tabs');
+      const bravo = model.requests.map((r) => JSON.stringify(r.body ?? null)).filter((b) => b.includes('BRAVO-TWO'));
+      assert.ok(bravo.length > 0 && bravo.every((b) => !b.includes('ALPHA-ONE')), 'the second session saw the first');
+      // Closing tab 2 leaves the process to tab 1, which still answers.
+      const [agentPid] = agentProcs();
+      await api.manager.closeTab(tab2);
+      assert.equal(api.manager.activeTabId, tab1);
+      assert.deepEqual(agentProcs(), [agentPid], 'the shared process went with the tab');
+      assert.equal(await api.manager.prompt('ALPHA-AGAIN\nSCENARIO: answer {"text": "alpha again"}'), 'end_turn');
+      // The last session lets go: the process ends.
+      await api.manager.stop();
+      await until('the process to end', () => agentProcs().length === 0, 15_000);
+    } finally {
+      await api.manager.stop();
+      await model.close();
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  });
 
   it('a crash loop: three spawns (1 s, 2 s backoff), then the breaker says why; no fourth spawn', async function () {
     this.timeout(60_000);
