@@ -75,10 +75,24 @@ async function startProxy(target: string): Promise<{ url: string; holdTask: stri
 }
 
 async function palette(page: Page, text: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(text);
+  // The palette can close under the typing (the workbench takes focus back once, e.g. as an agent starts):
+  // open it again, a few times, before giving up.
+  for (let attempt = 0; ; attempt++) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    const typed = await input
+      .waitFor({ state: 'visible', timeout: 15_000 })
+      .then(() => input.fill(text, { timeout: 5_000 }))
+      .then(
+        () => true,
+        (error: Error) => {
+          if (attempt >= 3) throw error;
+          return false;
+        },
+      );
+    if (typed) return;
+    await page.keyboard.press('Escape');
+  }
 }
 
 async function openFile(page: Page, rel: string): Promise<void> {
