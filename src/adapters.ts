@@ -14,9 +14,8 @@ export async function startAgentSession(config: AgentConfig, options: AgentStart
   switch (config.protocol ?? 'acp') {
     case 'acp':
       return AcpSession.start(config, options);
-    case 'rpc':
-      return new RpcAgentSession(
-        await RpcSession.start(config, {
+    case 'rpc': {
+      const rpc = await RpcSession.start(config, {
         logger: options.logger,
         cwd: options.cwd,
         ...(options.ui ? { rpcUi: options.ui } : {}),
@@ -25,9 +24,14 @@ export async function startAgentSession(config: AgentConfig, options: AgentStart
         ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
         ...(options.frameTap ? { frameTap: options.frameTap } : {}),
-        }),
-        options.attach?.sessionId,
-      );
+      });
+      try {
+        return await RpcAgentSession.open(rpc, options.attach);
+      } catch (error) {
+        await rpc.shutdown();
+        throw error;
+      }
+    }
   }
 }
 

@@ -22,6 +22,31 @@ export interface ConnectionMember {
   update(n: SessionNotification): void;
 }
 
+/** Spawns the configured agent as an ACP client with `handlers` (the options' logger, limits and tap). */
+export function spawnClient(
+  config: AgentConfig,
+  options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'maxLineBytes' | 'frameTap'>,
+  handlers: AcpClientHandlers,
+): AcpClient {
+  return AcpClient.spawn(
+    {
+      command: config.command,
+      args: config.args ?? [],
+      env: { ...(config.env ?? {}), ...(options.env ?? {}) },
+      cwd: config.cwd ?? options.cwd,
+      ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
+    },
+    {
+      logger: options.logger,
+      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+      ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
+      ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+      ...(options.frameTap ? { frameTap: options.frameTap } : {}),
+      handlers,
+    },
+  );
+}
+
 /** Updates for a session id nobody has claimed yet (a load's replay, an update before session/new answers). */
 const MAX_EARLY = 10_000;
 
@@ -71,23 +96,7 @@ export class AcpConnection {
         : {}),
       ...(options.extRequests ? { extRequests: options.extRequests } : {}),
     };
-    this.client = AcpClient.spawn(
-      {
-        command: config.command,
-        args: config.args ?? [],
-        env: { ...(config.env ?? {}), ...(options.env ?? {}) },
-        cwd: config.cwd ?? options.cwd,
-        ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
-      },
-      {
-        logger: options.logger,
-        ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-        ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
-        ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
-        ...(options.frameTap ? { frameTap: options.frameTap } : {}),
-        handlers,
-      },
-    );
+    this.client = spawnClient(config, options, handlers);
     this.client.onSessionUpdate((n) => {
       const m = this.bySession.get(n.sessionId);
       if (m) return m.update(n);

@@ -8,7 +8,7 @@ import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotTo
 import { SessionModel, type ContentPart } from '../session/sessionModel';
 import { AcpClient, ErrorCodes } from './acpClient';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
-import { AcpConnection, type ConnectionMember } from './acpConnection';
+import { AcpConnection, spawnClient, type ConnectionMember } from './acpConnection';
 import type { ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest, SessionNotification } from './types';
 
 /** What we tell the agent we can do: only what this start was given services for. */
@@ -173,22 +173,8 @@ export class AcpSession implements AgentSession {
 
   /** Starts the agent only to reach its session store (`session/list`, `session/delete`); no session is opened. */
   static async directory(config: AgentConfig, options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs'>): Promise<AgentSessionDirectory> {
-    const client = AcpClient.spawn(
-      {
-        command: config.command,
-        args: config.args ?? [],
-        env: { ...(config.env ?? {}), ...(options.env ?? {}) },
-        cwd: config.cwd ?? options.cwd,
-        ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
-      },
-      {
-        logger: options.logger,
-        ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-        ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
-        // Nothing to approve without a session: any permission request is answered cancelled.
-        handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
-      },
-    );
+    // Nothing to approve without a session: any permission request is answered cancelled.
+    const client = spawnClient(config, options, { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) });
     try {
       await client.initialize(clientCapabilities({}));
     } catch (error) {

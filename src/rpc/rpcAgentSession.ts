@@ -3,6 +3,8 @@
  * agent's own streaming queue (steer / follow-up), the command surface ("Agent Commands…") and a typed
  * projection of its state for the chat. Session stats are fetched after every turn here, not by a view.
  */
+import { readdir } from 'node:fs/promises';
+import * as path from 'node:path';
 import type { ExitInfo } from '../core/agentProcess';
 import type { AgentCommandMap, AgentCommandName, AgentCommands, CommandSupport, ImageInput } from '../session/agentCommands';
 import type { AgentExtras, AgentHealth, AgentSession, AttachInfo, PromptCapabilities, StreamingQueue } from '../session/agentSession';
@@ -61,12 +63,17 @@ export class RpcAgentSession implements AgentSession {
 
   readonly attach: AttachInfo;
 
-  /** `requested`: an earlier session asked for; pi RPC sessions are not reattached yet, said as such. */
-  constructor(readonly rpc: RpcSession, requested?: string) {
+  /** Use `open` (it reattaches); `attach` says how this session came to be. */
+  constructor(
+    readonly rpc: RpcSession,
+    attach: AttachInfo = { how: 'new' },
+  ) {
     const session = rpc;
-    this.attach = requested ? { how: 'new', requested, detail: 'pi RPC agents are not reattached yet' } : { how: 'new' };
-    if (requested) {
-      session.model.notice('warning', 'Could not reattach: this is a NEW session', `Session ${requested} could not be reattached (${this.attach.detail}); the agent does not remember it.`);
+    this.attach = attach;
+    if (attach.requested && attach.how === 'new') {
+      session.model.notice('warning', 'Could not reattach: this is a NEW session', `Session ${attach.requested} could not be reattached (${attach.detail}); the agent does not remember it.`);
+    } else if (attach.requested) {
+      session.model.notice('info', 'Session resumed', `Session ${attach.requested}: the agent switched to its session file and keeps its context; what is above is Agent Host's copy.`);
     }
     this.queue = {
       get canSteer() {
@@ -99,8 +106,18 @@ export class RpcAgentSession implements AgentSession {
     session.onExit(() => this.unsubscribe());
   }
 
+  /** The agent's own session id (it changes when a session file is switched to). */
   get sessionId(): string {
-    return this.rpc.sessionId;
+    return this.rpc.currentAgentSessionId || this.rpc.sessionId;
+  }
+
+  /**
+   * A session on a started pi agent: new, or `attach`ed — pi keeps each session in a file named
+   * `<time>_<id>.jsonl` beside the current one, and `switch_session` to it brings its context back.
+   */
+  static async open(rpc: RpcSession, attach?: { sessionId: string }): Promise<RpcAgentSession> {
+    if (!attach) return new RpcAgentSession(rpc);
+    return new RpcAgentSession(rpc, await reattach(rpc, attach.sessionId));
   }
   get model(): SessionModel {
     return this.rpc.model;
@@ -173,4 +190,19 @@ async function runCommand<K extends AgentCommandName>(s: RpcSession, name: K, ar
     get_messages: () => s.getMessages(),
   };
   return table[name]() as Promise<AgentCommandMap[K][1]>;
+}
+
+/** pi's reattach: find the session's file beside the current one and switch to it. */
+async function reattach(rpc: RpcSession, requested: string): Promise<AttachInfo> {
+  const fail = (detail: string): AttachInfo => ({ how: 'new', requested, detail });
+  if (!rpc.supports('switch_session').supported) return fail('the agent cannot switch sessions');
+  const file = (await rpc.getState()).sessionFile;
+  if (!file) return fail('the agent keeps no session files (it runs with --no-session)');
+  const dir = path.dirname(file);
+  const name = (await readdir(dir).catch(() => [] as string[])).find((n) => n.endsWith(`_${requested}.jsonl`));
+  if (!name) return fail(`no session file for it in ${dir}`);
+  const switched = await rpc.switchSession(path.join(dir, name));
+  if (switched.cancelled) return fail('switch_session was cancelled (by an extension of the agent)');
+  await rpc.getState();
+  return rpc.currentAgentSessionId === requested ? { how: 'resumed', requested } : fail(`after switch_session the agent reports session ${rpc.currentAgentSessionId}`);
 }

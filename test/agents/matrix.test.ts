@@ -3,7 +3,6 @@
  * headless CLI, against the scripted model. Asserts on files on disk and on the frames exchanged.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -13,7 +12,8 @@ import { streamLogger } from '../../src/core/log';
 import type { AgentConfig } from '../../src/session/agentConfig';
 import { policyDecider, type PermissionDecider, type PolicyName } from '../../src/session/permissions';
 import { startScriptedModel, type ScriptedModel } from '../model/scriptedModel';
-import { cliPath, repoRoot } from '../support/paths';
+import { runCli } from '../support/cli';
+import { repoRoot } from '../support/paths';
 import { AGENTS, type AgentFixture } from './catalog';
 
 type Frame = { dir: 'in' | 'out'; at: number; msg: Record<string, unknown> };
@@ -77,16 +77,6 @@ function agentText(run: { session: AcpSession }): string {
   return run.session.model.messages('agent').map((m) => m.text).join('');
 }
 
-function runCli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('agent matrix: real agents through Agent Host', { concurrency: false }, () => {
   after(() => {

@@ -5,7 +5,6 @@
  * model received). Then the `sessions` verbs on the agent's list and the local index.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
@@ -14,7 +13,8 @@ import { streamLogger } from '../../src/core/log';
 import { policyDecider } from '../../src/session/permissions';
 import { startScriptedModel } from '../model/scriptedModel';
 import { plainHost } from '../support/plainHost';
-import { cliPath, repoRoot } from '../support/paths';
+import { runCli } from '../support/cli';
+import { repoRoot } from '../support/paths';
 import { agentById } from './catalog';
 
 const SCRATCH_ROOT = path.join(repoRoot, '.scratch', 'sessions');
@@ -28,16 +28,6 @@ const EXPECTED: Record<string, 'resumed' | 'loaded' | 'new'> = { opencode: 'resu
 const AGENT_IDS = Object.keys(EXPECTED).filter((id) => only.length === 0 || only.includes(id));
 const CODE_WORD = 'PELICAN-4711';
 
-function runCli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const events = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
