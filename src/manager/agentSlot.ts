@@ -121,7 +121,9 @@ export class AgentSlot implements vscode.Disposable {
 
   /** The tab's title: its first prompt (this process's or remembered), else the agent's name. */
   get title(): string {
-    const first = this.session?.model.messages('user')[0]?.text ?? this.remembered?.title;
+    // A reattached session keeps the title of its first prompt, not of the first one since the reload.
+    const kept = this.remembered?.title && (!this.session || this.remembered.sessionId === this.session.sessionId) ? this.remembered.title : undefined;
+    const first = kept ?? this.session?.model.messages('user')[0]?.text ?? this.remembered?.title;
     return first ? titleFrom(first) : (this.agentName ?? '');
   }
 
@@ -361,7 +363,7 @@ export class AgentSlot implements vscode.Disposable {
       );
       for (const hook of this.host.processHooks()) this.process.add(hook(session, { agent, cwd }));
       this.setState('ready');
-      const title = session.model.messages('user')[0]?.text ?? (this.remembered?.sessionId === session.sessionId ? this.remembered.title : undefined);
+      const title = (this.remembered?.sessionId === session.sessionId ? this.remembered.title : undefined) ?? session.model.messages('user')[0]?.text;
       this.remembered = { agent: agent.name, sessionId: session.sessionId, ...(title ? { title } : {}) };
       this.process.addCallback(
         session.model.on((e) => {
