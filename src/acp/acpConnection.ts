@@ -9,7 +9,7 @@
  */
 import { ResponseError } from 'vscode-jsonrpc/node';
 import type { ExitInfo } from '../core/agentProcess';
-import type { AgentConfig } from '../session/agentConfig';
+import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import type { AgentStartOptions } from '../session/sessionHost';
 import { AcpClient, ErrorCodes, type AcpClientHandlers } from './acpClient';
 import { fileHandlers, terminalHandlers } from './hostHandlers';
@@ -29,13 +29,7 @@ export function spawnClient(
   handlers: AcpClientHandlers,
 ): AcpClient {
   return AcpClient.spawn(
-    {
-      command: config.command,
-      args: config.args ?? [],
-      env: { ...(config.env ?? {}), ...(options.env ?? {}) },
-      cwd: config.cwd ?? options.cwd,
-      ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
-    },
+    spawnSpecOf(config, options.cwd, options.env),
     {
       logger: options.logger,
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),

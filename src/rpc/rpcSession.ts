@@ -9,7 +9,7 @@
  */
 import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
 import type { Logger } from '../core/log';
-import type { AgentConfig } from '../session/agentConfig';
+import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession } from '../session/agentSession';
 import type { HostToolProvider } from '../session/hostTools';
 import { SessionModel, type ContentPart } from '../session/sessionModel';
@@ -87,13 +87,7 @@ export class RpcSession extends RpcCommandSurface {
   /** Spawns the agent, detects its dialect, loads its state, and registers host tools. */
   static async start(config: AgentConfig, options: RpcSessionOptions): Promise<RpcSession> {
     const connection = RpcConnection.spawn(
-      {
-        command: config.command,
-        args: config.args ?? [],
-        env: { ...(config.env ?? {}), ...(options.env ?? {}) },
-        cwd: config.cwd ?? options.cwd,
-        ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
-      },
+      spawnSpecOf(config, options.cwd, options.env),
       {
         logger: options.logger,
         commandTimeoutMs: options.requestTimeoutMs ?? 60_000,

@@ -1,3 +1,4 @@
+import type { AgentSpawnSpec } from '../core/agentProcess';
 /** One configured agent: the `agent_servers` shape other ACP clients use, plus the protocol. */
 export interface AgentConfig {
   name: string;
@@ -56,4 +57,15 @@ function validate(v: unknown, where: string): AgentConfig {
 export function agentEnvironment(config: Pick<AgentConfig, 'env' | 'inheritEnv'>, extra: Record<string, string> = {}): Record<string, string> {
   const base = config.inheritEnv === false ? {} : Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   return { ...base, ...(config.env ?? {}), ...extra };
+}
+
+/** How to spawn a configured agent: its command and arguments, its env with `extra` on top, its folder (else `cwd`). */
+export function spawnSpecOf(config: AgentConfig, cwd: string, extra: Record<string, string> = {}): AgentSpawnSpec {
+  return {
+    command: config.command,
+    args: config.args ?? [],
+    env: { ...(config.env ?? {}), ...extra },
+    cwd: config.cwd ?? cwd,
+    ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
+  };
 }
