@@ -74,7 +74,7 @@ export class SessionStore {
 
   /** Records a session (new or seen again): fields given win, `updatedAt` becomes now. */
   upsert(entry: Pick<SessionRecord, 'sessionId' | 'agent' | 'cwd'> & Partial<SessionRecord>): SessionRecord {
-    const records = this.read();
+    const { sessions: records, hidden } = this.readIndex();
     const now = new Date().toISOString();
     const i = records.findIndex((r) => r.sessionId === entry.sessionId);
     const before = i >= 0 ? records[i]! : undefined;
@@ -89,16 +89,16 @@ export class SessionStore {
     };
     if (i >= 0) records.splice(i, 1);
     records.push(record);
-    this.write(records.slice(-MAX_RECORDS));
+    this.write(records.slice(-MAX_RECORDS), hidden);
     return record;
   }
 
   rename(sessionId: string, title: string): boolean {
-    const records = this.read();
+    const { sessions: records, hidden } = this.readIndex();
     const r = records.find((x) => x.sessionId === sessionId);
     if (!r) return false;
     r.title = title.trim() || r.title;
-    this.write(records);
+    this.write(records, hidden);
     return true;
   }
 
@@ -162,7 +162,7 @@ export class SessionStore {
     }
   }
 
-  private write(records: SessionRecord[], hidden: string[] = this.readIndex().hidden): void {
+  private write(records: SessionRecord[], hidden: string[]): void {
     writeAtomic(this.indexFile, `${JSON.stringify({ version: INDEX_VERSION, sessions: records, hidden }, null, 1)}\n`);
   }
 }
