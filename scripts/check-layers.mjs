@@ -22,9 +22,11 @@ function floor(rel) {
 
 // What each floor may import besides itself. Roots import anything.
 const ALLOWED = {
-  views: ['manager', 'host', 'session', 'shared', 'core'],
-  commands: ['views', 'manager', 'host', 'session', 'shared', 'core'],
-  cli: ['session', 'core'],
+  views: ['manager', 'agents', 'host', 'session', 'shared', 'core'],
+  commands: ['views', 'manager', 'agents', 'host', 'session', 'shared', 'core'],
+  cli: ['agents', 'session', 'model', 'core'],
+  agents: ['session', 'model', 'core'],
+  model: [],
   manager: ['session', 'core'],
   host: ['session', 'core'],
   acp: ['session', 'core'],

@@ -22,7 +22,7 @@ function fail(message: string): never {
 async function startModel(dir: string): Promise<string> {
   const log = path.join(dir, 'model-server.log');
   const out = fs.openSync(log, 'w');
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'model', 'main.js'), '--port', '0'], {
+  const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'src', 'model', 'main.js'), '--port', '0'], {
     detached: true,
     stdio: ['ignore', out, out],
   });

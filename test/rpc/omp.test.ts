@@ -13,7 +13,7 @@ import { RpcSession } from '../../src/rpc/rpcSession';
 import { workspaceFileTools } from '../../src/host/workspaceFileTools';
 import type { HostToolProvider } from '../../src/session/hostTools';
 import type { ToolCallEntity } from '../../src/session/sessionModel';
-import { startScriptedModel, type ScriptedModel } from '../model/scriptedModel';
+import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
 import { memoryLogger, OMP_RPC, scratchDirs, until } from './agents';
 
 const skip = OMP_RPC.installed() ? false : 'oh-my-pi not installed (scripts/setup-agents.sh omp)';

@@ -11,7 +11,7 @@ import { headlessRpcUi } from '../../src/rpc/extensionUi';
 import { RpcCommandError } from '../../src/rpc/rpcConnection';
 import { RpcSession } from '../../src/rpc/rpcSession';
 import type { MessageEntity, ToolCallEntity } from '../../src/session/sessionModel';
-import { startScriptedModel, type ScriptedModel } from '../model/scriptedModel';
+import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
 import { memoryLogger, PI_RPC, piPackageDir, scratchDirs, sleep, until } from './agents';
 
 const skip = PI_RPC.installed() ? false : 'pi-coding-agent 0.73.1 not installed (scripts/setup-agents.sh pi-acp)';

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ScriptedModel, startScriptedModel } from '../model/scriptedModel';
+import { type ScriptedModel, startScriptedModel } from '../../src/model/scriptedModel';
 
 type Json = Record<string, any>;
 
@@ -601,7 +601,7 @@ describe('everything else', () => {
   });
 
   it('runs as a CLI that prints its URL and exits when stdin closes', async () => {
-    const main = path.join(__dirname, '..', 'model', 'main.js');
+    const main = path.join(__dirname, '..', '..', 'src', 'model', 'main.js');
     const child = spawn(process.execPath, [main, '--port', '0', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'pipe'] });
     try {
       const [line] = (await once(child.stdout, 'data')) as [Buffer];

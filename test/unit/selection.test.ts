@@ -7,7 +7,7 @@ import { buildPromptParts, contextUri, displayParts, lineSpan, type CodeContext 
 import { parseTestCases } from '../../src/commands/testCases';
 import { planTests, type ProjectView } from '../../src/commands/testFramework';
 import { buildInstructions, renderTemplate, resolveAnswerLanguage, taskOf } from '../../src/prompts/templates';
-import { taskAnswer } from '../model/tasks';
+import { taskAnswer } from '../../src/model/tasks';
 
 const PY = `def cart_total(items):
     total = 0

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { startScriptedModel } from '../model/scriptedModel';
+import { startScriptedModel } from '../../src/model/scriptedModel';
 import { PI_RPC, piPackageDir } from '../rpc/agents';
 import { repoRoot } from '../support/paths';
 import { openChat, turnIdle, waitText } from './chatUi';

@@ -22,7 +22,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
-import { startScriptedModel } from '../model/scriptedModel';
+import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
 import { statusBarItem, withWorkbench, type WorkbenchInfo } from './runner';
 

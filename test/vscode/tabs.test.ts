@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Frame } from 'playwright-core';
 import { agentById } from '../agents/catalog';
-import { startScriptedModel } from '../model/scriptedModel';
+import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
 import { openChat, send, turnIdle, waitText } from './chatUi';
 import { withWorkbench } from './runner';

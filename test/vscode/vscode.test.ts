@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
-import { startScriptedModel } from '../model/scriptedModel';
+import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
 
 const AGENT_ID = process.env.AGENT_HOST_VSCODE_AGENT ?? 'opencode';
