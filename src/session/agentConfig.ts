@@ -9,6 +9,8 @@ export interface AgentConfig {
   cwd?: string;
   /** false: `env` is the agent's whole environment instead of additions to the host's. */
   inheritEnv?: boolean;
+  /** The preset this entry came from (src/agents/presets.ts), when it did. */
+  preset?: string;
 }
 
 /**
@@ -47,6 +49,7 @@ function validate(v: unknown, where: string): AgentConfig {
     protocol,
     ...(typeof o.cwd === 'string' ? { cwd: o.cwd } : {}),
     ...(o.inheritEnv === false ? { inheritEnv: false } : {}),
+    ...(typeof o.preset === 'string' && o.preset ? { preset: o.preset } : {}),
   };
 }
 

@@ -12,6 +12,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { presetById } from '../../src/agents/presets';
+import { openaiBase, sandboxEnv, scriptedSetup, writePiConfig } from '../../src/agents/scripted';
 
 export interface AgentQuirks {
   /** Stop reason of the turn after the client rejects a permission request. */
@@ -90,73 +92,26 @@ function isInstalled(id: string, entry: string): boolean {
   return fs.existsSync(path.join(agentsRoot(), id, '.stamp')) && fs.existsSync(entry);
 }
 
-function mkdirs(...dirs: string[]): void {
-  for (const d of dirs) fs.mkdirSync(d, { recursive: true });
-}
-
-function writeJson(file: string, value: unknown): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
-}
-
-const PASS_THROUGH = ['LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'];
+/** The sandboxed environment of src/agents/scripted.ts (see there): HOME, XDG_*, TMPDIR under scratch. */
+export const baseEnv = sandboxEnv;
+export { openaiBase, writePiConfig };
 
 /**
- * The common sandboxed environment: HOME, XDG_*, TMPDIR under scratch; PATH from the caller (with
- * `extraPath` first); nothing else from the caller except locale variables.
+ * prepare() of a fixture: the sandboxed env, the preset's own args and env (what makes the agent ask),
+ * and the scripted-model config of src/agents/scripted.ts, launched with `launch()` (the .tools install).
  */
-export function baseEnv(scratch: string, extraPath: string[] = []): Record<string, string> {
-  const home = path.join(scratch, 'home');
-  const env: Record<string, string> = {
-    HOME: home,
-    USERPROFILE: home,
-    XDG_CONFIG_HOME: path.join(scratch, 'xdg', 'config'),
-    XDG_DATA_HOME: path.join(scratch, 'xdg', 'data'),
-    XDG_CACHE_HOME: path.join(scratch, 'xdg', 'cache'),
-    XDG_STATE_HOME: path.join(scratch, 'xdg', 'state'),
-    XDG_RUNTIME_DIR: path.join(scratch, 'xdg', 'runtime'),
-    TMPDIR: path.join(scratch, 'tmp'),
-    TMP: path.join(scratch, 'tmp'),
-    TEMP: path.join(scratch, 'tmp'),
-    PATH: [...extraPath, process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'].join(path.delimiter),
-    NO_COLOR: '1',
-    CI: '1',
-    DO_NOT_TRACK: '1',
-    NO_UPDATE_NOTIFIER: '1',
-    npm_config_update_notifier: 'false',
+function scriptedPrepare(
+  presetId: string,
+  launch: () => { command: string; args: string[]; env?: Record<string, string>; path?: string[] },
+): AgentFixture['prepare'] {
+  return async (o) => {
+    const l = launch();
+    const preset = presetById(presetId)!;
+    const env = sandboxEnv(o.scratch, l.path ?? []);
+    const s = scriptedSetup(presetId, o, env);
+    return { command: l.command, args: [...l.args, ...preset.args, ...s.args], env: { ...env, ...preset.env, ...s.env, ...(l.env ?? {}) } };
   };
-  for (const k of PASS_THROUGH) {
-    const v = process.env[k];
-    if (v !== undefined) env[k] = v;
-  }
-  mkdirs(
-    home,
-    env.XDG_CONFIG_HOME!,
-    env.XDG_DATA_HOME!,
-    env.XDG_CACHE_HOME!,
-    env.XDG_STATE_HOME!,
-    env.TMPDIR!,
-  );
-  fs.mkdirSync(env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
-  return env;
 }
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
-}
-
-/** OpenAI-style base URL ("…/v1") from the model server's root URL. */
-export function openaiBase(modelUrl: string): string {
-  const u = trimSlash(modelUrl);
-  return u.endsWith('/v1') ? u : `${u}/v1`;
-}
-
-/** Root URL without a trailing /v1 (Anthropic and Gemini SDKs add their own version prefix). */
-function rootUrl(modelUrl: string): string {
-  return trimSlash(modelUrl).replace(/\/v1$/, '');
-}
-
-const FAKE_KEY = 'sk-scripted-test-key';
 
 // ---------------------------------------------------------------------------------------------- opencode
 
@@ -179,37 +134,7 @@ const opencode: AgentFixture = {
       'Sends a title-generation request (no tools) to the model besides the turn.',
     ],
   },
-  async prepare({ scratch, modelUrl }) {
-    const env = baseEnv(scratch);
-    writeJson(path.join(env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), {
-      $schema: 'https://opencode.ai/config.json',
-      autoupdate: false,
-      share: 'disabled',
-      model: 'scripted/scripted-model',
-      small_model: 'scripted/scripted-model',
-      enabled_providers: ['scripted'],
-      provider: {
-        scripted: {
-          npm: '@ai-sdk/openai-compatible',
-          name: 'Scripted model',
-          options: { baseURL: openaiBase(modelUrl), apiKey: FAKE_KEY },
-          models: {
-            'scripted-model': { name: 'Scripted model', tool_call: true, limit: { context: 128000, output: 8192 } },
-          },
-        },
-      },
-      permission: { edit: 'ask', bash: 'ask', webfetch: 'ask' },
-    });
-    Object.assign(env, {
-      OPENCODE_DISABLE_AUTOUPDATE: '1',
-      OPENCODE_DISABLE_MODELS_FETCH: '1',
-      OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-      OPENCODE_DISABLE_SHARE: '1',
-      OPENCODE_DISABLE_CLAUDE_CODE: '1',
-    });
-    return { command: opencodeBin(), args: ['acp'], env };
-  },
+  prepare: scriptedPrepare('opencode', () => ({ command: opencodeBin(), args: [] })),
 };
 
 // ---------------------------------------------------------------------------------------------- codex
@@ -237,38 +162,7 @@ const codex: AgentFixture = {
       'sandbox_mode="danger-full-access" so shell tools do not need bubblewrap.',
     ],
   },
-  async prepare({ scratch, modelUrl }) {
-    const env = baseEnv(scratch);
-    const codexHome = path.join(scratch, 'codex');
-    mkdirs(codexHome);
-    const toml = [
-      'model = "gpt-5.2-codex"',
-      'model_provider = "scripted"',
-      'approval_policy = "untrusted"',
-      'sandbox_mode = "danger-full-access"',
-      'check_for_update_on_startup = false',
-      'hide_agent_reasoning = true',
-      '',
-      '[analytics]',
-      'enabled = false',
-      '',
-      '[model_providers.scripted]',
-      'name = "scripted"',
-      `base_url = ${JSON.stringify(openaiBase(modelUrl))}`,
-      'env_key = "SCRIPTED_API_KEY"',
-      'wire_api = "responses"',
-      'request_max_retries = 0',
-      'stream_max_retries = 0',
-      '',
-    ].join('\n');
-    fs.writeFileSync(path.join(codexHome, 'config.toml'), toml);
-    Object.assign(env, {
-      CODEX_HOME: codexHome,
-      SCRIPTED_API_KEY: FAKE_KEY,
-      RUST_LOG: 'error',
-    });
-    return { command: codexBin(), args: [], env };
-  },
+  prepare: scriptedPrepare('codex-acp', () => ({ command: codexBin(), args: [] })),
 };
 
 // ---------------------------------------------------------------------------------------------- claude
@@ -292,26 +186,7 @@ const claude: AgentFixture = {
       'As root, IS_SANDBOX must be exactly "1" or unset (it is set to "1" here).',
     ],
   },
-  async prepare({ scratch, modelUrl }) {
-    const env = baseEnv(scratch);
-    const configDir = path.join(scratch, 'claude');
-    writeJson(path.join(configDir, 'settings.json'), {
-      permissions: { defaultMode: 'default' },
-    });
-    Object.assign(env, {
-      ANTHROPIC_BASE_URL: rootUrl(modelUrl),
-      ANTHROPIC_API_KEY: FAKE_KEY,
-      ANTHROPIC_MODEL: 'claude-sonnet-4-5',
-      ANTHROPIC_SMALL_FAST_MODEL: 'claude-haiku-4-5',
-      CLAUDE_CONFIG_DIR: configDir,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-      IS_SANDBOX: '1',
-    });
-    return { command: systemNode(), args: [claudeEntry()], env };
-  },
+  prepare: scriptedPrepare('claude-agent-acp', () => ({ command: systemNode(), args: [claudeEntry()] })),
 };
 
 // ---------------------------------------------------------------------------------------------- gemini
@@ -338,26 +213,7 @@ const gemini: AgentFixture = {
         'Without client fs (acpx --no-fs) it writes the file itself after asking.',
     ],
   },
-  async prepare({ scratch, modelUrl, workspace }) {
-    const env = baseEnv(scratch);
-    writeJson(path.join(env.HOME!, '.gemini', 'settings.json'), {
-      security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
-      general: { disableAutoUpdate: true, disableUpdateNag: true },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-      model: { name: 'gemini-2.5-flash' },
-      ui: { hideBanner: true, hideTips: true },
-    });
-    writeJson(path.join(env.HOME!, '.gemini', 'trustedFolders.json'), { [workspace]: 'TRUST_FOLDER' });
-    Object.assign(env, {
-      GEMINI_API_KEY: FAKE_KEY,
-      GOOGLE_GEMINI_BASE_URL: rootUrl(modelUrl),
-      GEMINI_MODEL: 'gemini-2.5-flash',
-      GEMINI_CLI_NO_RELAUNCH: 'true',
-      GEMINI_TELEMETRY_ENABLED: 'false',
-    });
-    return { command: systemNode(), args: [geminiEntry(), '--acp'], env };
-  },
+  prepare: scriptedPrepare('gemini', () => ({ command: systemNode(), args: [geminiEntry()] })),
 };
 
 // ---------------------------------------------------------------------------------------------- qwen
@@ -385,25 +241,7 @@ const qwen: AgentFixture = {
       'Model: OpenAI chat completions.',
     ],
   },
-  async prepare({ scratch, modelUrl }) {
-    const env = baseEnv(scratch, [path.dirname(node22())]);
-    writeJson(path.join(env.HOME!, '.qwen', 'settings.json'), {
-      security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: false } },
-      general: { disableAutoUpdate: true, disableUpdateNag: true },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-      model: { name: 'scripted-model' },
-      // 0.24 defaults to "auto" (an LLM classifier approves "safe" actions): force asking.
-      tools: { approvalMode: 'default' },
-    });
-    Object.assign(env, {
-      OPENAI_API_KEY: FAKE_KEY,
-      OPENAI_BASE_URL: openaiBase(modelUrl),
-      OPENAI_MODEL: 'scripted-model',
-      QWEN_CODE_NO_RELAUNCH: 'true',
-    });
-    return { command: node22(), args: [qwenEntry(), '--acp'], env };
-  },
+  prepare: scriptedPrepare('qwen', () => ({ command: node22(), args: [qwenEntry()], path: [path.dirname(node22())] })),
 };
 
 // ---------------------------------------------------------------------------------------------- pi-acp
@@ -411,35 +249,6 @@ const qwen: AgentFixture = {
 const piAcpEntry = () => agentPath('pi-acp', 'node_modules', 'pi-acp', 'dist', 'index.js');
 export const piBin = (): string => agentPath('pi-acp', 'node_modules', '.bin', 'pi');
 
-/** Writes upstream pi's models.json + settings.json (provider `scripted`, model `scripted-model`) into `piDir`
- *  (the folder PI_CODING_AGENT_DIR points at). Shared by pi-acp and the RPC-mode tests. */
-export function writePiConfig(piDir: string, modelUrl: string): void {
-  writeJson(path.join(piDir, 'models.json'), {
-    providers: {
-      scripted: {
-        baseUrl: openaiBase(modelUrl),
-        api: 'openai-completions',
-        apiKey: FAKE_KEY,
-        models: [
-          {
-            id: 'scripted-model',
-            name: 'Scripted model',
-            reasoning: false,
-            input: ['text'],
-            contextWindow: 128000,
-            maxTokens: 8192,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-          },
-        ],
-      },
-    },
-  });
-  writeJson(path.join(piDir, 'settings.json'), {
-    defaultProvider: 'scripted',
-    defaultModel: 'scripted-model',
-    quietStartup: true,
-  });
-}
 
 const piAcp: AgentFixture = {
   id: 'pi-acp',
@@ -459,18 +268,7 @@ const piAcp: AgentFixture = {
       'Model: OpenAI chat completions via $PI_CODING_AGENT_DIR/models.json.',
     ],
   },
-  async prepare({ scratch, modelUrl }) {
-    const env = baseEnv(scratch);
-    const piDir = path.join(scratch, 'pi');
-    writePiConfig(piDir, modelUrl);
-    Object.assign(env, {
-      PI_CODING_AGENT_DIR: piDir,
-      PI_ACP_PI_COMMAND: piBin(),
-      PI_OFFLINE: '1',
-      PI_SKIP_VERSION_CHECK: '1',
-    });
-    return { command: systemNode(), args: [piAcpEntry()], env };
-  },
+  prepare: scriptedPrepare('pi-acp', () => ({ command: systemNode(), args: [piAcpEntry()], env: { PI_ACP_PI_COMMAND: piBin() } })),
 };
 
 export const AGENTS: AgentFixture[] = [opencode, codex, claude, gemini, qwen, piAcp];

@@ -6,7 +6,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../../src/core/log';
 import type { AgentConfig } from '../../src/session/agentConfig';
-import { agentsRoot, baseEnv, openaiBase, systemNode, writePiConfig } from '../agents/catalog';
+import { presetById } from '../../src/agents/presets';
+import { scriptedSetup } from '../../src/agents/scripted';
+import { agentsRoot, baseEnv, systemNode } from '../agents/catalog';
 
 export interface RpcAgentFixture {
   id: 'pi' | 'omp';
@@ -21,55 +23,36 @@ export const piPackageDir = () => path.join(agentsRoot(), 'pi-acp', 'node_module
 const ompCli = () => path.join(agentsRoot(), 'omp', 'node_modules', '@oh-my-pi', 'pi-coding-agent', 'dist', 'cli.js');
 const bunBin = () => path.join(path.dirname(agentsRoot()), 'bun', 'bin', 'bun');
 
+/** The preset's args and env, then the scripted-model config of src/agents/scripted.ts, then the test's own. */
+function rpcPrepare(id: 'pi' | 'omp', launch: () => { command: string; args: string[] }): RpcAgentFixture['prepare'] {
+  return ({ scratch, modelUrl, workspace, args = [], env: extra = {} }) => {
+    const l = launch();
+    const preset = presetById(id)!;
+    const env = baseEnv(scratch);
+    const s = scriptedSetup(id, { scratch, modelUrl, workspace }, env);
+    return {
+      name: id,
+      command: l.command,
+      args: [...l.args, ...preset.args, ...s.args, ...args],
+      env: { ...env, ...preset.env, ...s.env, ...extra },
+      protocol: 'rpc',
+      cwd: workspace,
+    };
+  };
+}
+
 export const PI_RPC: RpcAgentFixture = {
   id: 'pi',
   label: 'pi 0.73.1 (upstream, Node)',
   installed: () => fs.existsSync(piCli()),
-  prepare({ scratch, modelUrl, workspace, args = [], env: extra = {} }) {
-    const env = baseEnv(scratch);
-    const piDir = path.join(scratch, 'pi');
-    writePiConfig(piDir, modelUrl);
-    Object.assign(env, { PI_CODING_AGENT_DIR: piDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1' }, extra);
-    return { name: 'pi', command: systemNode(), args: [piCli(), '--mode', 'rpc', ...args], env, protocol: 'rpc', cwd: workspace };
-  },
+  prepare: rpcPrepare('pi', () => ({ command: systemNode(), args: [piCli()] })),
 };
 
 export const OMP_RPC: RpcAgentFixture = {
   id: 'omp',
   label: 'oh-my-pi 18.2.3 (fork, Bun)',
   installed: () => fs.existsSync(ompCli()) && fs.existsSync(bunBin()) && fs.existsSync(path.join(agentsRoot(), 'omp', '.stamp')),
-  prepare({ scratch, modelUrl, workspace, args = [], env: extra = {} }) {
-    const env = baseEnv(scratch);
-    const agentDir = path.join(env.HOME!, '.omp', 'agent');
-    fs.mkdirSync(agentDir, { recursive: true });
-    fs.writeFileSync(
-      path.join(agentDir, 'models.yml'),
-      [
-        'providers:',
-        '  scripted:',
-        `    baseUrl: ${openaiBase(modelUrl)}`,
-        '    api: openai-completions',
-        '    apiKey: sk-scripted-test-key',
-        '    models:',
-        '      - id: scripted-model',
-        '        name: Scripted model',
-        '        reasoning: false',
-        '        input: [text]',
-        '        contextWindow: 128000',
-        '        maxTokens: 8192',
-        '',
-      ].join('\n'),
-    );
-    Object.assign(env, { PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1' }, extra);
-    return {
-      name: 'omp',
-      command: bunBin(),
-      args: [ompCli(), '--mode', 'rpc', '--model', 'scripted/scripted-model', ...args],
-      env,
-      protocol: 'rpc',
-      cwd: workspace,
-    };
-  },
+  prepare: rpcPrepare('omp', () => ({ command: bunBin(), args: [ompCli()] })),
 };
 
 /** A logger that keeps every line (tests assert on what was logged); echoes when RPC_TEST_LOG=1. */

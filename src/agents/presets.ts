@@ -1,0 +1,177 @@
+/**
+ * Presets: every agent Agent Host is tested with, as a ready configured entry — command, args, env,
+ * protocol — plus what each needs to ASK before it writes a file or runs a command (opencode's
+ * `permission`, qwen's and gemini's approval mode, codex's approval policy), and how to install it
+ * pinned. The permission settings are part of the preset (args/env), not of the user's own config, and
+ * the compatibility check verifies them on a real turn.
+ */
+import type { AgentConfig } from '../session/agentConfig';
+
+export interface NpmSource {
+  /** npm package, installed pinned with `npm install --prefix <dir> <package>@<version>`. */
+  package: string;
+  version: string;
+  /** Name of the package's bin that starts the agent. */
+  bin: string;
+  /** Runtime the bin needs beyond Node 20 (qwen: Node 22; omp: Bun) — said in the Add Agent picker. */
+  needs?: string;
+}
+
+export interface AgentPreset {
+  /** Stable id (also the registry's id when the agent is in the ACP registry). */
+  id: string;
+  name: string;
+  description: string;
+  protocol: 'acp' | 'rpc';
+  /** The command when the agent is on PATH (what a user who installed it globally runs). */
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** How to get it: npm (pinned), the ACP registry (`uvx` entries), or a note. */
+  install: { npm?: NpmSource; registryId?: string; uvx?: string; note?: string };
+  /** What makes this agent ask before writes and shell commands, in words (shown to the user). */
+  permission: string;
+  /** Is our scripted model wired for it (`scriptedSetup` knows its config)? */
+  scripted: boolean;
+}
+
+/** opencode never asks without a `permission` config: this one asks for edits, shell and fetches. */
+export const OPENCODE_ASK = JSON.stringify({ edit: 'ask', bash: 'ask', webfetch: 'ask' });
+
+export const PRESETS: readonly AgentPreset[] = [
+  {
+    id: 'opencode',
+    name: 'OpenCode',
+    description: 'The open source coding agent (sst/opencode), ACP over `opencode acp`.',
+    protocol: 'acp',
+    command: 'opencode',
+    args: ['acp'],
+    env: { OPENCODE_PERMISSION: OPENCODE_ASK },
+    install: { npm: { package: 'opencode-ai', version: '1.18.33', bin: 'opencode' } },
+    permission: 'OPENCODE_PERMISSION={"edit":"ask","bash":"ask","webfetch":"ask"} (without it opencode never asks).',
+    scripted: true,
+  },
+  {
+    id: 'codex-acp',
+    name: 'Codex',
+    description: "ACP adapter for OpenAI's Codex (zed-industries/codex-acp).",
+    protocol: 'acp',
+    command: 'codex-acp',
+    args: ['-c', 'approval_policy="untrusted"'],
+    env: {},
+    install: { npm: { package: '@zed-industries/codex-acp', version: '0.16.0', bin: 'codex-acp' }, registryId: 'codex-acp' },
+    permission: '-c approval_policy="untrusted": asks before anything but known-safe reads.',
+    scripted: true,
+  },
+  {
+    id: 'claude-agent-acp',
+    name: 'Claude Code',
+    description: "ACP adapter for Anthropic's Claude Code (claude-agent-acp).",
+    protocol: 'acp',
+    command: 'claude-agent-acp',
+    args: [],
+    env: {},
+    install: { npm: { package: '@zed-industries/claude-agent-acp', version: '0.23.1', bin: 'claude-agent-acp' }, registryId: 'claude-acp' },
+    permission: 'Asks by default (permission mode "default"); a settings.json defaultMode other than "default" changes that.',
+    scripted: true,
+  },
+  {
+    id: 'gemini',
+    name: 'Gemini CLI',
+    description: "Google's Gemini CLI in ACP mode (`gemini --acp`).",
+    protocol: 'acp',
+    command: 'gemini',
+    args: ['--acp', '--approval-mode', 'default'],
+    env: {},
+    install: { npm: { package: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' }, registryId: 'gemini' },
+    permission: '--approval-mode default: asks before edits and shell commands.',
+    scripted: true,
+  },
+  {
+    id: 'qwen',
+    name: 'Qwen Code',
+    description: 'Qwen Code in ACP mode (`qwen --acp`).',
+    protocol: 'acp',
+    command: 'qwen',
+    args: ['--acp', '--approval-mode', 'default'],
+    env: {},
+    install: { npm: { package: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen', needs: 'Node 22' }, registryId: 'qwen-code' },
+    permission: '--approval-mode default (0.24 defaults to "auto", where a model decides what is safe).',
+    scripted: true,
+  },
+  {
+    id: 'pi-acp',
+    name: 'pi (ACP)',
+    description: 'The pi coding agent through the pi-acp adapter.',
+    protocol: 'acp',
+    command: 'pi-acp',
+    args: [],
+    env: {},
+    install: { npm: { package: 'pi-acp', version: '0.0.24', bin: 'pi-acp', needs: '@mariozechner/pi-coding-agent 0.73.1 (`pi`) on PATH' } },
+    permission: 'pi has no permission system: it writes and runs commands without asking.',
+    scripted: true,
+  },
+  {
+    id: 'pi',
+    name: 'pi (RPC mode)',
+    description: 'The pi coding agent in its own RPC mode (`pi --mode rpc`): extension UI, follow-up and steer.',
+    protocol: 'rpc',
+    command: 'pi',
+    args: ['--mode', 'rpc'],
+    env: {},
+    install: { npm: { package: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi' } },
+    permission: 'pi has no permission system: it writes and runs commands without asking.',
+    scripted: true,
+  },
+  {
+    id: 'omp',
+    name: 'oh-my-pi (RPC mode)',
+    description: 'The oh-my-pi fork of pi in RPC mode (`omp --mode rpc`): host tools, todos, interrupt mode.',
+    protocol: 'rpc',
+    command: 'omp',
+    args: ['--mode', 'rpc'],
+    env: {},
+    install: { npm: { package: '@oh-my-pi/pi-coding-agent', version: '18.2.3', bin: 'omp', needs: 'Bun' } },
+    permission: 'No permission requests: it writes and runs commands without asking.',
+    scripted: true,
+  },
+  {
+    id: 'agentao',
+    name: 'Agentao',
+    description: 'Provider-neutral, local-first agent harness (`agentao --acp`), from PyPI through uv.',
+    protocol: 'acp',
+    command: 'agentao',
+    args: ['--acp'],
+    env: {},
+    install: { registryId: 'agentao', uvx: 'agentao@0.5.10' },
+    permission: 'Its own permission modes; the default asks before writes.',
+    scripted: false,
+  },
+];
+
+export function presetById(id: string): AgentPreset | undefined {
+  return PRESETS.find((p) => p.id === id);
+}
+
+/**
+ * The preset behind a configured agent: by `preset` id when the entry carries one, else by the command's
+ * base name (`/x/bin/opencode` → opencode) and protocol.
+ */
+export function presetFor(config: Pick<AgentConfig, 'command' | 'args' | 'protocol'> & { preset?: string }): AgentPreset | undefined {
+  if (config.preset) return presetById(config.preset);
+  const base = config.command.split(/[\\/]/).pop()!.replace(/\.(exe|cmd|js)$/i, '');
+  const protocol = config.protocol ?? 'acp';
+  return PRESETS.find((p) => p.protocol === protocol && (p.command === base || p.install.npm?.bin === base));
+}
+
+/** A preset as an `agentHost.agents` entry (command from PATH unless `command`/`args` say otherwise). */
+export function presetConfig(preset: AgentPreset, launch?: { command: string; args?: string[] }): AgentConfig & { preset: string } {
+  return {
+    name: preset.name,
+    command: launch?.command ?? preset.command,
+    args: [...(launch?.args ?? []), ...preset.args],
+    env: { ...preset.env },
+    protocol: preset.protocol,
+    preset: preset.id,
+  };
+}
