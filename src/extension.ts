@@ -42,7 +42,7 @@ let running: AgentManager | undefined;
 
 export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const log = vscode.window.createOutputChannel('Agent Host', { log: true });
-  const manager = new AgentManager(log, startAgentSession, context.workspaceState);
+  const manager = new AgentManager(log, startAgentSession, context.workspaceState, context.globalState);
   running = manager;
   context.subscriptions.push(log, manager);
   const { services: host, disposable: hostDisposable } = createHostServices(context, manager, log);

@@ -3,6 +3,7 @@ import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
 import type { SignInHandler } from '../session/sessionHost';
 import type { ContentPart, SessionEvent } from '../session/sessionModel';
+import { AgentDefaults, type AgentChoices } from './agentDefaults';
 import { AgentSlot, type LastSession, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention } from './agentSlot';
 
 export { CRASH_POLICY, SupersededStartError } from './agentSlot';
@@ -48,6 +49,8 @@ export class AgentManager implements vscode.Disposable {
   private beforeTurnHooks: (() => Promise<void>)[] = [];
   private processHooks: ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[] = [];
   private readonly host: SlotHost;
+  /** Per-agent defaults and the cache of each agent's last offer (global state). */
+  readonly defaults: AgentDefaults;
 
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onSessionEvent = this.eventEmitter.event;
@@ -61,7 +64,10 @@ export class AgentManager implements vscode.Disposable {
     startAgent: StartAgent,
     /** Where the tabs and their sessions are kept (workspace state); without it nothing is reattached. */
     private readonly memento?: vscode.Memento,
+    /** Where per-agent defaults and offers are kept (global state). */
+    globalMemento?: vscode.Memento,
   ) {
+    this.defaults = new AgentDefaults(globalMemento);
     this.host = {
       log,
       startAgent,
@@ -71,6 +77,12 @@ export class AgentManager implements vscode.Disposable {
       beforeTurn: () => this.beforeTurnHooks,
       processHooks: () => this.processHooks,
       remember: () => this.save(),
+      prepareNew: async (session, agent) => {
+        const { applied, skipped } = await this.defaults.apply(session, agent);
+        if (applied.length || skipped.length) {
+          log.info(`Agent "${agent.name}": defaults applied to the new session: ${applied.join(', ') || 'none'}${skipped.length ? `; not applied: ${skipped.join('; ')}` : ''}`);
+        }
+      },
     };
     const saved = memento?.get<SavedTabs>(TABS_KEY);
     if (saved?.tabs.length) {
@@ -114,6 +126,25 @@ export class AgentManager implements vscode.Disposable {
   ensureStarted(): Promise<AgentSession> {
     return this.active.ensureStarted();
   }
+  /**
+   * A choice made in the header (mode, model, a config option): applied to the active tab's session and
+   * remembered as that agent's default. Made while the agent starts, it is only remembered and applies
+   * when the new session comes. Resolves whether a running session took it.
+   */
+  async choose(choice: AgentChoices, apply: (session: AgentSession) => Promise<void>): Promise<boolean> {
+    const agent = this.agentName;
+    const session = this.current;
+    if (session) await apply(session);
+    else if (!agent || this.state !== 'starting') throw new Error(vscode.l10n.t('The agent is not running.'));
+    if (agent) await this.defaults.remember(agent, choice);
+    return session !== undefined;
+  }
+
+  /** A new session in the active tab (warm: on the running process when the agent shares it). */
+  newSession(): Promise<AgentSession> {
+    return this.active.newSession();
+  }
+
   restart(options: { fresh?: boolean } = {}): Promise<AgentSession> {
     return this.active.restart(options);
   }

@@ -62,6 +62,8 @@ export interface SlotHost {
   processHooks(): ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[];
   /** The slot's session (or title) changed: persist the tabs. */
   remember(): void;
+  /** A NEW session (not resumed or loaded) before it is ready: the agent's defaults go in. */
+  prepareNew(session: AgentSession, agent: AgentConfig): Promise<void>;
 }
 
 /** What a background tab has that the person has not seen: a permission to answer, or a finished turn. */
@@ -190,6 +192,29 @@ export class AgentSlot implements vscode.Disposable {
     await this.stop({ fresh: options.fresh === true });
     this.crashes = [];
     return this.ensureStarted();
+  }
+
+  /**
+   * A new session of the same agent, warm when it runs: the new session opens on the running process
+   * first (ACP agents share it per folder), then the old one is closed — no restart, no `initialize`.
+   * Anything else (not running, an RPC agent) is a cold restart.
+   */
+  async newSession(): Promise<AgentSession> {
+    const old = this.session;
+    if (!old || old.agentInfo.protocol !== 'acp') return this.restart({ fresh: true });
+    this.generation++;
+    this.cancelRestart();
+    this.freshNext = true;
+    this.attachNext = undefined;
+    this.crashes = [];
+    this.session = undefined;
+    this.disposeProcess();
+    this.sessionEmitter.fire(undefined);
+    try {
+      return await this.ensureStarted();
+    } finally {
+      await old.shutdown().catch((error: Error) => this.log.warn(`Closing the previous session failed: ${error.message}`));
+    }
   }
 
   /**
@@ -362,6 +387,9 @@ export class AgentSlot implements vscode.Disposable {
         }),
       );
       for (const hook of this.host.processHooks()) this.process.add(hook(session, { agent, cwd }));
+      if (session.attach.how === 'new') await this.host.prepareNew(session, agent);
+      if (generation !== this.generation) throw new SupersededStartError(vscode.l10n.t('Agent "{0}" was stopped while it started', agent.name));
+      if (this.session !== session) return session; // it exited meanwhile: the exit handler owns the state
       this.setState('ready');
       const title = (this.remembered?.sessionId === session.sessionId ? this.remembered.title : undefined) ?? session.model.messages('user')[0]?.text;
       this.remembered = { agent: agent.name, sessionId: session.sessionId, ...(title ? { title } : {}) };

@@ -11,6 +11,8 @@ export interface AgentConfig {
   inheritEnv?: boolean;
   /** The preset this entry came from (src/agents/presets.ts), when it did. */
   preset?: string;
+  /** Applied to every new session of this agent (a choice made in the chat's header is remembered on top). */
+  defaults?: { mode?: string; model?: string; config?: Record<string, string | boolean> };
 }
 
 /**
@@ -50,7 +52,30 @@ function validate(v: unknown, where: string): AgentConfig {
     ...(typeof o.cwd === 'string' ? { cwd: o.cwd } : {}),
     ...(o.inheritEnv === false ? { inheritEnv: false } : {}),
     ...(typeof o.preset === 'string' && o.preset ? { preset: o.preset } : {}),
+    ...(o.defaults !== undefined ? { defaults: validDefaults(o.defaults, where) } : {}),
   };
+}
+
+function validDefaults(v: unknown, where: string): NonNullable<AgentConfig['defaults']> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${where}: "defaults" must be {mode?, model?, config?}`);
+  const d = v as Record<string, unknown>;
+  const out: NonNullable<AgentConfig['defaults']> = {};
+  if (d.mode !== undefined) {
+    if (typeof d.mode !== 'string') throw new Error(`${where}: "defaults.mode" must be a string`);
+    out.mode = d.mode;
+  }
+  if (d.model !== undefined) {
+    if (typeof d.model !== 'string') throw new Error(`${where}: "defaults.model" must be a string`);
+    out.model = d.model;
+  }
+  if (d.config !== undefined) {
+    const c = d.config;
+    if (!c || typeof c !== 'object' || Array.isArray(c) || !Object.values(c).every((x) => typeof x === 'string' || typeof x === 'boolean')) {
+      throw new Error(`${where}: "defaults.config" must map option ids to strings or booleans`);
+    }
+    out.config = c as Record<string, string | boolean>;
+  }
+  return out;
 }
 
 /**

@@ -137,7 +137,7 @@ export class ChatController implements vscode.Disposable {
 
   private readonly handlers: Handlers = {
     ready: async () => {
-      if (this.manager.state === 'stopped' && !this.manager.error && !this.model && this.manager.agents().length) {
+      if (this.warmStart() && this.manager.state === 'stopped' && !this.manager.error && !this.model && this.manager.agents().length) {
         this.manager.ensureStarted().catch((e: Error) => this.log.warn(`Chat: agent did not start: ${e.message}`));
       }
       return this.snapshot();
@@ -189,16 +189,20 @@ export class ChatController implements vscode.Disposable {
       this.model = undefined;
       void this.memento.update(historyKey(this.tabId), []);
       this.post({ type: 'snapshot', snapshot: this.snapshot() });
-      await this.manager.restart({ fresh: true }).catch(unlessSuperseded);
+      await this.manager.newSession().catch(unlessSuperseded);
     },
+    // A choice in the header is the agent's default from now on; made while the agent starts, it is
+    // applied when the session comes.
     setMode: async ({ modeId }) => {
-      await this.requireSession().setMode(modeId);
+      if (!(await this.manager.choose({ modeId }, (session) => session.setMode(modeId)))) this.post({ type: 'header', header: this.header() });
     },
     setModel: async ({ modelId }) => {
-      await this.requireSession().setModel(modelId);
+      if (!(await this.manager.choose({ modelId }, (session) => session.setModel(modelId)))) this.post({ type: 'header', header: this.header() });
     },
     setConfigOption: async ({ configId, value }) => {
-      await this.requireSession().setConfigOption(configId, value);
+      if (!(await this.manager.choose({ config: { [configId]: value } }, (s) => s.setConfigOption(configId, value)))) {
+        this.post({ type: 'header', header: this.header() });
+      }
     },
     searchFiles: ({ query }) => this.editor.searchFiles(query),
     editorContext: ({ what }) => (what === 'selection' ? this.editor.selectionChip() : this.editor.problemsChip()),
@@ -222,10 +226,9 @@ export class ChatController implements vscode.Disposable {
     showLog: () => this.log.show(),
   };
 
-  private requireSession(): AgentSession {
-    const s = this.manager.current;
-    if (!s) throw new Error(vscode.l10n.t('The agent is not running.'));
-    return s;
+  /** `agentHost.warmStart`: the agent starts when the chat shows, not with the first prompt. */
+  private warmStart(): boolean {
+    return vscode.workspace.getConfiguration('agentHost').get<boolean>('warmStart', true);
   }
 
   /**
@@ -335,7 +338,7 @@ export class ChatController implements vscode.Disposable {
     const current = this.manager.current;
     if (current) this.follow(current);
     else this.post({ type: 'snapshot', snapshot: this.snapshot() });
-    if (this.manager.state === 'stopped' && !this.manager.error) {
+    if (this.warmStart() && this.manager.state === 'stopped' && !this.manager.error) {
       this.manager.ensureStarted().catch((e: Error) => this.log.warn(`Chat: agent did not start: ${e.message}`));
     }
   }
@@ -408,6 +411,14 @@ export class ChatController implements vscode.Disposable {
     const state = this.inFlightTabs.has(this.tabId) && this.manager.state === 'ready' ? 'busy' : this.manager.state;
     const error = this.manager.error?.split('\n')[0];
     const rpc = this.agentState();
+    const agentName = this.manager.agentName;
+    if (m && agentName) {
+      this.manager.defaults.keepOffer(agentName, { ...(m.modes ? { modes: m.modes } : {}), ...(m.models ? { models: m.models } : {}), configOptions: m.configOptions, commands: m.commands });
+    }
+    // While the agent starts, its last offer (with the choices made since) so the pickers show at once.
+    const agent = !m && this.manager.state === 'starting' ? this.manager.agents().find((a) => a.name === agentName) : undefined;
+    const cached = agent ? this.manager.defaults.offerWithChoices(agent) : undefined;
+    const o = m ?? cached;
     return {
       tabs: this.manager.tabs(),
       agents: this.manager.agents().map((a) => a.name),
@@ -415,11 +426,11 @@ export class ChatController implements vscode.Disposable {
       state,
       ...(error ? { error } : {}),
       turn: m?.turn ?? 'idle',
-      ...(m?.modes ? { modes: m.modes } : {}),
-      ...(m?.models ? { models: m.models } : {}),
-      configOptions: m ? normalizeConfigOptions(m.configOptions) : [],
+      ...(o?.modes ? { modes: o.modes } : {}),
+      ...(o?.models ? { models: o.models } : {}),
+      configOptions: o ? normalizeConfigOptions(o.configOptions) : [],
       ...(m?.usage ? { usage: m.usage } : {}),
-      commands: (m?.commands ?? []).map((c) => {
+      commands: (o?.commands ?? []).map((c) => {
         const hint = (c.input as { hint?: unknown } | undefined)?.hint;
         return { name: c.name, description: c.description, ...(typeof hint === 'string' ? { hint } : {}) };
       }),

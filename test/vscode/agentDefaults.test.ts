@@ -1,0 +1,122 @@
+/**
+ * Per-agent defaults, a warm new session and the cached pickers, in a real VS Code (code-server +
+ * Chromium) with opencode on the scripted model: a mode picked in the header is remembered for the agent;
+ * "New session" opens the next session on the SAME process (no new spawn) and applies the remembered mode
+ * (the model's next request carries opencode's plan-mode instructions); after Stop, Start shows the
+ * agent's last pickers, with the remembered mode, while it is still starting.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import type { Frame } from 'playwright-core';
+import { agentById } from '../agents/catalog';
+import { startScriptedModel } from '../../src/model/scriptedModel';
+import { repoRoot } from '../support/paths';
+import { openChat, send, turnIdle, waitText } from './chatUi';
+import { runCommand, withWorkbench } from './runner';
+
+/** Pids of live processes whose command line starts with `command`. */
+function pidsOf(command: string): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((l) => l.trim().match(/^(\d+)\s+(\S+)\s+(.*)$/))
+    .filter((m): m is RegExpMatchArray => !!m && !m[2]!.startsWith('Z') && m[3]!.startsWith(command))
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+/** The Agent Host output channel's log file(s) under the workbench's scratch (user-data-dir/logs). */
+function agentHostLog(dir: string): string {
+  let text = '';
+  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile() && e.name.endsWith('Agent Host.log')) text += fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
+  }
+  return text;
+}
+
+async function pick(frame: Frame, testid: string, value: string): Promise<void> {
+  await frame.locator(`[data-testid="${testid}"]`).evaluate((el, v) => {
+    (el as HTMLElement & { value: string }).value = v;
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }, value);
+  await currentIs(frame, testid, value);
+}
+
+async function currentIs(frame: Frame, testid: string, value: string, timeout = 30_000): Promise<void> {
+  await frame.waitForFunction(
+    ([id, v]) => (document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null)?.dataset.current === v,
+    [testid, value] as const,
+    { timeout },
+  );
+}
+
+test('per-agent defaults, a warm new session and cached pickers in the real VS Code (opencode)', { timeout: 420_000 }, async () => {
+  const opencode = agentById('opencode')!;
+  assert.ok(opencode.installed(), 'opencode must be installed: scripts/setup-agents.sh');
+  const model = await startScriptedModel();
+  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'defaults-'));
+  const workspace = path.join(scratch, 'workspace');
+  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  try {
+    const oc = await opencode.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: model.url, workspace });
+    await withWorkbench(
+      {
+        workspace,
+        userSettings: {
+          'agentHost.agents': [{ name: 'opencode', command: oc.command, args: oc.args, env: oc.env, inheritEnv: false }],
+          'agentHost.defaultAgent': 'opencode',
+          'agentHost.sessions.stateDir': path.join(scratch, 'state'),
+        },
+        timeoutMs: 380_000,
+      },
+      async (page, info) => {
+        const frame = await openChat(page);
+        // Warm start: the agent is ready without a prompt.
+        await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+        const first = pidsOf(oc.command);
+        assert.equal(first.length, 1, `one opencode process after the chat opened, found ${first.length}`);
+        await frame.waitForFunction(() => document.querySelectorAll('[data-testid="mode"] vscode-option').length > 1, undefined, { timeout: 30_000 });
+        const modes = await frame.locator('[data-testid="mode"] vscode-option').evaluateAll((els) => els.map((o) => o.getAttribute('value')));
+        assert.ok(modes.includes('plan') && modes.includes('build'), `opencode offers build and plan, got ${modes.join(', ')}`);
+        await currentIs(frame, 'mode', 'build');
+        await pick(frame, 'mode', 'plan');
+
+        // New session: same process, and the remembered mode applied to it.
+        await send(frame, `DEFAULTS-ONE\nSCENARIO: answer ${JSON.stringify({ text: 'First session done.' })}`);
+        await waitText(frame, '.msg.agent', 'First session done.');
+        await turnIdle(frame);
+        await frame.locator('[data-testid="new-session"]').click();
+        await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 30_000 });
+        await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
+        await currentIs(frame, 'mode', 'plan');
+        assert.deepEqual(pidsOf(oc.command), first, 'New session started another opencode process instead of using the running one');
+        await send(frame, `DEFAULTS-TWO\nSCENARIO: answer ${JSON.stringify({ text: 'Second session done.' })}`);
+        await waitText(frame, '.msg.agent', 'Second session done.');
+        await turnIdle(frame);
+        const body = model.requests.map((r) => JSON.stringify(r.body)).find((b) => b.includes('DEFAULTS-TWO'));
+        assert.ok(body, 'the second prompt never reached the model');
+        assert.match(body, /plan mode/i, 'the new session did not run in the remembered plan mode');
+        assert.ok(!body.includes('DEFAULTS-ONE'), 'the new session carried the first session');
+        assert.match(agentHostLog(info.scratch), /defaults applied to the new session: mode plan/);
+
+        // Cached pickers: while the agent starts again, its last pickers (with the remembered mode) show.
+        await runCommand(page, 'Agent Host: Stop Agent');
+        await frame.locator('.conn-stopped').waitFor({ timeout: 30_000 });
+        await runCommand(page, 'Agent Host: Start Agent');
+        await frame.waitForFunction(
+          () => !!document.querySelector('.conn-starting') && (document.querySelector('[data-testid="mode"]') as HTMLElement | null)?.dataset.current === 'plan',
+          undefined,
+          { timeout: 30_000 },
+        );
+        await page.screenshot({ path: path.join(repoRoot, 'test-artifacts', 'defaults-cached-pickers.png') });
+        await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+      },
+    );
+  } finally {
+    await model.close();
+  }
+});
