@@ -8,6 +8,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AgentConfig } from '../session/agentConfig';
 import { downloadFile } from './download';
@@ -69,6 +70,11 @@ export interface InstallResult {
   installed: InstalledAgent;
   /** That version was already in place: nothing was done. */
   already: boolean;
+}
+
+/** Where installs go unless told: `$XDG_DATA_HOME/agent-host/agents`, else `~/.local/share/agent-host/agents`. */
+export function defaultStorageDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share'), 'agent-host', 'agents');
 }
 
 const SAFE_VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]*$/;

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 export const REGISTRY_URL = 'https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json';
@@ -240,6 +241,11 @@ export function bundledRegistryPath(): string {
     dir = path.dirname(dir);
   }
   return path.join(__dirname, '..', 'resources', 'acp-registry', 'registry.json');
+}
+
+/** Where the downloaded registry is cached: `$XDG_CACHE_HOME/agent-host/registry`, else `~/.cache/agent-host/registry`. */
+export function defaultRegistryCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'agent-host', 'registry');
 }
 
 export type RegistrySource = 'network' | 'cache' | 'bundled' | 'file';
