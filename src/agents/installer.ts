@@ -114,6 +114,7 @@ export async function install(entry: RegistryAgent, opts: InstallOptions): Promi
     throw e instanceof InstallError ? e : new InstallError('resolve', (e as Error).message);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
+    if (fs.readdirSync(idDir).length === 0) fs.rmdirSync(idDir);
   }
 }
 
