@@ -122,7 +122,6 @@ export async function runAgentsCommand(argv: string[], io: AgentsIo): Promise<nu
           signal: abort.signal,
           env: io.env,
           onProgress: (p) => {
-            if (format === 'json') return;
             if (p.received === undefined) return io.err(`[${p.phase}] ${p.message}`);
             // Downloads: one line per tenth (or per 4 MiB without a length).
             const step = p.total ? Math.floor((p.received / p.total) * 10) : Math.floor(p.received / (4 << 20));
