@@ -7,6 +7,7 @@ import { agentEnvironment, parseAgentConfigs, type AgentConfig } from '../sessio
 import { openSessionDirectory, startAgentSession } from '../adapters';
 import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
+import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
 import { FileService } from '../host/fileService';
 import { protectedBy } from '../host/protectedPaths';
 import { TerminalService } from '../host/terminalService';
@@ -20,6 +21,7 @@ import { TextRenderer } from '../session/transcriptText';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host sessions list|show|export|rename|delete … (see agent-host sessions --help)
+       agent-host registry list|search, install ID, uninstall ID, installed (see agent-host install --help)
 
 Runs one prompt against an agent and prints the session as it happens. Every session is recorded in a
 local index (title, agent, folder, a copy of the transcript) that the editor shares.
@@ -83,6 +85,10 @@ function resolveAgent(values: Record<string, unknown>, required = true): AgentCo
 }
 
 async function main(): Promise<number> {
+  // Registry verbs take their own options; only as the first word (a prompt may start with "install").
+  if (AGENT_VERBS.has(process.argv[2] ?? '')) {
+    return runAgentsCommand(process.argv.slice(2), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(`agent-host: ${t}\n`), env: process.env });
+  }
   let parsed;
   try {
     parsed = parseArgs({
