@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 /**
  * The extension's composition root: builds the context once (log, agent manager with the adapter
  * factories, host services, views, commands) and hands each part what it needs. `deactivate` stops every
@@ -11,6 +12,7 @@ import { AgentManager, SupersededStartError } from './manager/agentManager';
 import { recordSessions } from './manager/sessionRecorder';
 import { defaultStateDir, SessionStore } from './session/sessionStore';
 import { showSessionHistory } from './views/sessionHistory';
+import { addAgent, manageInstalled, type AddAgentContext } from './views/addAgent';
 import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
 import { registerRpcCommands } from './views/rpcCommands';
@@ -154,6 +156,8 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     registerCommand('agentHost.newChat', async () => {
       await chat.controller.handle({ kind: 'request', id: 0, method: 'newSession', params: {} });
     }),
+    registerCommand('agentHost.addAgent', () => addAgent(installContext(ctx))),
+    registerCommand('agentHost.manageInstalledAgents', () => manageInstalled(installContext(ctx))),
     registerCommand('agentHost.sessionHistory', async () => {
       await showSessionHistory({
         manager,
@@ -185,4 +189,11 @@ function trackContextKeys(ctx: Ctx): vscode.Disposable[] {
       if (e.type === 'turn') update();
     }),
   ];
+}
+
+/** Where "Add Agent…" installs agents and caches the registry. */
+function installContext(ctx: Ctx): AddAgentContext {
+  const storage = vscode.workspace.getConfiguration('agentHost').get<string>('install.storageDir', '');
+  const global = ctx.extension.globalStorageUri.fsPath;
+  return { storage: storage || path.join(global, 'agents'), registryCache: path.join(global, 'registry'), log: ctx.log };
 }

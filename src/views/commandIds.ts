@@ -25,6 +25,9 @@ export interface CommandMap {
   'agentHost.addSelectionToChat': [[], void];
   'agentHost.newChat': [[], void];
   'agentHost.sessionHistory': [[], void];
+  /** The entry added to agentHost.agents, or undefined when the person gave up. */
+  'agentHost.addAgent': [[], unknown];
+  'agentHost.manageInstalledAgents': [[], void];
   'agentHost.explainSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
   'agentHost.generateDocstring': [[uri?: vscode.Uri, range?: vscode.Range], void];
   'agentHost.optimizeSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
@@ -55,6 +58,8 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.addSelectionToChat',
   'agentHost.newChat',
   'agentHost.sessionHistory',
+  'agentHost.addAgent',
+  'agentHost.manageInstalledAgents',
   'agentHost.explainSelection',
   'agentHost.generateDocstring',
   'agentHost.optimizeSelection',

@@ -79,11 +79,13 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
         await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
         const first = pidsOf(oc.command);
         assert.equal(first.length, 1, `one opencode process after the chat opened, found ${first.length}`);
-        await frame.waitForFunction(() => document.querySelectorAll('[data-testid="mode"] vscode-option').length > 1, undefined, { timeout: 30_000 });
-        const modes = await frame.locator('[data-testid="mode"] vscode-option').evaluateAll((els) => els.map((o) => o.getAttribute('value')));
-        assert.ok(modes.includes('plan') && modes.includes('build'), `opencode offers build and plan, got ${modes.join(', ')}`);
-        await currentIs(frame, 'mode', 'build');
-        await pick(frame, 'mode', 'plan');
+        // opencode offers its modes as a config option of category "mode" (config-mode), or as ACP modes.
+        const picker = frame.locator('[data-testid="mode"], [data-category="mode"]').first();
+        await picker.waitFor({ timeout: 30_000 });
+        const mode = await picker.evaluate((el) => ({ id: el.getAttribute('data-testid')!, values: [...el.querySelectorAll('vscode-option')].map((o) => o.getAttribute('value') ?? '') }));
+        assert.ok(mode.values.includes('plan') && mode.values.includes('build'), `opencode offers build and plan, got ${mode.values.join(', ')}`);
+        await currentIs(frame, mode.id, 'build');
+        await pick(frame, mode.id, 'plan');
 
         // New session: same process, and the remembered mode applied to it.
         await send(frame, `DEFAULTS-ONE\nSCENARIO: answer ${JSON.stringify({ text: 'First session done.' })}`);
@@ -92,7 +94,7 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
         await frame.locator('[data-testid="new-session"]').click();
         await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 30_000 });
         await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
-        await currentIs(frame, 'mode', 'plan');
+        await currentIs(frame, mode.id, 'plan');
         assert.deepEqual(pidsOf(oc.command), first, 'New session started another opencode process instead of using the running one');
         await send(frame, `DEFAULTS-TWO\nSCENARIO: answer ${JSON.stringify({ text: 'Second session done.' })}`);
         await waitText(frame, '.msg.agent', 'Second session done.');
@@ -101,15 +103,15 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
         assert.ok(body, 'the second prompt never reached the model');
         assert.match(body, /plan mode/i, 'the new session did not run in the remembered plan mode');
         assert.ok(!body.includes('DEFAULTS-ONE'), 'the new session carried the first session');
-        assert.match(agentHostLog(info.scratch), /defaults applied to the new session: mode plan/);
+        assert.match(agentHostLog(info.scratch), /defaults applied to the new session: (mode plan|config mode=plan)/);
 
         // Cached pickers: while the agent starts again, its last pickers (with the remembered mode) show.
         await runCommand(page, 'Agent Host: Stop Agent');
         await frame.locator('.conn-stopped').waitFor({ timeout: 30_000 });
         await runCommand(page, 'Agent Host: Start Agent');
         await frame.waitForFunction(
-          () => !!document.querySelector('.conn-starting') && (document.querySelector('[data-testid="mode"]') as HTMLElement | null)?.dataset.current === 'plan',
-          undefined,
+          (id) => !!document.querySelector('.conn-starting') && (document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null)?.dataset.current === 'plan',
+          mode.id,
           { timeout: 30_000 },
         );
         await page.screenshot({ path: path.join(repoRoot, 'test-artifacts', 'defaults-cached-pickers.png') });
