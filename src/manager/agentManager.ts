@@ -49,6 +49,10 @@ export class AgentManager implements vscode.Disposable {
   private beforeTurnHooks: (() => Promise<void>)[] = [];
   private processHooks: ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[] = [];
   private readonly host: SlotHost;
+  /** An agent added or the default changed (Add Agent…, settings): views show the new list at once. */
+  private readonly configListener = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration('agentHost.agents') || e.affectsConfiguration('agentHost.defaultAgent')) this.stateEmitter.fire(this.state);
+  });
   /** Per-agent defaults and the cache of each agent's last offer (global state). */
   readonly defaults: AgentDefaults;
 
@@ -251,6 +255,7 @@ export class AgentManager implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.configListener.dispose();
     for (const s of this.slots) s.dispose();
     for (const list of this.subs.values()) for (const d of list) d.dispose();
     this.stateEmitter.dispose();

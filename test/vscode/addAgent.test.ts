@@ -63,6 +63,7 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
         timeoutMs: 560_000,
       },
       async (page, info) => {
+        await openChat(page); // the extension is up (its commands are in the palette)
         await runCommand(page, 'Agent Host: Add Agent');
         const rows = page.locator('.quick-input-widget .monaco-list-row');
         await rows.filter({ hasText: 'OpenCode' }).first().waitFor({ timeout: 15_000 });
@@ -93,11 +94,13 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
         assert.equal(added.preset, 'codex-acp');
         assert.equal(added.env.CODEX_HOME, env.CODEX_HOME);
 
-        // Pick it and run a turn.
-        await runCommand(page, 'Agent Host: Select Agent');
-        await rows.filter({ hasText: 'Codex CLI' }).first().waitFor({ timeout: 15_000 });
-        await page.keyboard.press('Enter');
+        // The chat's agent picker lists it at once; pick it there and run a turn.
         const frame = await openChat(page);
+        await frame.waitForFunction(() => [...document.querySelectorAll('[data-testid="agent"] vscode-option')].some((o) => o.getAttribute('value') === 'Codex CLI'), undefined, { timeout: 15_000 });
+        await frame.locator('[data-testid="agent"]').evaluate((el) => {
+          (el as HTMLElement & { value: string }).value = 'Codex CLI';
+          el.dispatchEvent(new Event('change', { bubbles: true }));
+        });
         await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
         await send(frame, `SCENARIO: answer ${JSON.stringify({ text: 'Installed codex answers.' })}`);
         await waitText(frame, '.msg.agent', 'Installed codex answers.');
