@@ -4,6 +4,7 @@
 // registry's own build produces: {version, agents: [...], extensions: []}, agents sorted by id.
 //
 //   node scripts/build-registry-snapshot.mjs <dir> [out]
+//   ACP_REGISTRY_SOURCE=<dir> node --test out/test/unit/registry.test.js   # the snapshot is an exact copy
 //
 // The folder is a developer's copy (CI has none); the JSON it writes is committed.
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';

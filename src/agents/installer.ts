@@ -86,7 +86,12 @@ export function agentConfigOf(i: InstalledAgent): AgentConfig {
 }
 
 export async function install(entry: RegistryAgent, opts: InstallOptions): Promise<InstallResult> {
-  const chosen = distributionFor(entry, opts.platform ?? platformKey(), opts.preview ? { preview: true } : {});
+  let chosen: ChosenDistribution;
+  try {
+    chosen = distributionFor(entry, opts.platform ?? platformKey(), opts.preview ? { preview: true } : {});
+  } catch (e) {
+    throw new InstallError('resolve', (e as Error).message);
+  }
   if (!SAFE_VERSION.test(chosen.version) || chosen.version.includes('..')) throw new InstallError('resolve', `${entry.id}: version "${chosen.version}" cannot name a folder`);
   const idDir = path.join(opts.storage, entry.id);
   const finalDir = path.join(idDir, chosen.version);
@@ -114,7 +119,7 @@ export async function install(entry: RegistryAgent, opts: InstallOptions): Promi
     throw e instanceof InstallError ? e : new InstallError('resolve', (e as Error).message);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
-    if (fs.readdirSync(idDir).length === 0) fs.rmdirSync(idDir);
+    if (fs.existsSync(idDir) && fs.readdirSync(idDir).length === 0) fs.rmdirSync(idDir);
   }
 }
 

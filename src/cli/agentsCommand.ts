@@ -184,7 +184,8 @@ async function loadFrom(values: Values, io: AgentsIo): Promise<LoadedRegistry> {
 function findEntry(loaded: LoadedRegistry, id: string, io: AgentsIo): RegistryAgent | undefined {
   const entry = loaded.registry.agents.find((a) => a.id === id);
   if (entry) return entry;
-  const like = searchRegistry(loaded.registry.agents, id).map((a) => a.id);
+  const q = id.toLowerCase();
+  const like = loaded.registry.agents.filter((a) => `${a.id} ${a.name.toLowerCase()}`.includes(q) || q.includes(a.id)).map((a) => a.id);
   io.err(`no agent "${id}" in the registry (${loaded.from})${like.length ? `; did you mean ${like.slice(0, 5).join(', ')}?` : ''}`);
   return undefined;
 }

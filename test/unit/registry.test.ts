@@ -21,7 +21,8 @@ import {
 import { repoRoot, scratchDir } from '../support/paths';
 
 const SNAPSHOT = path.join(repoRoot, 'resources', 'acp-registry', 'registry.json');
-const SHARED = '/work/shared/acp-registry';
+/** The folder the snapshot was built from, when a developer points at it (scripts/build-registry-snapshot.mjs). */
+const SOURCE = process.env.ACP_REGISTRY_SOURCE;
 const SNAPSHOT_IDS = ['agentao', 'auggie', 'claude-acp', 'claude-code-acp', 'codex-acp', 'factory-droid', 'gemini', 'github-copilot', 'kimi', 'mistral-vibe', 'opencode', 'qoder', 'qwen-code'];
 
 const snapshot = () => parseRegistry(fs.readFileSync(SNAPSHOT, 'utf8'));
@@ -35,13 +36,13 @@ describe('registry: parsing', () => {
     assert.deepEqual(problems, []);
     assert.deepEqual(registry.agents.map((a) => a.id), SNAPSHOT_IDS);
     assert.equal(bundledRegistryPath(), SNAPSHOT, 'found from out/src/agents the way dist/ finds it');
-    // Where the source folder is at hand (a developer's machine), the snapshot is an exact copy of it.
-    if (fs.existsSync(SHARED)) {
+    // With the source folder at hand (ACP_REGISTRY_SOURCE), the snapshot must be an exact copy of it.
+    if (SOURCE) {
       const raw = JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')) as { agents: { id: string }[] };
-      const files = fs.readdirSync(SHARED).filter((f) => f.endsWith('.json') && !f.startsWith('_'));
+      const files = fs.readdirSync(SOURCE).filter((f) => f.endsWith('.json') && !f.startsWith('_'));
       assert.equal(files.length, raw.agents.length);
       for (const f of files) {
-        const entry = JSON.parse(fs.readFileSync(path.join(SHARED, f), 'utf8')) as { id: string };
+        const entry = JSON.parse(fs.readFileSync(path.join(SOURCE, f), 'utf8')) as { id: string };
         assert.deepEqual(raw.agents.find((a) => a.id === entry.id), entry, f);
       }
     }
