@@ -84,6 +84,11 @@ export class ChatController implements vscode.Disposable {
     this.history = memento.get<TimelineEntity[]>(historyKey(this.tabId), []);
     this.subs.push(
       this.editor,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        // An agent added while the chat shows with none running: warm start it as if the chat just opened.
+        const idle = manager.state === 'stopped' && !manager.error && !manager.current && manager.agents().length > 0;
+        if (e.affectsConfiguration('agentHost.agents') && this.sinks.size && this.warmStart() && idle) this.manager.ensureStarted().catch((error: Error) => this.log.warn(`Chat: agent did not start: ${error.message}`));
+      }),
       manager.onDidChangeTabs(({ switched }) => (switched ? this.showTab() : this.markHeader())),
       manager.onDidChangeSession((s) => {
         if (s) this.follow(s);
