@@ -7,6 +7,8 @@ import { agentEnvironment, parseAgentConfigs, type AgentConfig } from '../sessio
 import { openSessionDirectory, startAgentSession } from '../adapters';
 import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
+import { runCheckCommand } from './checkCommand';
+import { openCheckHost } from '../checkHost';
 import { FileService } from '../host/fileService';
 import { protectedBy } from '../host/protectedPaths';
 import { TerminalService } from '../host/terminalService';
@@ -20,6 +22,7 @@ import { TextRenderer } from '../session/transcriptText';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host sessions list|show|export|rename|delete … (see agent-host sessions --help)
+       agent-host check --preset ID [--scripted] [--format text|json|markdown] … (see agent-host check --help)
 
 Runs one prompt against an agent and prints the session as it happens. Every session is recorded in a
 local index (title, agent, folder, a copy of the transcript) that the editor shares.
@@ -83,6 +86,14 @@ function resolveAgent(values: Record<string, unknown>, required = true): AgentCo
 }
 
 async function main(): Promise<number> {
+  if (process.argv[2] === 'check') {
+    return runCheckCommand(process.argv.slice(3), {
+      openHost: openCheckHost,
+      logger: (level) => redactingLogger(streamLogger((l) => process.stderr.write(l), level as LogLevel)),
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(`agent-host check: ${t}\n`),
+    });
+  }
   let parsed;
   try {
     parsed = parseArgs({
