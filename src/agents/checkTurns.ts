@@ -101,7 +101,7 @@ export async function checkAllowedEdit(ctx: TurnContext): Promise<[CheckResult, 
   const writes = inbound(o.frames, 'fs/write_text_file');
   const asks = framesOf(o.frames, 'session/request_permission');
   let asked: CheckResult;
-  if (!acp) asked = result('permission.asked', 'absent', `pi RPC has no permission requests: the edit ran unasked (${written ? 'file changed' : 'file unchanged'}).`);
+  if (!acp) asked = result('permission.asked', 'absent', `pi RPC has no permission requests (the edit was ${written ? 'applied' : 'not applied'}, unasked).`);
   else if (o.asked.length) {
     asked = result('permission.asked', 'verified', `Asked before the edit (options ${o.asked[0]!.request.options.map((op) => op.optionId).join(', ')}); answered ${o.asked[0]!.answer}.`, asks);
   } else if (!ctx.asks) asked = result('permission.asked', 'absent', `Never asks: no session/request_permission before the edit (${written ? 'applied unasked' : 'file unchanged'}).`);
@@ -127,7 +127,7 @@ export async function checkRejectedEdit(ctx: TurnContext): Promise<CheckResult> 
   ctx.decider.mode = 'allow';
   const untouched = fs.readFileSync(file, 'utf8') === 'keep = me\n';
   const proof = framesOf(o.frames, 'session/request_permission');
-  if (!acp) return result('permission.reject', 'absent', `pi RPC has no permission requests: nothing to reject (${untouched ? 'file unchanged' : 'the edit ran'}).`);
+  if (!acp) return result('permission.reject', 'absent', `pi RPC has no permission requests: nothing to reject (the edit was ${untouched ? 'not applied' : 'applied'}).`);
   if (!o.asked.length) {
     const status = ctx.asks ? 'failed' : 'absent';
     return result('permission.reject', status, `Never asked, so nothing could be rejected; ${untouched ? 'the file is unchanged' : 'the edit was applied unasked'}.`);
@@ -144,9 +144,9 @@ export async function checkTerminal(ctx: TurnContext): Promise<CheckResult> {
   const creates = inbound(o.frames, 'terminal/create');
   const proof = framesOf(o.frames, 'terminal/create', 'terminal/output', 'terminal/wait_for_exit', 'terminal/release');
   if (creates.length) return result('terminal', 'verified', `Ran the command through terminal/create; ${ended(o)}.`, proof);
-  const executed = ctx.cs.session.model.timeline().some((e) => e.kind === 'tool_call' && e.toolKind === 'execute' && e.status === 'completed');
+  const executed = ctx.cs.session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'completed' && JSON.stringify(e).includes('agent-host-terminal-check'));
   if (executed) return result('terminal', 'absent', 'Runs commands with its own shell: no terminal/create came, though the client offers terminal.');
-  return result('terminal', 'failed', `The command did not run (no terminal/create, no completed execute tool call); ${ended(o)}.`, framesOf(o.frames, 'session/request_permission'));
+  return result('terminal', 'failed', `The command did not run (no terminal/create, no completed tool call naming it); ${ended(o)}.`, framesOf(o.frames, 'session/request_permission'));
 }
 
 /** mcp.tool: the tool we host (MCP for ACP agents; pi RPC host tools stand in where the dialect has them). */
@@ -163,29 +163,34 @@ export async function checkHostedTool(ctx: TurnContext, offered: boolean, whyNot
   return result('mcp.tool', 'failed', `${ctx.tool.name} was offered through ${how} but never called (model decision: ${lastModel?.decision ?? 'none'}); ${ended(o)}.`, mentions);
 }
 
-/** cancel: a long command, cancelled once it runs; the turn must end `cancelled` without hanging. */
+/** cancel: a long command, cancelled once it runs (or after a few seconds); the turn must end `cancelled` without hanging. */
 export async function checkCancel(ctx: TurnContext): Promise<CheckResult> {
   const { session } = ctx.cs;
-  let sent = false;
+  let sent: 'running' | 'waited' | undefined;
+  const start = ctx.cs.frames.length;
   const running = async () => {
-    const deadline = Date.now() + ctx.timeoutMs;
-    while (Date.now() < deadline && session.model.turn !== 'idle') {
-      const live = session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && e.toolKind === 'execute');
-      if (live || inbound(ctx.cs.frames, 'terminal/create').length > before || rpcEvents(ctx.cs.frames.slice(start), 'tool_execution_start').length) {
-        await new Promise((r) => setTimeout(r, 500));
-        sent = true;
+    const fallback = Date.now() + CANCEL_FALLBACK_MS;
+    while (session.model.turn !== 'idle') {
+      const live = session.model.timeline().some((e) => e.kind === 'tool_call' && e.status !== 'completed' && e.status !== 'failed' && JSON.stringify(e).includes('sleep 30'));
+      const frames = ctx.cs.frames.slice(start);
+      const shown = live || inbound(frames, 'terminal/create').length > 0 || rpcEvents(frames, 'tool_execution_start').length > 0;
+      if ((shown && session.model.turn === 'running') || Date.now() > fallback) {
+        if (shown) await new Promise((r) => setTimeout(r, 500));
+        sent = shown ? 'running' : 'waited';
         await session.cancel();
         return;
       }
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  const start = ctx.cs.frames.length;
-  const before = inbound(ctx.cs.frames, 'terminal/create').length;
   ctx.decider.mode = 'allow';
   const o = await runTurn(ctx, scenario('shell', { command: 'sleep 30' }), running);
   const proof = [...framesOf(o.frames, 'session/cancel', 'abort'), ...o.frames.filter((f) => f.dir === 'in' && 'result' in f.msg && JSON.stringify(f.msg.result).includes('cancelled'))];
-  if (!sent) return result('cancel', 'failed', `The long command never showed as running, so no cancel was sent; ${ended(o)}.`);
-  if (o.stopReason === 'cancelled') return result('cancel', 'verified', 'Cancelled while the long command ran: the turn ended cancelled.', proof);
-  return result('cancel', 'failed', `Cancelled while the long command ran, but ${ended(o)}.`, proof);
+  const when = sent === 'running' ? 'while the long command ran' : `${CANCEL_FALLBACK_MS / 1000} s into the turn (no running command showed)`;
+  if (!sent) return result('cancel', 'failed', `The turn ended before a cancel was sent: ${ended(o)}.`);
+  if (o.stopReason === 'cancelled') return result('cancel', 'verified', `Cancelled ${when}: the turn ended cancelled.`, proof);
+  return result('cancel', 'failed', `Cancelled ${when}, but ${ended(o)}.`, proof);
 }
+
+/** A cancel is sent this long into the turn when no running command shows by then. */
+const CANCEL_FALLBACK_MS = 5000;
