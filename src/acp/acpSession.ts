@@ -150,7 +150,9 @@ export class AcpSession implements AgentSession {
     const caps = client.agentCapabilities;
     const mcp = (options.mcpServers ?? []) as McpServer[];
     const why: string[] = [];
-    if (caps.sessionCapabilities?.resume) {
+    const via = options.attach?.via;
+    if (via === 'load') why.push('session/resume not tried (load asked for)');
+    else if (caps.sessionCapabilities?.resume) {
       try {
         const r = (await client.resumeSession(requested, options.cwd, mcp)) as Partial<NewSessionResponse> | null;
         return { created: { ...(r ?? {}), sessionId: requested }, attach: { how: 'resumed', requested } };
@@ -158,7 +160,8 @@ export class AcpSession implements AgentSession {
         why.push(`session/resume failed: ${errorText(error)}`);
       }
     } else why.push('the agent offers no session/resume');
-    if (caps.loadSession) {
+    if (via === 'resume') why.push('session/load not tried (resume asked for)');
+    else if (caps.loadSession) {
       try {
         const r = (await client.loadSession(requested, options.cwd, mcp)) as Partial<NewSessionResponse> | null;
         return { created: { ...(r ?? {}), sessionId: requested }, attach: { how: 'loaded', requested } };

@@ -33,6 +33,8 @@ export interface AgentPreset {
   permission: string;
   /** Is our scripted model wired for it (`scriptedSetup` knows its config)? */
   scripted: boolean;
+  /** Does it ask before writes and commands as configured here (the compatibility check fails it if not)? */
+  asksPermission: boolean;
 }
 
 /** opencode never asks without a `permission` config: this one asks for edits, shell and fetches. */
@@ -50,6 +52,7 @@ export const PRESETS: readonly AgentPreset[] = [
     install: { npm: { package: 'opencode-ai', version: '1.18.33', bin: 'opencode' } },
     permission: 'OPENCODE_PERMISSION={"edit":"ask","bash":"ask","webfetch":"ask"} (without it opencode never asks).',
     scripted: true,
+    asksPermission: true,
   },
   {
     id: 'codex-acp',
@@ -62,6 +65,7 @@ export const PRESETS: readonly AgentPreset[] = [
     install: { npm: { package: '@zed-industries/codex-acp', version: '0.16.0', bin: 'codex-acp' }, registryId: 'codex-acp' },
     permission: '-c approval_policy="untrusted": asks before anything but known-safe reads.',
     scripted: true,
+    asksPermission: true,
   },
   {
     id: 'claude-agent-acp',
@@ -74,6 +78,7 @@ export const PRESETS: readonly AgentPreset[] = [
     install: { npm: { package: '@zed-industries/claude-agent-acp', version: '0.23.1', bin: 'claude-agent-acp' }, registryId: 'claude-acp' },
     permission: 'Asks by default (permission mode "default"); a settings.json defaultMode other than "default" changes that.',
     scripted: true,
+    asksPermission: true,
   },
   {
     id: 'gemini',
@@ -86,6 +91,7 @@ export const PRESETS: readonly AgentPreset[] = [
     install: { npm: { package: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' }, registryId: 'gemini' },
     permission: '--approval-mode default: asks before edits and shell commands.',
     scripted: true,
+    asksPermission: true,
   },
   {
     id: 'qwen',
@@ -98,6 +104,7 @@ export const PRESETS: readonly AgentPreset[] = [
     install: { npm: { package: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen', needs: 'Node 22' }, registryId: 'qwen-code' },
     permission: '--approval-mode default (0.24 defaults to "auto", where a model decides what is safe).',
     scripted: true,
+    asksPermission: true,
   },
   {
     id: 'pi-acp',
@@ -110,6 +117,7 @@ export const PRESETS: readonly AgentPreset[] = [
     install: { npm: { package: 'pi-acp', version: '0.0.24', bin: 'pi-acp', needs: '@mariozechner/pi-coding-agent 0.73.1 (`pi`) on PATH' } },
     permission: 'pi has no permission system: it writes and runs commands without asking.',
     scripted: true,
+    asksPermission: false,
   },
   {
     id: 'pi',
@@ -122,6 +130,7 @@ export const PRESETS: readonly AgentPreset[] = [
     install: { npm: { package: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi' } },
     permission: 'pi has no permission system: it writes and runs commands without asking.',
     scripted: true,
+    asksPermission: false,
   },
   {
     id: 'omp',
@@ -134,6 +143,7 @@ export const PRESETS: readonly AgentPreset[] = [
     install: { npm: { package: '@oh-my-pi/pi-coding-agent', version: '18.2.3', bin: 'omp', needs: 'Bun' } },
     permission: 'No permission requests: it writes and runs commands without asking.',
     scripted: true,
+    asksPermission: false,
   },
   {
     id: 'agentao',
@@ -146,6 +156,7 @@ export const PRESETS: readonly AgentPreset[] = [
     install: { registryId: 'agentao', uvx: 'agentao@0.5.10' },
     permission: 'Its own permission modes; the default asks before writes.',
     scripted: false,
+    asksPermission: true,
   },
 ];
 

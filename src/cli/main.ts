@@ -8,6 +8,8 @@ import { openSessionDirectory, startAgentSession } from '../adapters';
 import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
+import { runCheckCommand } from './checkCommand';
+import { openCheckHost } from '../checkHost';
 import { FileService } from '../host/fileService';
 import { protectedBy } from '../host/protectedPaths';
 import { TerminalService } from '../host/terminalService';
@@ -22,6 +24,7 @@ import { TextRenderer } from '../session/transcriptText';
 const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host sessions list|show|export|rename|delete … (see agent-host sessions --help)
        agent-host registry list|search, install ID, uninstall ID, installed (see agent-host install --help)
+       agent-host check --preset ID [--scripted] [--format text|json|markdown] … (see agent-host check --help)
 
 Runs one prompt against an agent and prints the session as it happens. Every session is recorded in a
 local index (title, agent, folder, a copy of the transcript) that the editor shares.
@@ -88,6 +91,14 @@ async function main(): Promise<number> {
   // Registry verbs take their own options; only as the first word (a prompt may start with "install").
   if (AGENT_VERBS.has(process.argv[2] ?? '')) {
     return runAgentsCommand(process.argv.slice(2), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(`agent-host: ${t}\n`), env: process.env });
+  }
+  if (process.argv[2] === 'check') {
+    return runCheckCommand(process.argv.slice(3), {
+      openHost: openCheckHost,
+      logger: (level) => redactingLogger(streamLogger((l) => process.stderr.write(l), level as LogLevel)),
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(`agent-host check: ${t}\n`),
+    });
   }
   let parsed;
   try {

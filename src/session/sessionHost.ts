@@ -177,9 +177,10 @@ export interface AgentStartOptions {
   /**
    * Reattach to this earlier session instead of opening a new one, by the ladder resume → load → new (each
    * step only when the agent offers it). `replay`: keep what `session/load` replays in the model (history
-   * view); otherwise the replay is dropped because the host already shows its own copy.
+   * view); otherwise the replay is dropped because the host already shows its own copy. `via`: take only that
+   * rung (the compatibility check tests each on its own); when it fails the session is new, with the reason.
    */
-  attach?: { sessionId: string; replay?: boolean };
+  attach?: { sessionId: string; replay?: boolean; via?: 'resume' | 'load' };
   /**
    * Share one agent process between the sessions of the same agent and folder (the editor's tabs), when
    * the protocol allows several sessions on one connection (ACP). The CLI runs one process per run.

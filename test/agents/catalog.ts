@@ -92,6 +92,23 @@ function isInstalled(id: string, entry: string): boolean {
   return fs.existsSync(path.join(agentsRoot(), id, '.stamp')) && fs.existsSync(entry);
 }
 
+export interface Launch {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  path?: string[];
+}
+
+/** How each ACP preset is launched from .tools/agents (command, args, env, PATH additions), by preset id. */
+export const ACP_LAUNCH: Record<string, () => Launch> = {
+  'opencode': () => ({ command: opencodeBin(), args: [] }),
+  'codex-acp': () => ({ command: codexBin(), args: [] }),
+  'claude-agent-acp': () => ({ command: systemNode(), args: [claudeEntry()] }),
+  'gemini': () => ({ command: systemNode(), args: [geminiEntry()] }),
+  'qwen': () => ({ command: node22(), args: [qwenEntry()], path: [path.dirname(node22())] }),
+  'pi-acp': () => ({ command: systemNode(), args: [piAcpEntry()], env: { PI_ACP_PI_COMMAND: piBin() } }),
+};
+
 /** The sandboxed environment of src/agents/scripted.ts (see there): HOME, XDG_*, TMPDIR under scratch. */
 export const baseEnv = sandboxEnv;
 export { openaiBase, writePiConfig };
@@ -102,7 +119,7 @@ export { openaiBase, writePiConfig };
  */
 function scriptedPrepare(
   presetId: string,
-  launch: () => { command: string; args: string[]; env?: Record<string, string>; path?: string[] },
+  launch: () => Launch,
 ): AgentFixture['prepare'] {
   return async (o) => {
     const l = launch();
@@ -134,7 +151,7 @@ const opencode: AgentFixture = {
       'Sends a title-generation request (no tools) to the model besides the turn.',
     ],
   },
-  prepare: scriptedPrepare('opencode', () => ({ command: opencodeBin(), args: [] })),
+  prepare: scriptedPrepare('opencode', ACP_LAUNCH['opencode']!),
 };
 
 // ---------------------------------------------------------------------------------------------- codex
@@ -162,7 +179,7 @@ const codex: AgentFixture = {
       'sandbox_mode="danger-full-access" so shell tools do not need bubblewrap.',
     ],
   },
-  prepare: scriptedPrepare('codex-acp', () => ({ command: codexBin(), args: [] })),
+  prepare: scriptedPrepare('codex-acp', ACP_LAUNCH['codex-acp']!),
 };
 
 // ---------------------------------------------------------------------------------------------- claude
@@ -186,7 +203,7 @@ const claude: AgentFixture = {
       'As root, IS_SANDBOX must be exactly "1" or unset (it is set to "1" here).',
     ],
   },
-  prepare: scriptedPrepare('claude-agent-acp', () => ({ command: systemNode(), args: [claudeEntry()] })),
+  prepare: scriptedPrepare('claude-agent-acp', ACP_LAUNCH['claude-agent-acp']!),
 };
 
 // ---------------------------------------------------------------------------------------------- gemini
@@ -213,7 +230,7 @@ const gemini: AgentFixture = {
         'Without client fs (acpx --no-fs) it writes the file itself after asking.',
     ],
   },
-  prepare: scriptedPrepare('gemini', () => ({ command: systemNode(), args: [geminiEntry()] })),
+  prepare: scriptedPrepare('gemini', ACP_LAUNCH['gemini']!),
 };
 
 // ---------------------------------------------------------------------------------------------- qwen
@@ -241,7 +258,7 @@ const qwen: AgentFixture = {
       'Model: OpenAI chat completions.',
     ],
   },
-  prepare: scriptedPrepare('qwen', () => ({ command: node22(), args: [qwenEntry()], path: [path.dirname(node22())] })),
+  prepare: scriptedPrepare('qwen', ACP_LAUNCH['qwen']!),
 };
 
 // ---------------------------------------------------------------------------------------------- pi-acp
@@ -268,7 +285,7 @@ const piAcp: AgentFixture = {
       'Model: OpenAI chat completions via $PI_CODING_AGENT_DIR/models.json.',
     ],
   },
-  prepare: scriptedPrepare('pi-acp', () => ({ command: systemNode(), args: [piAcpEntry()], env: { PI_ACP_PI_COMMAND: piBin() } })),
+  prepare: scriptedPrepare('pi-acp', ACP_LAUNCH['pi-acp']!),
 };
 
 export const AGENTS: AgentFixture[] = [opencode, codex, claude, gemini, qwen, piAcp];

@@ -41,18 +41,24 @@ function rpcPrepare(id: 'pi' | 'omp', launch: () => { command: string; args: str
   };
 }
 
+/** How pi and omp are launched from .tools/agents, by preset id (the preset adds `--mode rpc`). */
+export const RPC_LAUNCH: Record<'pi' | 'omp', () => { command: string; args: string[] }> = {
+  pi: () => ({ command: systemNode(), args: [piCli()] }),
+  omp: () => ({ command: bunBin(), args: [ompCli()] }),
+};
+
 export const PI_RPC: RpcAgentFixture = {
   id: 'pi',
   label: 'pi 0.73.1 (upstream, Node)',
   installed: () => fs.existsSync(piCli()),
-  prepare: rpcPrepare('pi', () => ({ command: systemNode(), args: [piCli()] })),
+  prepare: rpcPrepare('pi', RPC_LAUNCH.pi),
 };
 
 export const OMP_RPC: RpcAgentFixture = {
   id: 'omp',
   label: 'oh-my-pi 18.2.3 (fork, Bun)',
   installed: () => fs.existsSync(ompCli()) && fs.existsSync(bunBin()) && fs.existsSync(path.join(agentsRoot(), 'omp', '.stamp')),
-  prepare: rpcPrepare('omp', () => ({ command: bunBin(), args: [ompCli()] })),
+  prepare: rpcPrepare('omp', RPC_LAUNCH.omp),
 };
 
 /** A logger that keeps every line (tests assert on what was logged); echoes when RPC_TEST_LOG=1. */

@@ -90,13 +90,17 @@ describe('agent catalog', () => {
 
     const oc = await prep('opencode');
     const ocConfig = JSON.parse(fs.readFileSync(path.join(oc.spec.env['XDG_CONFIG_HOME']!, 'opencode', 'opencode.json'), 'utf8'));
-    assert.equal(ocConfig.permission.edit, 'ask');
-    assert.equal(ocConfig.permission.bash, 'ask');
+    // What makes each agent ask is the preset's own args/env (src/agents/presets.ts), launched as shipped.
+    const ocPermission = JSON.parse(oc.spec.env['OPENCODE_PERMISSION']!);
+    assert.equal(ocPermission.edit, 'ask');
+    assert.equal(ocPermission.bash, 'ask');
+    assert.equal(ocConfig.permission, undefined, 'the permission config belongs to the preset, not to the scripted setup');
     assert.equal(ocConfig.provider.scripted.options.baseURL, `${MODEL_URL}/v1`);
 
     const cx = await prep('codex');
     const toml = fs.readFileSync(path.join(cx.spec.env['CODEX_HOME']!, 'config.toml'), 'utf8');
-    assert.match(toml, /^approval_policy = "untrusted"$/m);
+    assert.deepEqual(cx.spec.args.slice(-2), ['-c', 'approval_policy="untrusted"']);
+    assert.doesNotMatch(toml, /approval_policy/);
     assert.match(toml, /^wire_api = "responses"$/m);
     assert.match(toml, new RegExp(`^base_url = "${MODEL_URL}/v1"$`, 'm'));
 
@@ -109,11 +113,12 @@ describe('agent catalog', () => {
     const gm = await prep('gemini');
     const gmSettings = JSON.parse(fs.readFileSync(path.join(gm.spec.env['HOME']!, '.gemini', 'settings.json'), 'utf8'));
     assert.equal(gmSettings.security.auth.selectedType, 'gemini-api-key');
-    assert.equal(gmSettings.tools?.approvalMode ?? 'default', 'default');
+    assert.deepEqual(gm.spec.args.slice(-3), ['--acp', '--approval-mode', 'default']);
 
     const qw = await prep('qwen');
     const qwSettings = JSON.parse(fs.readFileSync(path.join(qw.spec.env['HOME']!, '.qwen', 'settings.json'), 'utf8'));
-    assert.equal(qwSettings.tools.approvalMode, 'default');
+    assert.equal(qwSettings.tools?.approvalMode, undefined);
+    assert.deepEqual(qw.spec.args.slice(-3), ['--acp', '--approval-mode', 'default']);
     assert.equal(qw.spec.env['OPENAI_BASE_URL'], `${MODEL_URL}/v1`);
 
     const pi = await prep('pi-acp');

@@ -1,0 +1,103 @@
+/**
+ * The compatibility check's host (src/agents/checkRun.ts): the concrete adapters and services it runs an
+ * agent with — sessions through `startAgentSession` with files and terminals confined to the workspace, a
+ * tool served to ACP agents over the IDE MCP bridge (dist/ideBridge.js, socket + token) and to pi RPC
+ * agents as host tools, and bare idle processes for the exit checks. A composition root: it may import
+ * every floor.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AcpClient } from './acp/acpClient';
+import { clientCapabilities } from './acp/acpSession';
+import { startAgentSession } from './adapters';
+import type { CheckHost, HostedToolCall, IdleAgent } from './agents/checkTypes';
+import { killGroup, type AgentProcess } from './core/agentProcess';
+import type { Logger } from './core/log';
+import { FileService } from './host/fileService';
+import { TerminalService } from './host/terminalService';
+import { workspaceFileTools } from './host/workspaceFileTools';
+import { startToolEndpoint } from './mcp/toolEndpoint';
+import { headlessRpcUi } from './rpc/extensionUi';
+import { RpcConnection } from './rpc/rpcConnection';
+import { agentEnvironment, spawnSpecOf, type AgentConfig } from './session/agentConfig';
+import type { HostToolProvider } from './session/hostTools';
+
+const TOOL = 'read_project_file';
+
+/** dist/ideBridge.js beside the bundled CLI; out/src/mcp/ideBridge.js when run from the compiled tree. */
+function bridgePath(): string {
+  const bundled = path.join(__dirname, 'ideBridge.js');
+  return fs.existsSync(bundled) ? bundled : path.join(__dirname, 'mcp', 'ideBridge.js');
+}
+
+function idle(process: AgentProcess): IdleAgent {
+  return {
+    closeInput: () => process.child.stdin.end(),
+    terminate: () => {
+      if (process.pid !== undefined) killGroup(process.pid, 'SIGTERM');
+    },
+    exited: process.exited,
+    stop: () => process.shutdown(),
+  };
+}
+
+/** The check's host for `workspace`; `close()` stops the tool endpoint (sessions are stopped by the check). */
+export async function openCheckHost(workspace: string, logger: Logger): Promise<CheckHost> {
+  const calls: HostedToolCall[] = [];
+  const files = workspaceFileTools(workspace);
+  const tools: HostToolProvider = {
+    definitions: () => files.definitions().filter((d) => d.name === TOOL),
+    call: (name, args, signal, onUpdate) => {
+      calls.push({ name, args });
+      return files.call(name, args, signal, onUpdate);
+    },
+  };
+  const endpoint = await startToolEndpoint(tools, logger);
+  return {
+    tool: { name: TOOL, calls },
+    async start(config: AgentConfig, request) {
+      const rpc = config.protocol === 'rpc';
+      const env = Object.entries(endpoint.bridgeEnv()).map(([name, value]) => ({ name, value }));
+      const session = await startAgentSession(config, {
+        logger,
+        cwd: request.cwd,
+        decidePermission: request.decidePermission,
+        files: new FileService(() => [request.cwd]),
+        terminals: new TerminalService(() => [request.cwd], undefined, { baseEnv: () => agentEnvironment(config) }),
+        ...(request.withTool && !rpc ? { mcpServers: [{ name: 'agent-host-check', command: process.execPath, args: [bridgePath()], env }] } : {}),
+        ...(request.withTool && rpc ? { hostTools: tools } : {}),
+        ui: headlessRpcUi({ policy: 'deny-all', log: (l) => logger.info(l) }),
+        requestTimeoutMs: request.timeoutMs,
+        initializeTimeoutMs: request.timeoutMs,
+        frameTap: (dir, frame) => request.frames.push({ dir, msg: frame as Record<string, unknown> }),
+        ...(request.attach ? { attach: { ...request.attach, replay: true } } : {}),
+      });
+      return { session, frames: request.frames };
+    },
+    async startIdle(config, cwd, timeoutMs) {
+      if (config.protocol === 'rpc') {
+        const connection = RpcConnection.spawn(spawnSpecOf(config, cwd), { logger, commandTimeoutMs: timeoutMs });
+        try {
+          await connection.call({ type: 'get_state' }, { timeoutMs });
+        } catch (error) {
+          await connection.shutdown();
+          throw error;
+        }
+        return idle(connection.process);
+      }
+      const client = AcpClient.spawn(spawnSpecOf(config, cwd), {
+        logger,
+        initializeTimeoutMs: timeoutMs,
+        handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
+      });
+      try {
+        await client.initialize(clientCapabilities({}));
+      } catch (error) {
+        await client.shutdown();
+        throw error;
+      }
+      return idle(client.process);
+    },
+    close: () => endpoint.close(),
+  };
+}

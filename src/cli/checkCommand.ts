@@ -1,0 +1,134 @@
+/**
+ * `agent-host check`: the compatibility check from the command line. Resolves the agent (a preset, an
+ * entry of a config file, or an ad-hoc command), runs src/agents/checkRun.ts with the host the root lends,
+ * and prints the report as text, JSON or Markdown.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Logger } from '../core/log';
+import { presetById, presetConfig, presetFor, type AgentPreset } from '../agents/presets';
+import { hasScriptedSetup } from '../agents/scripted';
+import { render } from '../agents/checkReport';
+import { runCompatCheck } from '../agents/checkRun';
+import type { CheckHost } from '../agents/checkTypes';
+import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+
+export const CHECK_USAGE = `Usage: agent-host check (--preset ID [--command CMD --arg A …] | --config FILE [--agent NAME] |
+                         --command CMD [--arg A …] [--protocol acp|rpc]) [--env K=V …]
+                        [--scripted] [--cwd DIR] [--format text|json|markdown] [--timeout S]
+
+Runs a scripted probe against the agent and prints what it supports: verified (seen on a real turn or
+frame), claimed (advertised, not exercised), absent (not advertised or not available), failed.
+
+  --preset ID        a preset (opencode, codex-acp, claude-agent-acp, gemini, qwen, pi-acp, pi, omp,
+                     agentao): its command, args and env; --command/--arg replace how it is launched
+                     (the preset's own args and env are still added)
+  --config FILE      an agents file; --agent NAME picks the entry (default: the first)
+  --command CMD      an ad-hoc agent, with --arg (repeatable) and --protocol
+  --env K=V          added to the agent's environment (repeatable)
+  --scripted         run the turns (permission, files, terminal, MCP tool, cancel, reattach) against
+                     Agent Host's scripted model, in a sandboxed home and a scratch workspace; needs a
+                     preset with a scripted setup (--preset, the entry's "preset", or the command's name)
+  --cwd DIR          the workspace (default: a scratch folder; the check adds and removes two files)
+  --format F         text (default), json, markdown
+  --timeout S        timeout of each step in seconds (default 30)
+  --log-level LEVEL  stderr log level (default off)`;
+
+export interface CheckCommandDeps {
+  openHost(workspace: string, logger: Logger): Promise<CheckHost>;
+  logger: (level: string) => Logger;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+function envPairs(list: string[] | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const kv of list ?? []) {
+    const i = kv.indexOf('=');
+    if (i <= 0) throw new Error(`--env expects K=V, got "${kv}"`);
+    env[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return env;
+}
+
+/** Exit codes: 0 nothing failed, 1 a check failed, 2 usage. */
+export async function runCheckCommand(argv: string[], deps: CheckCommandDeps): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        preset: { type: 'string' },
+        config: { type: 'string' },
+        agent: { type: 'string' },
+        command: { type: 'string' },
+        arg: { type: 'string', multiple: true },
+        env: { type: 'string', multiple: true },
+        protocol: { type: 'string' },
+        scripted: { type: 'boolean' },
+        cwd: { type: 'string' },
+        format: { type: 'string' },
+        timeout: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (error) {
+    deps.err(`${(error as Error).message}\n\n${CHECK_USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    deps.out(`${CHECK_USAGE}\n`);
+    return 0;
+  }
+  const usage = (message: string) => {
+    deps.err(`${message}\n\n${CHECK_USAGE}`);
+    return 2;
+  };
+  const format = values.format ?? 'text';
+  if (format !== 'text' && format !== 'json' && format !== 'markdown') return usage('--format must be text, json or markdown');
+  const timeoutS = values.timeout ? Number(values.timeout) : 30;
+  if (!(timeoutS > 0)) return usage('--timeout must be a positive number of seconds');
+  let config: AgentConfig;
+  let preset: AgentPreset | undefined;
+  try {
+    const env = envPairs(values.env);
+    if (values.preset) {
+      preset = presetById(values.preset);
+      if (!preset) return usage(`unknown preset "${values.preset}"`);
+      const base = presetConfig(preset, values.command ? { command: values.command, args: values.arg ?? [] } : undefined);
+      config = { ...base, env: { ...base.env, ...env } };
+    } else if (values.config) {
+      const agents = parseAgentConfigs(JSON.parse(readFileSync(values.config, 'utf8')));
+      const found = values.agent ? agents.find((a) => a.name === values.agent) : agents[0];
+      if (!found) return usage(`no agent named "${values.agent}" in ${values.config}`);
+      config = { ...found, env: { ...(found.env ?? {}), ...env } };
+      preset = presetFor(found);
+    } else if (values.command) {
+      const protocol = values.protocol ?? 'acp';
+      if (protocol !== 'acp' && protocol !== 'rpc') return usage('--protocol must be acp or rpc');
+      config = { name: path.basename(values.command), command: values.command, args: values.arg ?? [], env, protocol };
+      preset = presetFor(config);
+    } else return usage('give --preset ID, --config FILE or --command CMD');
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  // A relative command path means the caller's folder, not the workspace the agent runs in.
+  if (config.command.includes('/') && !path.isAbsolute(config.command)) config = { ...config, command: path.resolve(config.command) };
+  if (values.scripted && !(preset && hasScriptedSetup(preset.id))) {
+    return usage(`--scripted: no scripted-model setup known for ${preset ? `preset "${preset.id}"` : `"${config.command}" (name a preset with --preset or the entry's "preset")`}`);
+  }
+  const logger = deps.logger(values['log-level'] ?? 'off');
+  const report = await runCompatCheck({
+    config,
+    ...(preset ? { preset } : {}),
+    scripted: values.scripted === true,
+    ...(values.cwd ? { cwd: values.cwd } : {}),
+    timeoutMs: timeoutS * 1000,
+    openHost: (workspace) => deps.openHost(workspace, logger),
+    log: (line) => logger.info(line),
+  });
+  deps.out(render(report, format));
+  return report.checks.some((c) => c.status === 'failed') ? 1 : 0;
+}
