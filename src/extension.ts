@@ -13,6 +13,10 @@ import { recordSessions } from './manager/sessionRecorder';
 import { defaultStateDir, SessionStore } from './session/sessionStore';
 import { showSessionHistory } from './views/sessionHistory';
 import { addAgent, manageInstalled, type AddAgentContext } from './views/addAgent';
+import { checkCompatibility } from './views/compatCheck';
+import { runCompatCheck } from './agents/checkRun';
+import { openCheckHost } from './checkHost';
+import { redactingLogger } from './core/log';
 import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
 import { registerRpcCommands } from './views/rpcCommands';
@@ -158,6 +162,15 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     }),
     registerCommand('agentHost.addAgent', () => addAgent(installContext(ctx))),
     registerCommand('agentHost.manageInstalledAgents', () => manageInstalled(installContext(ctx))),
+    registerCommand('agentHost.checkCompatibility', () =>
+      checkCompatibility({
+        agents: () => manager.agents(),
+        ...(manager.agentName ? { current: manager.agentName } : {}),
+        log,
+        run: (config, preset, scripted, line) =>
+          runCompatCheck({ config, ...(preset ? { preset } : {}), scripted, timeoutMs: 30_000, openHost: (ws) => openCheckHost(ws, redactingLogger(log)), log: line }),
+      }),
+    ),
     registerCommand('agentHost.sessionHistory', async () => {
       await showSessionHistory({
         manager,

@@ -28,6 +28,8 @@ export interface CommandMap {
   /** The entry added to agentHost.agents, or undefined when the person gave up. */
   'agentHost.addAgent': [[], unknown];
   'agentHost.manageInstalledAgents': [[], void];
+  /** The report shown, or undefined when none was made. */
+  'agentHost.checkCompatibility': [[], unknown];
   'agentHost.explainSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
   'agentHost.generateDocstring': [[uri?: vscode.Uri, range?: vscode.Range], void];
   'agentHost.optimizeSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
@@ -60,6 +62,7 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.sessionHistory',
   'agentHost.addAgent',
   'agentHost.manageInstalledAgents',
+  'agentHost.checkCompatibility',
   'agentHost.explainSelection',
   'agentHost.generateDocstring',
   'agentHost.optimizeSelection',

@@ -2,7 +2,8 @@
  * "Agent Host: Add Agent…" in a real VS Code (code-server + Chromium): browse an ACP registry (a local
  * registry file with codex-acp 0.16.0 as an npx entry whose env points it at the scripted model), install it
  * pinned into the configured storage (a real `npm install`), find the entry in the user's settings (with the
- * codex preset's approval policy added), pick it, and run a real turn with it in the chat.
+ * codex preset's approval policy added), pick it, and run a real turn with it in the chat; then "Check Agent
+ * Compatibility…" on it shows the report (real turns against the scripted model) as a Markdown preview.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -105,6 +106,25 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
         await send(frame, `SCENARIO: answer ${JSON.stringify({ text: 'Installed codex answers.' })}`);
         await waitText(frame, '.msg.agent', 'Installed codex answers.');
         await turnIdle(frame);
+
+        // Check Agent Compatibility… on it: real turns against the scripted model, the report as a preview.
+        await runCommand(page, 'Agent Host: Check Agent Compatibility');
+        await rows.filter({ hasText: 'Codex CLI' }).first().waitFor({ timeout: 15_000 });
+        assert.match((await rows.filter({ hasText: 'Codex CLI' }).first().textContent()) ?? '', /scripted model/);
+        await page.keyboard.press('Enter');
+        const until = Date.now() + 180_000;
+        let table = '';
+        while (Date.now() < until && !table) {
+          for (const f of page.frames()) {
+            const text = await f.evaluate(() => (document.querySelector('table') ? document.body.innerText : '')).catch(() => '');
+            if (/Compatibility:/.test(text) && /permission\.asked/.test(text)) table = text;
+          }
+          if (!table) await page.waitForTimeout(1000);
+        }
+        assert.ok(table, 'the compatibility report never showed');
+        for (const id of ['initialize', 'session.new', 'prompt.turn', 'permission.asked', 'permission.reject', 'cancel', 'exit.sigterm']) assert.match(table, new RegExp(id.replace('.', '\\.')));
+        assert.match(table, /permission\.asked\s+✅ verified/, 'codex asks before writing (its preset\'s approval policy), verified on a real turn');
+        await info.screenshot('compat-check');
       },
     );
   } finally {
