@@ -14,6 +14,7 @@ import { defaultStateDir, SessionStore } from './session/sessionStore';
 import { showSessionHistory } from './views/sessionHistory';
 import { addAgent, manageInstalled, type AddAgentContext } from './views/addAgent';
 import { checkCompatibility } from './views/compatCheck';
+import { showTraffic } from './views/trafficView';
 import { runCompatCheck } from './agents/checkRun';
 import { openCheckHost } from './checkHost';
 import { redactingLogger } from './core/log';
@@ -162,6 +163,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     }),
     registerCommand('agentHost.addAgent', () => addAgent(installContext(ctx))),
     registerCommand('agentHost.manageInstalledAgents', () => manageInstalled(installContext(ctx))),
+    registerCommand('agentHost.showTraffic', () => void showTraffic({ manager, permissionTimeouts: () => ctx.host.broker?.timedOut ?? 0 })),
     registerCommand('agentHost.checkCompatibility', () =>
       checkCompatibility({
         agents: () => manager.agents(),

@@ -57,6 +57,21 @@ export function registerSecret(value: string): () => void {
   return () => secrets.delete(value);
 }
 
+/**
+ * Registers the secrets among an agent's configured `env`: the value of every secret-looking name (see
+ * KEY), and any value shaped like a credential (20+ characters of letters, digits and `-_.=+`, with both
+ * letters and digits). Returns how to forget them.
+ */
+export function registerEnvSecrets(env: Record<string, string> | undefined): () => void {
+  const forget: (() => void)[] = [];
+  for (const [name, value] of Object.entries(env ?? {})) {
+    const secretName = new RegExp(`^(?:${KEY})$`, 'i').test(name);
+    const credential = /^[A-Za-z0-9_\-.=+]{20,}$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value);
+    if (secretName || credential) forget.push(registerSecret(value));
+  }
+  return () => forget.forEach((f) => f());
+}
+
 /** Names that hold secrets: anything with TOKEN, KEY, SECRET, PASSWORD or CREDENTIAL in it, and authorization. */
 const KEY = String.raw`[\w.-]*(?:token|key|secret|passw(?:or)?d|credential)[\w.-]*|authorization`;
 /** A JSON string value, possibly cut short at the end of the text (a truncated line). */

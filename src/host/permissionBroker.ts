@@ -47,6 +47,8 @@ export class PermissionBroker {
   private readonly queue: Entry[] = [];
   private readonly listeners = new Set<() => void>();
   private counter = 0;
+  /** Permission requests answered `cancelled` because nobody answered in time (the traffic view shows it). */
+  timedOut = 0;
 
   constructor(private readonly options: PermissionBrokerOptions = {}) {}
 
@@ -123,6 +125,7 @@ export class PermissionBroker {
     if (seconds > 0) {
       head.timer = setTimeout(() => {
         this.options.logger?.warn(`Permission for "${head.request.toolCall.title}" timed out after ${seconds} s: answered cancelled`);
+        this.timedOut++;
         this.resolve(head, { outcome: 'cancelled', by: 'timeout' });
       }, seconds * 1000);
     }

@@ -3,6 +3,7 @@ import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
 import type { SignInHandler } from '../session/sessionHost';
 import type { ContentPart, SessionEvent } from '../session/sessionModel';
+import type { TrafficLog } from '../session/traffic';
 import { AgentDefaults, type AgentChoices } from './agentDefaults';
 import { AgentSlot, type LastSession, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention } from './agentSlot';
 
@@ -142,6 +143,11 @@ export class AgentManager implements vscode.Disposable {
     else if (!agent || this.state !== 'starting') throw new Error(vscode.l10n.t('The agent is not running.'));
     if (agent) await this.defaults.remember(agent, choice);
     return session !== undefined;
+  }
+
+  /** The active tab's protocol stream (the traffic view follows the active tab). */
+  get traffic(): TrafficLog {
+    return this.active.traffic;
   }
 
   /** A new session in the active tab (warm: on the running process when the agent shares it). */

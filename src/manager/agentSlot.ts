@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
 import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
 import { DisposableStore } from '../core/lifetime';
-import { redactingLogger } from '../core/log';
+import { redactingLogger, registerEnvSecrets } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
 import { policyDecider } from '../session/permissions';
 import { AuthRequiredError, type AgentStartOptions, type SignInHandler } from '../session/sessionHost';
 import type { ContentPart, SessionEvent } from '../session/sessionModel';
 import { titleFrom } from '../session/sessionStore';
+import { TrafficLog, trafficLogger } from '../session/traffic';
 
 /**
  * What the editor lends a session (permissions UI, files, terminals, MCP servers, extension dialogs,
@@ -97,6 +98,10 @@ export class AgentSlot implements vscode.Disposable {
   private attachNext: { sessionId: string; replay: boolean } | undefined;
   /** Kept across restarts and reloads: the session to reattach, and the tab's title. */
   remembered: LastSession | undefined;
+  /** The protocol stream of this tab's agent (frames both ways, stderr), for the traffic view. */
+  readonly traffic = new TrafficLog();
+  /** Forgets the running agent's env secrets (masked in the log and the traffic view while it runs). */
+  private forgetSecrets: () => void = () => undefined;
   /** While the tab is not shown, what happened there that the person has not seen. */
   attention: TabAttention | undefined;
   background = false;
@@ -280,7 +285,7 @@ export class AgentSlot implements vscode.Disposable {
 
   dispose(): void {
     this.cancelRestart();
-    void this.stop();
+    void this.stop().finally(() => this.forgetSecrets());
     this.stateEmitter.dispose();
     this.eventEmitter.dispose();
     this.sessionEmitter.dispose();
@@ -333,6 +338,10 @@ export class AgentSlot implements vscode.Disposable {
     this.attachNext = undefined;
     try {
       const env = signIn ? await signIn.env(agent) : {};
+      this.forgetSecrets();
+      const forgetConfigured = registerEnvSecrets(agent.env);
+      const forgetSignedIn = registerEnvSecrets(Object.fromEntries(Object.keys(env).map((k) => [k, env[k]!])));
+      this.forgetSecrets = () => (forgetConfigured(), forgetSignedIn());
       const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
       const extra = Object.assign({}, ...this.host.services().map((s) => s(agent, cwd, environment))) as Partial<AgentStartOptions>;
       if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };
@@ -347,7 +356,8 @@ export class AgentSlot implements vscode.Disposable {
         // Without a host that asks the person, nothing is approved.
         decidePermission: policyDecider('deny-all'),
         ...extra,
-        logger: redactingLogger(this.log),
+        logger: trafficLogger(redactingLogger(this.log), this.traffic),
+        frameTap: (direction, frame) => this.traffic.frame(direction, frame),
         cwd,
         roots: folders,
         requestTimeoutMs: config.get<number>('requestTimeoutSeconds', 60) * 1000,
@@ -373,6 +383,7 @@ export class AgentSlot implements vscode.Disposable {
       this.process.addCallback(
         session.onHealth((health, detail) => {
           this.unresponsive = health === 'unresponsive' ? detail : undefined;
+          if (health === 'unresponsive') this.traffic.count('requestsTimedOut', `timed out: ${detail}`);
           this.stateEmitter.fire(this._state);
         }),
       );
@@ -453,6 +464,7 @@ export class AgentSlot implements vscode.Disposable {
     const delay = CRASH_POLICY.backoffMs[Math.min(n - 1, CRASH_POLICY.backoffMs.length - 1)]!;
     const message = vscode.l10n.t('Agent "{0}" exited ({1}); starting it again in {2} s', agent.name, describeExit(exit).split('\n')[0]!, delay / 1000);
     this.log.warn(message);
+    this.traffic.count('restarts', message);
     this.setState('error', message);
     this.cancelRestart();
     const generation = this.generation;

@@ -30,6 +30,7 @@ export interface CommandMap {
   'agentHost.manageInstalledAgents': [[], void];
   /** The report shown, or undefined when none was made. */
   'agentHost.checkCompatibility': [[], unknown];
+  'agentHost.showTraffic': [[], void];
   'agentHost.explainSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
   'agentHost.generateDocstring': [[uri?: vscode.Uri, range?: vscode.Range], void];
   'agentHost.optimizeSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
@@ -63,6 +64,7 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.addAgent',
   'agentHost.manageInstalledAgents',
   'agentHost.checkCompatibility',
+  'agentHost.showTraffic',
   'agentHost.explainSelection',
   'agentHost.generateDocstring',
   'agentHost.optimizeSelection',
