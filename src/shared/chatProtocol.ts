@@ -118,6 +118,8 @@ export interface FileHit {
 export type HostEvent =
   | { type: 'snapshot'; snapshot: Snapshot }
   | { type: 'entities'; entities: TimelineEntity[] }
+  /** Text streamed onto messages the page already has (only the new text, never the whole message). */
+  | { type: 'appends'; appends: { id: string; text: string }[] }
   | { type: 'plan'; entries: PlanEntry[] }
   | { type: 'header'; header: HeaderState }
   | { type: 'queue'; queue: QueuedPrompt[] }

@@ -125,6 +125,9 @@ onEvent((e) => {
     case 'entities':
       transcript.upsert(e.entities);
       break;
+    case 'appends':
+      transcript.append(e.appends);
+      break;
     case 'plan':
       renderPlan(e.entries);
       break;

@@ -145,3 +145,72 @@ export function renderMarkdown(src: string): DocumentFragment {
   }
   return frag;
 }
+
+/** What a streamed body shows: the source rendered so far, and where its settled blocks end. */
+interface Streamed {
+  src: string;
+  stable: number;
+  tail: HTMLElement;
+}
+const streamed = new WeakMap<HTMLElement, Streamed>();
+
+/**
+ * Renders `src` into `body` — incrementally when `src` extends what `body` shows (a streamed message): the
+ * settled blocks (everything before the last block boundary) are rendered once and kept, only the open end
+ * is rendered again, so a batch costs its own length, not the message's. Anything else renders afresh.
+ * `decorate` runs on each newly rendered part (code-block actions).
+ */
+export function renderStreamed(body: HTMLElement, src: string, decorate?: (part: HTMLElement) => void): void {
+  let st = streamed.get(body);
+  if (!st || !src.startsWith(st.src) || st.tail.parentElement !== body) {
+    const tail = document.createElement('div');
+    tail.className = 'md-tail';
+    body.replaceChildren(tail);
+    st = { src: '', stable: 0, tail };
+    streamed.set(body, st);
+  }
+  const boundary = blockBoundary(src, st.stable);
+  if (boundary > st.stable) {
+    const part = document.createElement('div');
+    part.className = 'md-part';
+    part.append(renderMarkdown(src.slice(st.stable, boundary)));
+    decorate?.(part);
+    body.insertBefore(part, st.tail);
+    st.stable = boundary;
+  }
+  st.tail.replaceChildren(renderMarkdown(src.slice(boundary)));
+  decorate?.(st.tail);
+  st.src = src;
+}
+
+/**
+ * The last block boundary in `src` at or after `from` (itself a boundary, outside any code fence): the start
+ * of a line that begins at column 0 after a blank line, outside fenced code, and is not a list item (which
+ * would continue a list above), read on whole lines only. Everything before it is settled: a later chunk
+ * cannot change how it renders.
+ */
+export function blockBoundary(src: string, from: number): number {
+  let best = from;
+  let fence: string | undefined;
+  let prevBlank = false;
+  let pos = from;
+  for (;;) {
+    const nl = src.indexOf('\n', pos);
+    // The last line may still grow ("3" becomes "3. item"): only whole lines are read.
+    if (nl < 0) break;
+    const line = src.slice(pos, nl);
+    if (fence === undefined) {
+      // A list item after a blank line continues its list (a loose list): never a boundary.
+      if (prevBlank && /^\S/.test(line) && !/^(?:[-+*]|\d{1,9}[.)])(?:\s|$)/.test(line)) best = pos;
+      const open = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+      if (open) fence = open[1];
+      prevBlank = !open && line.trim() === '';
+    } else {
+      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
+      if (close && close[1]![0] === fence[0] && close[1]!.length >= fence.length) fence = undefined;
+      prevBlank = false;
+    }
+    pos = nl + 1;
+  }
+  return best;
+}

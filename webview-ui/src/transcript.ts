@@ -14,7 +14,7 @@ import type {
 } from '../../src/shared/chatProtocol';
 import { chips, codeOf, decorateCode, noticeCard, permissionCard, toolCallCard } from './cards';
 import { h, icon } from './dom';
-import { renderMarkdown } from './markdown';
+import { renderStreamed } from './markdown';
 import { send } from './rpc';
 
 const PAGE = 120;
@@ -128,6 +128,17 @@ export class Transcript {
     }
     if (this.stick) this.trimTop();
     this.updateChrome();
+    this.schedule();
+  }
+
+  /** Text streamed onto messages: appended to each one's text; shown ones re-render only their open end. */
+  append(appends: { id: string; text: string }[]): void {
+    for (const a of appends) {
+      const it = this.index.get(`message:${a.id}`);
+      if (!it || it.entity.kind !== 'message') continue;
+      it.entity = { ...it.entity, text: it.entity.text + a.text };
+      if (it.el) this.dirty.add(it);
+    }
     this.schedule();
   }
 
@@ -268,9 +279,7 @@ export class Transcript {
     }
     // Reuse the element while streaming: only the body changes.
     const el = previous?.classList.contains('agent') ? previous : h('div', { className: 'entry msg agent', role: 'article', 'aria-label': s.agentRole }, h('div', { className: 'md' }));
-    const body = el.querySelector('.md') as HTMLElement;
-    body.replaceChildren(renderMarkdown(m.text));
-    decorateCode(body, s);
+    renderStreamed(el.querySelector('.md') as HTMLElement, m.text, (part) => decorateCode(part, s));
     const extra = chips(m.parts);
     el.querySelector(':scope > .chips')?.remove();
     if (extra) el.append(extra);
@@ -283,8 +292,7 @@ export class Transcript {
     const details = (previous?.tagName === 'DETAILS' ? previous : h('details', { className: 'entry thought' }, h('summary'), h('div', { className: 'md' }))) as HTMLDetailsElement;
     const summary = details.querySelector('summary')!;
     summary.replaceChildren(icon(live ? 'loading codicon-modifier-spin' : 'lightbulb'), h('span', null, live ? s.thinking : s.thought));
-    const body = details.querySelector('.md') as HTMLElement;
-    body.replaceChildren(renderMarkdown(m.text));
+    renderStreamed(details.querySelector('.md') as HTMLElement, m.text);
     return details;
   }
 

@@ -16,12 +16,12 @@ import type {
 } from '../../shared/chatProtocol';
 import { buildPromptParts, normalizeConfigOptions } from './chatContent';
 import { boundedHistory } from '../../session/transcriptCopy';
+import { ChatBatch } from './chatBatch';
 import { chatStrings } from './chatStrings';
 import { EditorActions } from './editorActions';
 
 type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<ChatRequests[M][1]> | ChatRequests[M][1] };
 
-const FLUSH_MS = 40;
 const HISTORY_KEY = 'agentHost.chat.history';
 
 /** Where a tab's earlier transcript is kept (the first tab keeps the key of the days before tabs). */
@@ -54,10 +54,10 @@ export class ChatController implements vscode.Disposable {
   /** The session being opened from history, until it is followed. */
   private opening: string | undefined;
   private readonly sinks = new Set<(event: HostEvent) => void>();
-  private readonly dirty = new Map<string, TimelineEntity>();
-  private headerDirty = false;
-  private planDirty = false;
-  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly batch = new ChatBatch((event) => this.post(event), {
+    plan: () => ({ type: 'plan', entries: this.model?.plan ?? [] }),
+    header: () => ({ type: 'header', header: this.header() }),
+  });
   private wantFocus = false;
   /** The last `set_editor_text` seen, and one not yet delivered because no view was open. */
   private editorText: string | undefined;
@@ -335,7 +335,7 @@ export class ChatController implements vscode.Disposable {
     this.model = undefined;
     this.session = undefined;
     this.local = [];
-    this.dirty.clear();
+    this.batch.clearEntities();
     this.tabId = this.manager.activeTabId;
     this.history = this.tabHistories.get(this.tabId) ?? this.memento.get<TimelineEntity[]>(historyKey(this.tabId), []);
     this.queue = this.tabQueues.get(this.tabId) ?? [];
@@ -360,22 +360,17 @@ export class ChatController implements vscode.Disposable {
     this.model = session.model;
     this.editorText = undefined;
     this.local = [];
-    this.dirty.clear();
+    this.batch.clearEntities();
     this.unsubscribeModel = session.model.on((e) => {
       switch (e.type) {
         case 'entity':
-          this.dirty.set(`${e.entity.kind}:${e.entity.id}`, e.entity);
-          this.schedule();
+          this.batch.entity(e.entity);
           break;
-        case 'append': {
-          const message = session.model.get('message', e.id);
-          if (message) this.dirty.set(`message:${e.id}`, message);
-          this.schedule();
+        case 'append':
+          this.batch.append(e.id, e.text, () => session.model.get('message', e.id));
           break;
-        }
         case 'plan':
-          this.planDirty = true;
-          this.schedule();
+          this.batch.markPlan();
           break;
         case 'agent_state': {
           const text = session.extras()?.editorText;
@@ -447,9 +442,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   private snapshot(): Snapshot {
-    this.dirty.clear();
-    this.planDirty = false;
-    this.headerDirty = false;
+    this.batch.reset();
     const pending = this.pendingContext;
     this.pendingContext = [];
     return {
@@ -463,27 +456,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   private markHeader(): void {
-    this.headerDirty = true;
-    this.schedule();
-  }
-
-  /** Streaming emits an event per chunk: coalesce them into one message per entity every FLUSH_MS. */
-  private schedule(): void {
-    this.flushTimer ??= setTimeout(() => {
-      this.flushTimer = undefined;
-      if (this.dirty.size) {
-        this.post({ type: 'entities', entities: [...this.dirty.values()] });
-        this.dirty.clear();
-      }
-      if (this.planDirty) {
-        this.planDirty = false;
-        this.post({ type: 'plan', entries: this.model?.plan ?? [] });
-      }
-      if (this.headerDirty) {
-        this.headerDirty = false;
-        this.post({ type: 'header', header: this.header() });
-      }
-    }, FLUSH_MS);
+    this.batch.markHeader();
   }
 
   private post(event: HostEvent): void {
@@ -491,7 +464,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.batch.dispose();
     this.unsubscribeModel?.();
     for (const s of this.subs) s.dispose();
     this.sinks.clear();
