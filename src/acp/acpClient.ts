@@ -6,7 +6,7 @@ import {
 } from 'vscode-jsonrpc/node';
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
-import { logText, traces, truncate, type Logger } from '../core/log';
+import { levelEvent, logText, traces, truncate, type Logger } from '../core/log';
 import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
 import type {
   AgentCapabilities,
@@ -170,12 +170,21 @@ export class AcpClient {
         logger.error(`Agent stdout: ${error.message}`);
       }
     });
-    void this.connection.trace(Trace.Compact, {
+    // Tracing makes vscode-jsonrpc stringify every message's params: on only while the log shows traces
+    // (a LogOutputChannel says when its level changes).
+    const tracer = {
       log: (message: unknown, data?: string) => {
         // Params carry secrets (the IDE tools' token in session/new): redacted before they are cut and shown.
         if (typeof message === 'string' && traces(logger)) logger.trace(`rpc ${logText(message, 400)}${data ? ` ${logText(data, 400)}` : ''}`);
       },
-    });
+    };
+    const retrace = () => void this.connection.trace(traces(logger) ? Trace.Compact : Trace.Off, tracer).catch(() => undefined);
+    retrace();
+    const levels = levelEvent(logger);
+    if (levels) {
+      const sub = levels(retrace);
+      void process.exited.then(() => sub.dispose());
+    }
     this.connection.onUnhandledNotification((n) => logger.debug(`Ignored notification ${n.method}`));
     // An agent that closes its output but stays alive can answer nothing more: stop it, so every pending
     // request fails with its exit instead of waiting forever.

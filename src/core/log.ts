@@ -9,6 +9,12 @@ export interface Logger {
   readonly logLevel?: string | number;
 }
 
+/** A LogOutputChannel's level-change event, when the logger has one (bound to it). */
+export function levelEvent(logger: Logger): ((listener: () => void) => { dispose(): void }) | undefined {
+  const event = (logger as { onDidChangeLogLevel?: (listener: () => void) => { dispose(): void } }).onDidChangeLogLevel;
+  return event?.bind(logger);
+}
+
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'off';
 const ORDER: Record<LogLevel, number> = { trace: 0, debug: 1, info: 2, warn: 3, error: 4, off: 5 };
 
@@ -143,6 +149,9 @@ export function redactingLogger(logger: Logger): Logger {
     error: at('error', (m) => logger.error(m)),
     get logLevel() {
       return (logger as { logLevel?: unknown }).logLevel;
+    },
+    get onDidChangeLogLevel() {
+      return levelEvent(logger);
     },
   } as Logger;
 }

@@ -5,7 +5,7 @@
  * the ring's memory is what it says; secrets are masked when the text is shown or copied (`redact`), and
  * the values of secret-looking keys and env entries already when it is recorded.
  */
-import { redact, type Logger } from '../core/log';
+import { levelEvent, redact, type Logger } from '../core/log';
 
 export type TrafficDirection = 'in' | 'out' | 'stderr' | 'note';
 
@@ -170,5 +170,8 @@ export function trafficLogger(logger: Logger, traffic: TrafficLog): Logger {
     get logLevel() {
       return logger.logLevel;
     },
-  };
+    get onDidChangeLogLevel() {
+      return levelEvent(logger);
+    },
+  } as Logger;
 }

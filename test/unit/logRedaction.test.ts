@@ -125,3 +125,33 @@ test('every level is redacted for what adapters log (an agent echoing its key on
   assert.match(text, /ANTHROPIC_API_KEY=\*\*\*/);
   assert.equal(traces(redactingLogger(streamLogger(() => undefined, 'info'))), false, 'the wrapped level is kept');
 });
+
+test('RPC traces follow the log level: off while the log does not show traces, on after the level changes', { timeout: 30_000 }, async () => {
+  const dir = scratchDir('trace-level');
+  const lines: string[] = [];
+  const listeners = new Set<() => void>();
+  // A LogOutputChannel's shape: a numeric level (vscode.LogLevel: Trace 1, Info 3) and a change event.
+  const channel = {
+    ...streamLogger((l) => lines.push(l), 'trace'),
+    logLevel: 3,
+    onDidChangeLogLevel: (listener: () => void) => (listeners.add(listener), { dispose: () => listeners.delete(listener) }),
+  };
+  const logger = redactingLogger(channel);
+  const session = await AcpSession.start(
+    { name: 'hostile', command: process.execPath, args: [hostileAgent, 'answer'] },
+    { logger, cwd: dir, decidePermission: policyDecider('deny-all') },
+  );
+  try {
+    assert.ok(!lines.some((l) => l.includes('] rpc ')), 'traced while the level was Info');
+    channel.logLevel = 1;
+    for (const l of listeners) l();
+    await new Promise((r) => setTimeout(r, 50));
+    await session.prompt([{ type: 'text', text: 'ANSWER {"text": "traced now"}' }]);
+    assert.ok(lines.some((l) => l.includes("rpc Sending request 'session/prompt")), `no trace after switching to Trace:\n${lines.join('').slice(0, 1500)}`);
+  } finally {
+    await session.shutdown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.equal(listeners.size, 0, 'the level listener outlived the agent');
+});
+
