@@ -8,6 +8,7 @@ import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
 import { levelEvent, logText, traces, truncate, type Logger } from '../core/log';
 import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
+import { acpChunkCoalescer } from './coalesce';
 import type {
   AgentCapabilities,
   AuthMethod,
@@ -155,6 +156,7 @@ export class AcpClient {
       process.child.stdout,
       options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
       tap && ((m) => tap('in', m)),
+      acpChunkCoalescer,
     );
     const writer = new NdjsonMessageWriter(process.child.stdin, tap && ((m) => tap('out', m)));
     this.connection = createMessageConnection(reader, writer, {

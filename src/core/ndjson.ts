@@ -91,15 +91,31 @@ export class LineSplitter {
   }
 }
 
-/** Reads newline-delimited JSON-RPC messages; malformed lines are reported and skipped. */
+/**
+ * Merges adjacent messages of one read that mean the same as one (streamed text chunks of one message):
+ * `key` says which messages may merge (undefined: never), `merge` folds `next` into `into`.
+ */
+export interface Coalescer {
+  key(message: Message): string | undefined;
+  merge(into: Message, next: Message): void;
+}
+
+/**
+ * Reads newline-delimited JSON-RPC messages; malformed lines are reported and skipped. With a `coalesce`r,
+ * adjacent mergeable messages of one read are delivered as one (after the tap saw each line): fewer
+ * messages through vscode-jsonrpc's queue, which dispatches one message per event-loop turn.
+ */
 export class NdjsonMessageReader extends AbstractMessageReader implements MessageReader {
   private callback: DataCallback | undefined;
   private readonly splitter: LineSplitter;
+  /** The mergeable message held until the next one shows whether it merges, and its key. */
+  private held: { message: Message; key: string } | undefined;
 
   constructor(
     private readonly readable: Readable,
     maxLineBytes = DEFAULT_MAX_LINE_BYTES,
     private readonly tap?: (message: Message) => void,
+    private readonly coalesce?: Coalescer,
   ) {
     super();
     this.splitter = new LineSplitter(
@@ -114,9 +130,13 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
 
   listen(callback: DataCallback): Disposable {
     this.callback = callback;
-    const onData = (data: Buffer) => this.splitter.push(data);
+    const onData = (data: Buffer) => {
+      this.splitter.push(data);
+      this.release();
+    };
     const onEnd = () => {
       this.splitter.end();
+      this.release();
       this.fireClose();
     };
     const onError = (error: Error) => this.fireError(error);
@@ -150,7 +170,21 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
       this.fireError(new FramingError('Agent answered the same request twice (the second answer is dropped)', line));
       return;
     }
-    this.callback?.(message as Message);
+    const key = this.coalesce?.key(message as Message);
+    if (key !== undefined && this.held?.key === key) {
+      this.coalesce!.merge(this.held.message, message as Message);
+      return;
+    }
+    this.release();
+    if (key !== undefined) this.held = { message: message as Message, key };
+    else this.callback?.(message as Message);
+  }
+
+  /** Delivers the held message (end of a read, or a message that does not merge with it). */
+  private release(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held) this.callback?.(held.message);
   }
 
   /** Response ids already delivered (the newest RECENT_IDS); vscode-jsonrpc would let a second answer win. */
