@@ -92,7 +92,7 @@ td.text { white-space: pre-wrap; word-break: break-all; max-height: 4.5em; }
 tr.open td.text { max-height: none; }
 .d-out td.dir { color: var(--vscode-charts-blue); } .d-in td.dir { color: var(--vscode-charts-green); }
 .d-stderr td.dir, .k-error td.kind { color: var(--vscode-charts-red); } .d-note td.dir { color: var(--vscode-charts-yellow); }
-col.t { width: 90px; } col.dir { width: 48px; } col.kind { width: 80px; } col.id { width: 70px; } col.m { width: 190px; } col.ms { width: 64px; } col.size { width: 64px; }
+col.t { width: 104px; } col.dir { width: 48px; } col.kind { width: 80px; } col.id { width: 70px; } col.m { width: 190px; } col.ms { width: 64px; } col.size { width: 64px; }
 </style></head>
 <body>
 <header>

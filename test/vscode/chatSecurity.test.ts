@@ -145,12 +145,13 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         // 1. What survives sanitizing: only markdown's own elements; every raw tag is text.
         const dom = await frame.evaluate(() => {
           const body = [...document.querySelectorAll('.msg.agent .md')].at(-1)!;
-          const ours = (el: Element) => !!el.closest('.code-actions') || el.classList.contains('codeblock');
+          // Ours: code-block actions, and the streamed renderer's wrappers (an agent's class never survives sanitizing).
+          const ours = (el: Element) => !!el.closest('.code-actions') || el.classList.contains('codeblock') || el.classList.contains('md-part') || el.classList.contains('md-tail');
           const els = [...body.querySelectorAll('*')].filter((el) => !ours(el));
           return {
             tags: [...new Set(els.map((el) => el.tagName))].sort(),
             attrs: [...new Set(els.flatMap((el) => [...el.attributes].map((a) => a.name)))].sort(),
-            hidden: body.querySelectorAll('[hidden], [style], details, img, kbd, div:not(.codeblock):not(.code-actions)').length,
+            hidden: body.querySelectorAll('[hidden], [style], details, img, kbd, div:not(.codeblock):not(.code-actions):not(.md-part):not(.md-tail)').length,
             text: body.textContent ?? '',
             pres: body.querySelectorAll('pre').length,
             blocks: [...body.querySelectorAll('.codeblock')].map((b) => ({ code: (b.querySelector('pre code') as HTMLElement).innerText, run: !!b.querySelector('[data-action="run"]') })),

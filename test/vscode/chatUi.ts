@@ -310,7 +310,8 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
         jsLinks: [...root.querySelectorAll('[href],[src]')].filter((el) => /javascript:/i.test(el.getAttribute('href') ?? el.getAttribute('src') ?? '')).length,
         iframes: root.querySelectorAll('iframe').length,
         // Raw HTML is shown as text (webview-ui/src/markdown.ts): none of the agent's tags became elements.
-        rawElements: root.querySelectorAll('.md img, .md iframe, .md div:not(.codeblock):not(.code-actions)').length,
+        // (.md-part / .md-tail: the streamed renderer's own wrappers; an agent's class never survives sanitizing.)
+        rawElements: root.querySelectorAll('.md img, .md iframe, .md div:not(.codeblock):not(.code-actions):not(.md-part):not(.md-tail)').length,
         shownAsText: (root.textContent ?? '').includes('<div onmouseover='),
       };
     });
