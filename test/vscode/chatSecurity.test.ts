@@ -47,6 +47,17 @@ async function palette(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/** The clipboard once it holds something other than `before` (polled: a page predicate's promise is not awaited). */
+async function clipboardOtherThan(page: Page, before: string, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = await page.evaluate(() => navigator.clipboard.readText());
+    if (text !== before) return text;
+    if (Date.now() > deadline) throw new Error('the clipboard never changed');
+    await page.waitForTimeout(200);
+  }
+}
+
 /** The text of a notification containing `text`: its toast, or (toasts are not always raised in a headless window) the center's item; '' if none. */
 async function notification(page: Page, text: string, shot: () => Promise<unknown>): Promise<string> {
   const toast = page.locator('.notification-toast', { hasText: text }).first();
@@ -192,8 +203,7 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         // 2. Copy gives the visible text, exactly.
         await page.evaluate(() => navigator.clipboard.writeText('CLIPBOARD-BEFORE'));
         await blocks.nth(0).locator('[data-action="copy"]').click();
-        await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t !== 'CLIPBOARD-BEFORE'), undefined, { timeout: 15_000, polling: 200 });
-        const copied = await page.evaluate(() => navigator.clipboard.readText());
+        const copied = await clipboardOtherThan(page, 'CLIPBOARD-BEFORE');
         assert.equal(copied, FENCED);
         assert.equal(copied, dom.blocks[0]!.code, 'Copy differs from what the block shows');
         steps.push(`Copy: ${JSON.stringify(copied)}`);
@@ -221,8 +231,7 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         await page.locator('.terminal-wrapper').first().click();
         await palette(page, 'Terminal: Select All');
         await page.keyboard.press('Control+Shift+C');
-        await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t !== 'CLIPBOARD-BEFORE'), undefined, { timeout: 15_000, polling: 200 });
-        const terminalText = await page.evaluate(() => navigator.clipboard.readText());
+        const terminalText = await clipboardOtherThan(page, 'CLIPBOARD-BEFORE');
         assert.match(terminalText, /echo RAN-OK > ran\.txt/);
         assert.doesNotMatch(terminalText, /PWNED|RAN-FENCED|RAN-RAW|span/, `the terminal received more than the shown command: ${terminalText}`);
         steps.push(`terminal text: ${JSON.stringify(terminalText.replace(/\s+$/, '').split('\n').filter((l) => l.includes('echo')))}`);
