@@ -2,6 +2,8 @@
  * An ACP agent that produces a long transcript on demand, for the chat's windowing test and bench/chatScroll.mjs.
  * A prompt `LONG <messages> <tools>` answers with `<messages>` messages (every fourth one a user message, the
  * rest markdown, some with a code block) and `<tools>` completed tool calls spread among them, then end_turn.
+ * A prompt `STREAM <chunksPerSecond> <seconds>` streams one markdown answer at that rate (chunks of a few
+ * words, a code block now and then), like a fast model, for bench/chatStream.mjs.
  * Any other prompt gets one short answer. It offers two modes (ask / code) so mode switching works too.
  */
 import { serveAcp, type Json } from '../fixtures/acpAgentKit';
@@ -15,6 +17,25 @@ async function turn(id: unknown, params: Json): Promise<void> {
   const sessionId = String(params.sessionId);
   const text = ((params.prompt as { type: string; text?: string }[]) ?? []).map((p) => p.text ?? '').join(' ');
   const t = ++turnCount;
+  const rate = /\bSTREAM (\d+) (\d+)/.exec(text);
+  if (rate) {
+    const perSecond = Number(rate[1]);
+    const total = perSecond * Number(rate[2]);
+    const words = ['the', 'parser', 'reads', 'a', '**token**', 'then', '`emits`', 'one', 'node', 'per', 'rule,'];
+    const started = Date.now();
+    for (let i = 0; i < total; i++) {
+      let piece = `${words[i % words.length]} `;
+      if (i % 40 === 39) piece += '\n\n';
+      if (i % 400 === 199) piece += '\n\n```ts\nconst x = parse(input);\n\nexport default x;\n```\n\n';
+      update(sessionId, { sessionUpdate: 'agent_message_chunk', messageId: `t${t}-stream`, content: { type: 'text', text: piece } });
+      // Keep to the rate: wait until chunk i is due (10 ms granularity).
+      const due = started + ((i + 1) * 1000) / perSecond;
+      if (due - Date.now() >= 10) await new Promise((r) => setTimeout(r, due - Date.now()));
+    }
+    update(sessionId, { sessionUpdate: 'agent_message_chunk', messageId: `t${t}-stream-end`, content: { type: 'text', text: `STREAM-END ${total} chunks.` } });
+    send({ id, result: { stopReason: 'end_turn' } });
+    return;
+  }
   const m = /\bLONG (\d+) (\d+)/.exec(text);
   if (!m) {
     update(sessionId, { sessionUpdate: 'agent_message_chunk', messageId: `t${t}-short`, content: { type: 'text', text: `You said: ${text}` } });

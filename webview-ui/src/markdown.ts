@@ -157,17 +157,23 @@ const streamed = new WeakMap<HTMLElement, Streamed>();
 /**
  * Renders `src` into `body` — incrementally when `src` extends what `body` shows (a streamed message): the
  * settled blocks (everything before the last block boundary) are rendered once and kept, only the open end
- * is rendered again, so a batch costs its own length, not the message's. Anything else renders afresh.
+ * is rendered again, so a batch costs its own length, not the message's. The same text again renders
+ * nothing; anything else renders afresh, in one piece.
  * `decorate` runs on each newly rendered part (code-block actions).
  */
 export function renderStreamed(body: HTMLElement, src: string, decorate?: (part: HTMLElement) => void): void {
   let st = streamed.get(body);
+  if (st && st.src === src && st.tail.parentElement === body) return; // unchanged: nothing to render
   if (!st || !src.startsWith(st.src) || st.tail.parentElement !== body) {
+    // Afresh: one render of the whole text (a page of the transcript loads many messages); it is split into
+    // settled parts only when text is streamed onto it.
     const tail = document.createElement('div');
     tail.className = 'md-tail';
+    tail.append(renderMarkdown(src));
+    decorate?.(tail);
     body.replaceChildren(tail);
-    st = { src: '', stable: 0, tail };
-    streamed.set(body, st);
+    streamed.set(body, { src, stable: 0, tail });
+    return;
   }
   const boundary = blockBoundary(src, st.stable);
   if (boundary > st.stable) {

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// Frame times of the real chat webview (code-server + headless Chromium) while an agent streams one
+// markdown answer at RATE chunks/s for SECONDS (test/vscode/chatLongAgent.ts `STREAM`), then while scrolling
+// the 2,000-message transcript: requestAnimationFrame deltas inside the page (p50, p95, max, frames over
+// 50 ms). Appends a section to bench/RESULTS.md.
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { withWorkbench } = require(path.join(root, 'out/test/vscode/runner.js'));
+const { openChat, send, waitText, turnIdle } = require(path.join(root, 'out/test/vscode/chatUi.js'));
+const { longAgentConfig, feedLong, scrollThrough } = require(path.join(root, 'out/test/vscode/chatLong.js'));
+
+const RATE = Number(process.env.RATE ?? 1000);
+const SECONDS = Number(process.env.SECONDS ?? 20);
+
+/** Starts recording rAF deltas in the page; returns how to stop and get the figures. */
+async function recordFrames(frame) {
+  await frame.evaluate(() => {
+    const w = window;
+    w.__frames = [];
+    w.__recording = true;
+    let last = performance.now();
+    const step = (now) => {
+      w.__frames.push(now - last);
+      last = now;
+      if (w.__recording) requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  });
+  return () =>
+    frame.evaluate(() => {
+      const w = window;
+      w.__recording = false;
+      const xs = w.__frames.slice(1).sort((a, b) => a - b);
+      const q = (p) => Math.round((xs[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? 0) * 10) / 10;
+      return { frames: xs.length, p50: q(0.5), p95: q(0.95), max: Math.round((xs.at(-1) ?? 0) * 10) / 10, long: xs.filter((x) => x > 50).length };
+    });
+}
+
+fs.mkdirSync(path.join(root, '.scratch'), { recursive: true });
+const workspace = fs.mkdtempSync(path.join(root, '.scratch', 'chat-stream-bench-'));
+const agent = longAgentConfig();
+const figures = {};
+try {
+  await withWorkbench(
+    { workspace, userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name }, viewport: { width: 1280, height: 860 }, timeoutMs: 600_000 },
+    async (page, info) => {
+      const frame = await openChat(page);
+      await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
+      const stop = await recordFrames(frame);
+      const t0 = Date.now();
+      await send(frame, `STREAM ${RATE} ${SECONDS}`);
+      await waitText(frame, '.msg.agent', `STREAM-END ${RATE * SECONDS} chunks.`, (SECONDS + 120) * 1000);
+      figures.streamMs = Date.now() - t0;
+      figures.stream = await stop();
+      figures.streamChars = await frame.evaluate(() => [...document.querySelectorAll('.msg.agent')].at(-2)?.textContent?.length ?? 0);
+      await info.screenshot('chat-stream-end');
+      await turnIdle(frame);
+      await feedLong(frame, 2000, 500);
+      await page.waitForTimeout(1000);
+      figures.up = await scrollThrough(frame, 'up');
+      figures.down = await scrollThrough(frame, 'down');
+    },
+  );
+} finally {
+  fs.rmSync(workspace, { recursive: true, force: true });
+}
+console.log(JSON.stringify(figures, null, 2));
+const cpu = os.cpus();
+const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.version}, headless Chromium (no GPU) through code-server`;
+const f = figures;
+const row = (name, s) => `| ${name} | ${s.frames} | ${s.p50} | ${s.p95} | ${s.max} | ${s.long} |`;
+const section = [
+  '',
+  `## Chat frames while streaming ${RATE} chunks/s for ${SECONDS} s, and scrolling 2,000 messages`,
+  '',
+  `Written by \`node bench/chatStream.mjs\` on ${new Date().toISOString().slice(0, 10)}.`,
+  `Machine: ${machine}.`,
+  '',
+  `The fixture agent \`test/vscode/chatLongAgent.ts\` streams one markdown answer (${RATE * SECONDS} chunks of a word,`,
+  'a paragraph break every 40, a code block every 400) at the rate; the page records requestAnimationFrame',
+  `deltas while it streams (${Math.round(f.streamMs / 100) / 10} s from Enter to the last chunk shown, ${f.streamChars} characters),`,
+  'then while scrolling the 2,000-message, 500-tool-call transcript to the top and back.',
+  '',
+  '| while | frames | p50 ms | p95 ms | max ms | frames > 50 ms |',
+  '|---|---|---|---|---|---|',
+  row('streaming', f.stream),
+  row('scrolling up', f.up),
+  row('scrolling down', f.down),
+  '',
+].join('\n');
+fs.appendFileSync(path.join(root, 'bench/RESULTS.md'), section);
+console.log(section);
