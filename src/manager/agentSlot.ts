@@ -340,7 +340,7 @@ export class AgentSlot implements vscode.Disposable {
       const env = signIn ? await signIn.env(agent) : {};
       this.forgetSecrets();
       const forgetConfigured = registerEnvSecrets(agent.env);
-      const forgetSignedIn = registerEnvSecrets(Object.fromEntries(Object.keys(env).map((k) => [k, env[k]!])));
+      const forgetSignedIn = registerEnvSecrets(env);
       this.forgetSecrets = () => (forgetConfigured(), forgetSignedIn());
       const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
       const extra = Object.assign({}, ...this.host.services().map((s) => s(agent, cwd, environment))) as Partial<AgentStartOptions>;

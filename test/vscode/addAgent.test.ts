@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
-import { openChat, send, turnIdle, waitText } from './chatUi';
+import { openChat, pick, send, turnIdle, waitText } from './chatUi';
 import { runCommand, withWorkbench } from './runner';
 
 /** Every settings.json under `dir` that mentions `text`, parsed. */
@@ -98,10 +98,7 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
         // The chat's agent picker lists it at once; pick it there and run a turn.
         const frame = await openChat(page);
         await frame.waitForFunction(() => [...document.querySelectorAll('[data-testid="agent"] vscode-option')].some((o) => o.getAttribute('value') === 'Codex CLI'), undefined, { timeout: 15_000 });
-        await frame.locator('[data-testid="agent"]').evaluate((el) => {
-          (el as HTMLElement & { value: string }).value = 'Codex CLI';
-          el.dispatchEvent(new Event('change', { bubbles: true }));
-        });
+        await pick(frame, 'agent', 'Codex CLI');
         await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
         await send(frame, `SCENARIO: answer ${JSON.stringify({ text: 'Installed codex answers.' })}`);
         await waitText(frame, '.msg.agent', 'Installed codex answers.');

@@ -10,12 +10,11 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { Frame } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
-import { openChat, send, turnIdle, waitText } from './chatUi';
-import { runCommand, withWorkbench } from './runner';
+import { openChat, pick, pickerShows, send, turnIdle, waitText } from './chatUi';
+import { agentHostLog, runCommand, withWorkbench } from './runner';
 
 /** Pids of live processes whose command line starts with `command`. */
 function pidsOf(command: string): number[] {
@@ -26,31 +25,6 @@ function pidsOf(command: string): number[] {
     .filter((m): m is RegExpMatchArray => !!m && !m[2]!.startsWith('Z') && m[3]!.startsWith(command))
     .map((m) => Number(m[1]))
     .sort((a, b) => a - b);
-}
-
-/** The Agent Host output channel's log file(s) under the workbench's scratch (user-data-dir/logs). */
-function agentHostLog(dir: string): string {
-  let text = '';
-  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile() && e.name.endsWith('Agent Host.log')) text += fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
-  }
-  return text;
-}
-
-async function pick(frame: Frame, testid: string, value: string): Promise<void> {
-  await frame.locator(`[data-testid="${testid}"]`).evaluate((el, v) => {
-    (el as HTMLElement & { value: string }).value = v;
-    el.dispatchEvent(new Event('change', { bubbles: true }));
-  }, value);
-  await currentIs(frame, testid, value);
-}
-
-async function currentIs(frame: Frame, testid: string, value: string, timeout = 30_000): Promise<void> {
-  await frame.waitForFunction(
-    ([id, v]) => (document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null)?.dataset.current === v,
-    [testid, value] as const,
-    { timeout },
-  );
 }
 
 test('per-agent defaults, a warm new session and cached pickers in the real VS Code (opencode)', { timeout: 420_000 }, async () => {
@@ -84,7 +58,7 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
         await picker.waitFor({ timeout: 30_000 });
         const mode = await picker.evaluate((el) => ({ id: el.getAttribute('data-testid')!, values: [...el.querySelectorAll('vscode-option')].map((o) => o.getAttribute('value') ?? '') }));
         assert.ok(mode.values.includes('plan') && mode.values.includes('build'), `opencode offers build and plan, got ${mode.values.join(', ')}`);
-        await currentIs(frame, mode.id, 'build');
+        await pickerShows(frame, mode.id, 'build');
         await pick(frame, mode.id, 'plan');
 
         // New session: same process, and the remembered mode applied to it.
@@ -94,7 +68,7 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
         await frame.locator('[data-testid="new-session"]').click();
         await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 30_000 });
         await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
-        await currentIs(frame, mode.id, 'plan');
+        await pickerShows(frame, mode.id, 'plan');
         assert.deepEqual(pidsOf(oc.command), first, 'New session started another opencode process instead of using the running one');
         await send(frame, `DEFAULTS-TWO\nSCENARIO: answer ${JSON.stringify({ text: 'Second session done.' })}`);
         await waitText(frame, '.msg.agent', 'Second session done.');

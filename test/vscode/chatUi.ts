@@ -114,15 +114,20 @@ async function clickDialog(page: Page, patterns: RegExp[], timeoutMs = 90_000): 
 }
 
 /** Chooses `value` in the header picker `testid` and waits until the host's state says so. */
-async function pick(frame: Frame, testid: string, value: string): Promise<void> {
+export async function pick(frame: Frame, testid: string, value: string): Promise<void> {
   await frame.locator(`[data-testid="${testid}"]`).evaluate((el, v) => {
     (el as HTMLElement & { value: string }).value = v;
     el.dispatchEvent(new Event('change', { bubbles: true }));
   }, value);
+  await pickerShows(frame, testid, value);
+}
+
+/** Waits until the header picker `testid` shows `value` as current. */
+export async function pickerShows(frame: Frame, testid: string, value: string, timeout = 30_000): Promise<void> {
   await frame.waitForFunction(
     ([id, v]) => (document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null)?.dataset.current === v,
     [testid, value] as const,
-    { timeout: 30_000 },
+    { timeout },
   );
 }
 

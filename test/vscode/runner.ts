@@ -520,6 +520,15 @@ function tail(file: string, lines = 30): string {
   }
 }
 
+/** The Agent Host output channel's log file(s) under a workbench's scratch (user-data-dir/logs), as text. */
+export function agentHostLog(scratch: string): string {
+  let text = '';
+  for (const e of fs.readdirSync(scratch, { withFileTypes: true, recursive: true })) {
+    if (e.isFile() && e.name.endsWith('Agent Host.log')) text += fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
+  }
+  return text;
+}
+
 /** Runs a command from the palette by its title (e.g. "Agent Host: Ask the Agent"). */
 export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('F1');

@@ -14,18 +14,10 @@ import type { Frame } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
-import { openChat, send, turnIdle, waitText } from './chatUi';
+import { openChat, pick, send, turnIdle, waitText } from './chatUi';
 import { withWorkbench } from './runner';
 
 const tab = (frame: Frame, id: string) => frame.locator(`[data-testid="tab-${id}"]`);
-
-async function pickAgent(frame: Frame, name: string): Promise<void> {
-  await frame.locator('[data-testid="agent"]').evaluate((el, v) => {
-    (el as HTMLElement & { value: string }).value = v;
-    el.dispatchEvent(new Event('change', { bubbles: true }));
-  }, name);
-  await frame.waitForFunction((v) => (document.querySelector('[data-testid="agent"]') as HTMLElement | null)?.dataset.current === v, name, { timeout: 30_000 });
-}
 
 test('conversations in tabs: two agents at once, a background permission badged and answered after switching, close stops the agent', { timeout: 600_000 }, async () => {
   const opencode = agentById('opencode')!;
@@ -61,7 +53,7 @@ test('conversations in tabs: two agents at once, a background permission badged 
         await tab(frame, 't2').waitFor({ timeout: 15_000 });
         await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 15_000 });
         await frame.locator('[data-testid="tab-t1"].attention-permission').waitFor({ timeout: 15_000 });
-        await pickAgent(frame, 'codex');
+        await pick(frame, 'agent', 'codex');
         await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
         await send(frame, 'TAB-TWO first\nSCENARIO: answer {"text": "Two answered."}');
         await waitText(frame, '.msg.agent', 'Two answered.');

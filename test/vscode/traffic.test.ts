@@ -13,7 +13,7 @@ import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
 import { openChat, send, turnIdle, waitText } from './chatUi';
-import { runCommand, withWorkbench } from './runner';
+import { agentHostLog, runCommand, withWorkbench } from './runner';
 
 const FAKE_KEY = 'sk-traffic-FAKE-0123456789abcdef';
 
@@ -27,14 +27,6 @@ async function trafficFrame(page: Page): Promise<Frame> {
     await page.waitForTimeout(250);
   }
   throw new Error('the traffic view never showed');
-}
-
-function agentHostLog(dir: string): string {
-  let text = '';
-  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile() && e.name.endsWith('Agent Host.log')) text += fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
-  }
-  return text;
 }
 
 test('the traffic view shows a live turn of opencode, filters it, and never shows a secret', { timeout: 300_000 }, async () => {
