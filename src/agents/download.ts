@@ -49,6 +49,10 @@ function fetchTo(url: string, file: string, opts: DownloadOptions, redirectsLeft
   const get = parsed.protocol === 'https:' ? https.get : parsed.protocol === 'http:' ? http.get : undefined;
   if (!get) return Promise.reject(new Error(`${url}: only http and https downloads are supported`));
   return new Promise((resolve, reject) => {
+    // The file stream opens asynchronously: a failure settles only once it is closed, so the caller's
+    // cleanup cannot run before the file exists (a cancelled download must leave nothing).
+    let writing: Promise<unknown> | undefined;
+    const fail = (e: Error) => void (writing ?? Promise.resolve()).catch(() => undefined).then(() => reject(e));
     const req = get(parsed, { headers: { 'user-agent': 'agent-host' }, ...(signal ? { signal } : {}) }, (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400 && res.headers.location) {
@@ -73,13 +77,14 @@ function fetchTo(url: string, file: string, opts: DownloadOptions, redirectsLeft
           done(null, chunk);
         },
       });
-      pipeline(res, count, fs.createWriteStream(file), ...(signal ? [{ signal }] : []))
+      writing = pipeline(res, count, fs.createWriteStream(file), ...(signal ? [{ signal }] : []));
+      writing
         .then(() => {
           if (total !== undefined && received !== total) throw new Error(`${url}: the download ended after ${received} of ${total} bytes`);
           resolve({ sha256: hash.digest('hex'), bytes: received });
         })
         .catch((e: Error) => reject(signal?.aborted ? abortError(signal) : new Error(`${url}: ${e.message}`)));
     });
-    req.on('error', (e) => reject(signal?.aborted ? abortError(signal) : new Error(`${url}: ${e.message}`)));
+    req.on('error', (e) => fail(signal?.aborted ? abortError(signal) : new Error(`${url}: ${e.message}`)));
   });
 }
