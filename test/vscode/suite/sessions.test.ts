@@ -23,6 +23,15 @@ function folder(): string {
   return f;
 }
 
+/** Whether a file called `name` exists anywhere under `dir`. */
+function hasFileNamed(dir: string, name: string): boolean {
+  try {
+    return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).some((e) => e.isFile() && e.name === name);
+  } catch {
+    return false;
+  }
+}
+
 async function until<T>(what: string, probe: () => T | undefined | false, ms = 30_000): Promise<T> {
   const t0 = Date.now();
   for (;;) {
@@ -108,6 +117,10 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
         const first = await api.manager.restart({ fresh: true });
         assert.equal(first.attach.how, 'new');
         assert.equal(await api.manager.prompt(`The code word is ${CODE_WORD}.\nSCENARIO: answer {"text": "Noted."}`), 'end_turn');
+        // claude-agent-acp writes its transcript (CLAUDE_CONFIG_DIR/projects/…/<id>.jsonl) after the turn has
+        // ended: a kill before that loses the session (seen once in CI: "Resource not found"). The test is about
+        // a crash after the session was kept, so it waits until claude has kept it.
+        if (id === 'claude') await until('claude to write its session file', () => hasFileNamed(spec.env.CLAUDE_CONFIG_DIR!, `${first.sessionId}.jsonl`), 15_000);
 
         // Killed from outside, the whole group at once.
         const leader = groupLeaderWith(scratch);
