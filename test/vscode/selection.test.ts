@@ -286,9 +286,14 @@ test('selection commands from the editor context menu with opencode in a real VS
     await squiggle.waitFor({ timeout: 60_000 });
     const fixItem = page.locator('.action-widget .monaco-list-row.action', { hasText: 'Fix with agent' }).first();
     for (let attempt = 0; attempt < 5 && !(await fixItem.isVisible()); attempt++) {
-      // The cursor on the problem, then Ctrl+. (the lightbulb's menu).
+      // The cursor on the problem, then Ctrl+. (the lightbulb's menu). The squiggle is re-rendered when the
+      // diagnostics come again (seen under load: gone between waitFor and boundingBox): wait for it each time.
+      await squiggle.waitFor({ timeout: 30_000 });
       const box = await squiggle.boundingBox();
-      assert.ok(box, 'no squiggle to click');
+      if (!box) {
+        await page.waitForTimeout(500);
+        continue;
+      }
       await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
       await page.waitForTimeout(300);
       await page.keyboard.press('Control+.');
