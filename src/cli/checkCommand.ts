@@ -3,7 +3,6 @@
  * entry of a config file, or an ad-hoc command), runs src/agents/checkRun.ts with the host the root lends,
  * and prints the report as text, JSON or Markdown.
  */
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from '../core/log';
@@ -12,7 +11,8 @@ import { hasScriptedSetup } from '../agents/scripted';
 import { render } from '../agents/checkReport';
 import { runCompatCheck } from '../agents/checkRun';
 import type { CheckHost } from '../agents/checkTypes';
-import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+import type { AgentConfig } from '../session/agentConfig';
+import { agentFromFile, envPairs } from './agentOptions';
 
 export const CHECK_USAGE = `Usage: agent-host check (--preset ID [--command CMD --arg A …] | --config FILE [--agent NAME] |
                          --command CMD [--arg A …] [--protocol acp|rpc]) [--env K=V …]
@@ -40,16 +40,6 @@ export interface CheckCommandDeps {
   logger: (level: string) => Logger;
   out(text: string): void;
   err(text: string): void;
-}
-
-function envPairs(list: string[] | undefined): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const kv of list ?? []) {
-    const i = kv.indexOf('=');
-    if (i <= 0) throw new Error(`--env expects K=V, got "${kv}"`);
-    env[kv.slice(0, i)] = kv.slice(i + 1);
-  }
-  return env;
 }
 
 /** Exit codes: 0 nothing failed, 1 a check failed, 2 usage. */
@@ -100,9 +90,7 @@ export async function runCheckCommand(argv: string[], deps: CheckCommandDeps): P
       const base = presetConfig(preset, values.command ? { command: values.command, args: values.arg ?? [] } : undefined);
       config = { ...base, env: { ...base.env, ...env } };
     } else if (values.config) {
-      const agents = parseAgentConfigs(JSON.parse(readFileSync(values.config, 'utf8')));
-      const found = values.agent ? agents.find((a) => a.name === values.agent) : agents[0];
-      if (!found) return usage(`no agent named "${values.agent}" in ${values.config}`);
+      const found = agentFromFile(values.config, values.agent);
       config = { ...found, env: { ...(found.env ?? {}), ...env } };
       preset = presetFor(found);
     } else if (values.command) {

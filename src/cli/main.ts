@@ -1,12 +1,12 @@
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentExitedError } from '../core/agentProcess';
 import { redactingLogger, streamLogger, type LogLevel } from '../core/log';
-import { agentEnvironment, parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import { openSessionDirectory, startAgentSession } from '../adapters';
 import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
+import { agentFromFile, envPairs } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
 import { runCheckCommand } from './checkCommand';
 import { openCheckHost } from '../checkHost';
@@ -63,28 +63,24 @@ function fail(message: string, code: number): never {
 
 function resolveAgent(values: Record<string, unknown>, required = true): AgentConfig | undefined {
   if (!required && typeof values.command !== 'string' && typeof values.config !== 'string') return undefined;
+  const usage = (error: unknown): never => fail((error as Error).message, TURN_EXIT_CODES.usage!);
   if (typeof values.command === 'string') {
-    const env: Record<string, string> = {};
-    for (const kv of (values.env as string[] | undefined) ?? []) {
-      const i = kv.indexOf('=');
-      if (i <= 0) fail(`--env expects K=V, got "${kv}"`, TURN_EXIT_CODES.usage!);
-      env[kv.slice(0, i)] = kv.slice(i + 1);
+    let env: Record<string, string> = {};
+    try {
+      env = envPairs(values.env as string[] | undefined);
+    } catch (error) {
+      usage(error);
     }
     const protocol = (values.protocol as string | undefined) ?? 'acp';
     if (protocol !== 'acp' && protocol !== 'rpc') fail('--protocol must be acp or rpc', TURN_EXIT_CODES.usage!);
     return { name: 'cli', command: values.command, args: (values.arg as string[] | undefined) ?? [], env, protocol };
   }
   if (typeof values.config !== 'string') fail('give --config FILE or --command CMD\n\n' + USAGE, TURN_EXIT_CODES.usage!);
-  let agents: AgentConfig[];
   try {
-    agents = parseAgentConfigs(JSON.parse(readFileSync(values.config, 'utf8')));
+    return agentFromFile(values.config, values.agent as string | undefined);
   } catch (error) {
-    fail(`cannot read ${values.config}: ${(error as Error).message}`, TURN_EXIT_CODES.usage!);
+    return usage(error);
   }
-  const name = values.agent as string | undefined;
-  const agent = name ? agents.find((a) => a.name === name) : agents[0];
-  if (!agent) fail(`no agent named "${name}" in ${values.config} (have: ${agents.map((a) => a.name).join(', ')})`, TURN_EXIT_CODES.usage!);
-  return agent;
 }
 
 async function main(): Promise<number> {
