@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { repoRoot } from '../support/paths';
 import { CHROMIUM } from './runner';
 
@@ -54,7 +54,8 @@ const SAMPLE = [
   'The end.',
 ].join('\n');
 
-test('streamed markdown renders exactly as the whole text, and only the open end is rendered again', { timeout: 120_000 }, async () => {
+/** Runs `fn` on a headless Chromium page holding `html` and the page's markdown module as `window.MD`. */
+async function withMarkdownPage<T>(html: string, fn: (page: Page) => Promise<T>): Promise<T> {
   const bundle = await build({
     stdin: { contents: "export { renderMarkdown, renderStreamed, blockBoundary } from './webview-ui/src/markdown';", resolveDir: repoRoot, loader: 'ts' },
     bundle: true,
@@ -66,8 +67,16 @@ test('streamed markdown renders exactly as the whole text, and only the open end
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-features=FontDataServiceLinux'] });
   try {
     const page = await browser.newPage();
-    await page.setContent('<div id="whole" class="md"></div><div id="streamed" class="md"></div>');
+    await page.setContent(html);
     await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
+    return await fn(page);
+  } finally {
+    await browser.close();
+  }
+}
+
+test('streamed markdown renders exactly as the whole text, and only the open end is rendered again', { timeout: 120_000 }, async () => {
+  await withMarkdownPage('<div id="whole" class="md"></div><div id="streamed" class="md"></div>', async (page) => {
     const result = await page.evaluate((sample) => {
       const md = (window as unknown as { MD: { renderMarkdown(s: string): DocumentFragment; renderStreamed(b: HTMLElement, s: string): void } }).MD;
       // Wrappers aside, the same elements: the parts only group settled blocks.
@@ -107,24 +116,11 @@ test('streamed markdown renders exactly as the whole text, and only the open end
     assert.ok(result.kept, 'a settled paragraph was rendered again');
     assert.equal(result.paragraphs, 400);
     assert.ok(result.maxTail < 100, `the open end grew to ${result.maxTail} characters`);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('block boundaries: after a blank line at column 0, never inside a fence or before a list item', { timeout: 60_000 }, async () => {
-  const bundle = await build({
-    stdin: { contents: "export { blockBoundary } from './webview-ui/src/markdown';", resolveDir: repoRoot, loader: 'ts' },
-    bundle: true,
-    format: 'iife',
-    globalName: 'MD',
-    write: false,
-    logLevel: 'silent',
-  });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-features=FontDataServiceLinux'] });
-  try {
-    const page = await browser.newPage();
-    await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
+  await withMarkdownPage('', async (page) => {
     const cases: [string, number, number, string][] = [
       ['para one\n\npara two\n', 0, 10, 'a paragraph after a blank line'],
       ['para one\n\npara', 0, 0, 'a partial last line may still become a list item: not yet'],
@@ -137,7 +133,5 @@ test('block boundaries: after a blank line at column 0, never inside a fence or 
     ];
     const got = await page.evaluate((cs) => cs.map(([src, from]) => (window as unknown as { MD: { blockBoundary(s: string, f: number): number } }).MD.blockBoundary(src, from)), cases);
     cases.forEach(([, , want, what], k) => assert.equal(got[k], want, what));
-  } finally {
-    await browser.close();
-  }
+  });
 });
