@@ -21,10 +21,13 @@ const SCRATCH_ROOT = path.join(repoRoot, '.scratch', 'sessions');
 const only = (process.env.AGENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 /**
  * The rung each agent's reattach takes (what it advertises decides; the test fails when that changes).
- * gemini 0.61 advertises loadSession but answers -32603 "No previous sessions found for this project": the
- * ladder falls to a new session and says so (README, known limits).
+ * gemini 0.61 advertises loadSession, but its load rewrites the session file before reading it: usually it answers
+ * -32603 "No previous sessions found for this project" and the ladder falls to a new session and says so; when
+ * the read wins the race, the session is loaded (README, known limits; docs/agent-compatibility.md).
  */
 const EXPECTED: Record<string, 'resumed' | 'loaded' | 'new'> = { opencode: 'resumed', codex: 'resumed', claude: 'resumed', gemini: 'new', 'pi-acp': 'loaded' };
+/** A known race: this rung is also accepted (see gemini above); then the session must really be the old one. */
+const RACE: Record<string, 'loaded'> = { gemini: 'loaded' };
 const AGENT_IDS = Object.keys(EXPECTED).filter((id) => only.length === 0 || only.includes(id));
 const CODE_WORD = 'PELICAN-4711';
 
@@ -66,13 +69,14 @@ describe('sessions: reattach with --resume and the sessions verbs (real agents)'
         assert.equal(second.code, 0, second.stderr);
         const reattached = events(second.stdout).find((e) => e.type === 'session')!;
         t.diagnostic(`${id}: attach=${String(reattached.attach)}${reattached.attachDetail ? ` (${String(reattached.attachDetail)})` : ''}`);
-        assert.equal(reattached.attach, expected, `attach: ${String(reattached.attach)} (${String(reattached.attachDetail)})`);
+        const raced = reattached.attach === RACE[id];
+        if (!raced) assert.equal(reattached.attach, expected, `attach: ${String(reattached.attach)} (${String(reattached.attachDetail)})`);
         assert.equal(reattached.requested, sessionId);
         const later = model.requests.slice(before);
         assert.ok(later.length > 0, 'the model got no request in the second turn');
         const bodies = later.map((r) => JSON.stringify(r.body ?? null));
         const remembered = bodies.some((b) => b.includes(CODE_WORD) && b.includes('What was the code word?'));
-        if (expected === 'new') {
+        if (expected === 'new' && !raced) {
           // Never passed off as the old session: a new id, the reason given, and the model indeed starts afresh.
           assert.notEqual(reattached.sessionId, sessionId);
           assert.match(String(reattached.attachDetail), /no session\/resume; (the agent offers no session\/load|session\/load failed: .+)/);
@@ -83,6 +87,7 @@ describe('sessions: reattach with --resume and the sessions verbs (real agents)'
         }
         assert.equal(reattached.sessionId, sessionId);
         assert.ok(remembered, 'no request of the second turn carried the first prompt');
+        if (raced) return; // the race's other outcome: loaded for real; the agent keeps no list for the verbs below
 
         // 3. The verbs. The local index has the session with its first prompt as the title.
         const local = await runCli(['sessions', 'list', '--format', 'json', '--state-dir', stateDir], workspace);
