@@ -324,7 +324,17 @@ test('selection commands from the editor context menu with opencode in a real VS
     assert.equal(proxy.held.length, 1, 'the CodeLens explanation never reached the model');
     const chat = await chatFrame(page);
     const userMsg = chat.locator('.msg.user').last();
-    await userMsg.locator('.user-text', { hasText: 'Explain: sumPrices in cart.ts' }).waitFor({ timeout: 15_000 });
+    await userMsg
+      .locator('.user-text', { hasText: 'Explain: sumPrices in cart.ts' })
+      .waitFor({ timeout: 30_000 })
+      .catch(async (error: unknown) => {
+        // What the chat showed instead (a CI run once timed out here with no clue): its tabs and user messages.
+        const seen = await chat.evaluate(() => ({
+          tabs: [...document.querySelectorAll('.tab')].map((t) => `${t.textContent ?? ''}${t.classList.contains('active') ? ' (active)' : ''}`),
+          users: [...document.querySelectorAll('.msg.user .user-text')].map((u) => u.textContent ?? ''),
+        }));
+        throw new Error(`${(error as Error).message}\nthe chat showed: ${JSON.stringify(seen)}`);
+      });
     assert.equal((await userMsg.locator('.user-text').textContent())?.trim(), 'Explain: sumPrices in cart.ts', 'the chat shows the label, not the instructions');
     assert.equal((await userMsg.locator('.chip').allTextContents()).join('|').trim(), 'cart.ts:3-9');
     await openFile(page, 'src/cart.ts');
