@@ -1,7 +1,8 @@
 /**
  * The transcript: one element per timeline entity, updated in place by id. Only a window of at most MAX
  * consecutive entities is in the DOM: the newest PAGE at first; scrolling near the top adds the previous
- * page and drops the bottom beyond MAX, scrolling near the bottom does the reverse (scroll position kept).
+ * page (in slices of a few ms per frame) and drops the bottom beyond MAX, scrolling near the bottom does the
+ * reverse (scroll position kept).
  * New output is appended while the window reaches the end; `content-visibility: auto` lets the browser skip
  * off-screen items. Streaming messages re-render at most once per animation frame.
  */
@@ -21,6 +22,13 @@ const PAGE = 120;
 const MAX = 3 * PAGE;
 /** Within this many pixels of an edge, the next page is loaded. */
 const EDGE_PX = 600;
+/**
+ * Scrolling loads a page in slices: at most this many ms of rendering per animation frame (at least
+ * MIN_SLICE entries), the rest on the next frames while the view is still near the edge. A whole page at
+ * once (markdown and sanitizing for 120 entries) took a frame of 40–50 ms.
+ */
+const SLICE_MS = 6;
+const MIN_SLICE = 4;
 
 interface Item {
   entity: TimelineEntity;
@@ -49,6 +57,7 @@ export class Transcript {
   private end = 0;
   private readonly dirty = new Set<Item>();
   private frame = 0;
+  private sliceFrame = 0;
   private stick = true;
 
   constructor(private readonly hooks: TranscriptHooks) {
@@ -189,11 +198,33 @@ export class Transcript {
     });
   }
 
+  /** Renders items from `from` on (backwards when `step` is -1) within the slice budget; at most `limit`. */
+  private renderSlice(from: number, step: 1 | -1, limit: number): HTMLElement[] {
+    const t0 = performance.now();
+    const nodes: HTMLElement[] = [];
+    for (let i = from; nodes.length < limit && i >= 0 && i < this.items.length; i += step) {
+      if (nodes.length >= MIN_SLICE && performance.now() - t0 > SLICE_MS) break;
+      nodes.push(this.render(this.items[i]!));
+    }
+    return step === 1 ? nodes : nodes.reverse();
+  }
+
+  /** The rest of a page on the next frame, while the view is still near that edge. */
+  private continueSlices(): void {
+    if (this.sliceFrame) return;
+    this.sliceFrame = requestAnimationFrame(() => {
+      this.sliceFrame = 0;
+      const fromBottom = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight;
+      if (this.el.scrollTop < EDGE_PX && this.start > 0 && !this.stick) this.showEarlier();
+      else if (fromBottom < EDGE_PX && this.end < this.items.length) this.showLater();
+    });
+  }
+
   private showEarlier(): void {
     if (this.start === 0) return;
-    const from = Math.max(0, this.start - PAGE);
     const before = this.el.scrollHeight;
-    const nodes = this.items.slice(from, this.start).map((it) => this.render(it));
+    const nodes = this.renderSlice(this.start - 1, -1, PAGE);
+    const from = this.start - nodes.length;
     this.list.prepend(...nodes);
     this.start = from;
     this.el.scrollTop += this.el.scrollHeight - before;
@@ -207,15 +238,17 @@ export class Transcript {
       this.stick = false;
     }
     this.updateChrome();
+    if (this.start > 0) this.continueSlices();
   }
 
   private showLater(): void {
     if (this.end >= this.items.length) return;
-    const to = Math.min(this.items.length, this.end + PAGE);
-    this.list.append(...this.items.slice(this.end, to).map((it) => this.render(it)));
-    this.end = to;
+    const nodes = this.renderSlice(this.end, 1, PAGE);
+    this.list.append(...nodes);
+    this.end += nodes.length;
     this.trimTop();
     this.updateChrome();
+    if (this.end < this.items.length) this.continueSlices();
   }
 
   /** Drops the top beyond MAX, keeping what is on screen where it is. */
