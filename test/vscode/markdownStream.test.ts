@@ -135,3 +135,21 @@ test('block boundaries: after a blank line at column 0, never inside a fence or 
     cases.forEach(([, , want, what], k) => assert.equal(got[k], want, what));
   });
 });
+
+test('refused links are plain text, images are links to them (nothing fetched), raw HTML is text', { timeout: 60_000 }, async () => {
+  await withMarkdownPage('<div id="out" class="md"></div>', async (page) => {
+    const got = await page.evaluate(() => {
+      const md = (window as unknown as { MD: { renderMarkdown(s: string): DocumentFragment } }).MD;
+      const el = document.getElementById('out')!;
+      el.append(md.renderMarkdown('[dead](javascript:alert(1)) and [data](data:text/html,x) and [ok](https://example.com/a) ![logo](https://example.com/logo.png) <img src="https://example.com/x.png">'));
+      return {
+        links: [...el.querySelectorAll('a')].map((a) => `${a.textContent ?? ''}→${a.getAttribute('href') ?? '(none)'}`),
+        imgs: el.querySelectorAll('img').length,
+        text: el.textContent ?? '',
+      };
+    });
+    assert.deepEqual(got.links, ['ok→https://example.com/a', 'logo→https://example.com/logo.png'], 'only links with a kept href are links');
+    assert.equal(got.imgs, 0, 'no image element: nothing is fetched');
+    assert.equal(got.text.trim(), 'dead and data and ok logo <img src="https://example.com/x.png">', 'dead links keep their text; raw HTML is text');
+  });
+});

@@ -4,7 +4,8 @@
  * - Raw HTML the agent writes (block or inline) is shown as text, never rendered: only what markdown syntax
  *   produces reaches the page, and DOMPurify keeps exactly that allowlist (MARKDOWN_TAGS, MARKDOWN_ATTRS: no
  *   `hidden`, no `style`, no `img`, no forms, frames or scripts; `javascript:`/`data:` links lose their href).
- *   Markdown images become links (nothing is fetched); task-list boxes become ☐/☑.
+ *   Markdown images become links (nothing is fetched); a link that loses its href is plain text; task-list
+ *   boxes become ☐/☑.
  * - Code blocks are highlighted with highlight.js (a few languages). The code of each block comes from the
  *   markdown SOURCE (the token marked produced), kept on the `<pre>` as `codeText` and marked with a per-render
  *   nonce the agent cannot forge; only such blocks get action buttons (added as DOM after sanitizing, so nothing
@@ -138,6 +139,8 @@ export function renderMarkdown(src: string): DocumentFragment {
     const text = mark === undefined ? undefined : render.codes[Number(mark.slice(render.marker.length))];
     if (text !== undefined) (code.parentElement as CodePre).codeText = text;
   }
+  // A link whose href was refused (javascript:, data:, …) is no link: its text stays, as plain text.
+  for (const a of frag.querySelectorAll('a:not([href])')) a.replaceWith(...a.childNodes);
   // Our renderer's classes survive; the agent's own class attributes do not.
   for (const el of frag.querySelectorAll('[class]')) {
     const kept = [...el.classList].filter((c) => c === 'hljs' || c.startsWith('hljs-') || c.startsWith('language-'));
