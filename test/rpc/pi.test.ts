@@ -35,6 +35,9 @@ describe('pi (upstream) RPC mode', { skip }, () => {
   before(async () => {
     model = await startScriptedModel();
     ({ scratch, workspace } = scratchDirs('rpc-pi'));
+    // A project prompt template: get_commands must list it (and the session model must take it).
+    fs.mkdirSync(path.join(workspace, '.pi', 'prompts'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, '.pi', 'prompts', 'review-this.md'), '---\ndescription: Review the change\n---\nReview $@ for bugs.\n');
     const config = PI_RPC.prepare({ scratch, modelUrl: model.url, workspace, args: ['--session-dir', path.join(scratch, 'sessions')] });
     session = await RpcSession.start(config, { logger, cwd: workspace, rpcUi: headlessRpcUi(), requestTimeoutMs: 20_000 });
     pids.push(session.connection.process.pid!);
@@ -211,7 +214,10 @@ describe('pi (upstream) RPC mode', { skip }, () => {
     assert.equal(ns.cancelled, false);
     assert.equal((await s.getState()).messageCount, 0);
     const cmds = await s.getCommands();
-    assert.ok(Array.isArray(cmds));
+    const template = cmds.find((c) => c.name === 'review-this');
+    assert.ok(template, `the project's prompt template is listed: ${JSON.stringify(cmds)}`);
+    assert.equal(template.description, 'Review the change');
+    assert.deepEqual(s.model.commands.find((c) => c.name === 'review-this'), { name: 'review-this', description: 'Review the change' }, 'the session model took the commands');
   });
 });
 
