@@ -201,8 +201,10 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
     const s = session;
     assert.deepEqual((await s.getAvailableModels()).map((m) => `${m.provider}/${m.id}`).includes('scripted/scripted-model'), true);
     await s.setModel('scripted/scripted-model');
+    assert.equal((await s.getState()).model?.id, 'scripted-model');
     await s.cycleModel();
     await s.setThinkingLevel('off');
+    assert.equal((await s.getState()).thinkingLevel, 'off');
     await s.cycleThinkingLevel();
     await s.setSteeringMode('all');
     await s.setFollowUpMode('all');

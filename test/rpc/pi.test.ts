@@ -149,9 +149,11 @@ describe('pi (upstream) RPC mode', { skip }, () => {
     const models = await s.getAvailableModels();
     assert.deepEqual(models.map((m) => `${m.provider}/${m.id}`), ['scripted/scripted-model']);
     await s.setModel('scripted/scripted-model');
+    assert.equal((await s.getState()).model?.id, 'scripted-model');
     await assert.rejects(s.setModelById('scripted', 'nope'), (e: unknown) => e instanceof RpcCommandError && /Model not found/.test(e.message));
     assert.equal(await s.cycleModel(), null, 'one model: nothing to cycle to');
     await s.setThinkingLevel('off');
+    assert.equal((await s.getState()).thinkingLevel, 'off');
     assert.equal(await s.cycleThinkingLevel(), null, 'a non-reasoning model has no levels to cycle');
     // Queue modes and switches.
     await s.setSteeringMode('all');
