@@ -174,13 +174,17 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
   });
 
   for (const agent of selected) {
-    const skip = !ACPX.installed()
-      ? 'acpx not installed: run scripts/setup-agents.sh'
-      : !agent.installed()
-        ? `${agent.id} not installed: run scripts/setup-agents.sh`
-        : false;
+    // Under npm test (AGENT_HOST_REQUIRE_AGENTS=1) a missing agent fails instead of skipping.
+    const skip = process.env.AGENT_HOST_REQUIRE_AGENTS === '1'
+      ? false
+      : !ACPX.installed()
+        ? 'acpx not installed: run scripts/setup-agents.sh'
+        : !agent.installed()
+          ? `${agent.id} not installed: run scripts/setup-agents.sh`
+          : false;
 
     test(`${agent.label}: writes a file after permission`, { skip, timeout: (ACPX_TIMEOUT_S + 60) * 1000 }, async () => {
+      assert.ok(ACPX.installed() && agent.installed(), `acpx or ${agent.id} is not installed: run scripts/setup-agents.sh`);
       const model = await startScriptedModel();
       const summary: Summary = { agent: agent.id, case: 'approve', ok: false, ms: 0 };
       summaries.push(summary);
@@ -225,6 +229,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
     });
 
     test(`${agent.label}: a rejected permission leaves the file alone`, { skip, timeout: (ACPX_TIMEOUT_S + 60) * 1000 }, async () => {
+      assert.ok(ACPX.installed() && agent.installed(), `acpx or ${agent.id} is not installed: run scripts/setup-agents.sh`);
       const model = await startScriptedModel();
       const summary: Summary = { agent: agent.id, case: 'reject', ok: false, ms: 0 };
       summaries.push(summary);
@@ -261,6 +266,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
     });
 
     test(`${agent.label}: runs a shell command after permission`, { skip, timeout: (ACPX_TIMEOUT_S + 60) * 1000 }, async () => {
+      assert.ok(ACPX.installed() && agent.installed(), `acpx or ${agent.id} is not installed: run scripts/setup-agents.sh`);
       const model = await startScriptedModel();
       const summary: Summary = { agent: agent.id, case: 'shell', ok: false, ms: 0 };
       summaries.push(summary);

@@ -11,10 +11,12 @@ import { repoRoot } from '../support/paths';
 import { PI_RPC, scratchDirs } from './agents';
 
 const cli = path.join(repoRoot, 'out', 'src', 'cli', 'main.js');
-const skip = PI_RPC.installed() ? false : 'pi-coding-agent not installed';
+// Under npm test (AGENT_HOST_REQUIRE_AGENTS=1) a missing agent fails the suite instead of skipping it.
+const skip = PI_RPC.installed() || process.env.AGENT_HOST_REQUIRE_AGENTS === '1' ? false : 'pi-coding-agent not installed';
 
 describe('agent-host CLI --protocol rpc', { skip }, () => {
   it('runs one turn against pi in RPC mode and exits 0', { timeout: 60_000 }, async () => {
+    assert.ok(PI_RPC.installed(), 'pi-coding-agent is not installed: run scripts/setup-agents.sh pi-acp');
     const model = await startScriptedModel();
     try {
       const { scratch, workspace } = scratchDirs('rpc-cli');

@@ -16,7 +16,8 @@ import type { ToolCallEntity } from '../../src/session/sessionModel';
 import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
 import { memoryLogger, OMP_RPC, scratchDirs, until } from './agents';
 
-const skip = OMP_RPC.installed() ? false : 'oh-my-pi not installed (scripts/setup-agents.sh omp)';
+// Under npm test (AGENT_HOST_REQUIRE_AGENTS=1) a missing agent fails the suite instead of skipping it.
+const skip = OMP_RPC.installed() || process.env.AGENT_HOST_REQUIRE_AGENTS === '1' ? false : 'oh-my-pi not installed (scripts/setup-agents.sh omp)';
 const T = { timeout: 60_000 };
 
 function agentText(session: RpcSession): string {
@@ -36,6 +37,7 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
   const hostCalls: { name: string; args: Record<string, unknown> }[] = [];
 
   before(async () => {
+    assert.ok(OMP_RPC.installed(), 'oh-my-pi is not installed: run scripts/setup-agents.sh omp');
     model = await startScriptedModel();
     ({ scratch, workspace } = scratchDirs('rpc-omp'));
     const files = workspaceFileTools(workspace);

@@ -14,7 +14,8 @@ import type { MessageEntity, ToolCallEntity } from '../../src/session/sessionMod
 import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
 import { memoryLogger, PI_RPC, piPackageDir, scratchDirs, sleep, until } from './agents';
 
-const skip = PI_RPC.installed() ? false : 'pi-coding-agent 0.73.1 not installed (scripts/setup-agents.sh pi-acp)';
+// Under npm test (AGENT_HOST_REQUIRE_AGENTS=1) a missing agent fails the suite instead of skipping it.
+const skip = PI_RPC.installed() || process.env.AGENT_HOST_REQUIRE_AGENTS === '1' ? false : 'pi-coding-agent 0.73.1 not installed (scripts/setup-agents.sh pi-acp)';
 const T = { timeout: 60_000 };
 
 function agentText(session: RpcSession): string {
@@ -33,6 +34,7 @@ describe('pi (upstream) RPC mode', { skip }, () => {
   const pids: number[] = [];
 
   before(async () => {
+    assert.ok(PI_RPC.installed(), 'pi-coding-agent is not installed: run scripts/setup-agents.sh pi-acp');
     model = await startScriptedModel();
     ({ scratch, workspace } = scratchDirs('rpc-pi'));
     // A project prompt template: get_commands must list it (and the session model must take it).
@@ -225,6 +227,7 @@ describe('pi (upstream) RPC mode', { skip }, () => {
 
 describe('pi (upstream) extension UI', { skip }, () => {
   it('answers every extension UI method of the rpc-demo extension', { timeout: 60_000 }, async () => {
+    assert.ok(PI_RPC.installed(), 'pi-coding-agent is not installed: run scripts/setup-agents.sh pi-acp');
     const model = await startScriptedModel();
     const { scratch, workspace } = scratchDirs('rpc-pi-ui');
     const ext = path.join(piPackageDir(), 'examples', 'extensions', 'rpc-demo.ts');
