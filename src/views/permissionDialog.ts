@@ -42,6 +42,30 @@ export function optionLabel(option: PermissionOption): string {
   return permissionOptionLabel({ name: option.name, contradicts: optionContradicts(option) }, kindLabel && vscode.l10n.t(kindLabel), kindLabel ? [kindLabel] : []);
 }
 
+/** The modal's question: its verb follows the tool's kind (an edit is not "run"). */
+export function permissionTitle(kind: string | undefined, what: string): string {
+  switch (kind) {
+    case 'read':
+      return vscode.l10n.t('The agent wants to read: {0}', what);
+    case 'edit':
+      return vscode.l10n.t('The agent wants to edit: {0}', what);
+    case 'delete':
+      return vscode.l10n.t('The agent wants to delete: {0}', what);
+    case 'move':
+      return vscode.l10n.t('The agent wants to move: {0}', what);
+    case 'search':
+      return vscode.l10n.t('The agent wants to search: {0}', what);
+    case 'execute':
+      return vscode.l10n.t('The agent wants to run: {0}', what);
+    case 'fetch':
+      return vscode.l10n.t('The agent wants to fetch: {0}', what);
+    case 'switch_mode':
+      return vscode.l10n.t('The agent wants to switch mode: {0}', what);
+    default:
+      return vscode.l10n.t('The agent wants to use a tool: {0}', what);
+  }
+}
+
 /**
  * A modal dialog with a button per option (labelled by its kind, the agent's wording beside); closing it
  * answers cancelled. When the request carries a diff, "Show Diff" comes first: it opens the diff editor,
@@ -56,7 +80,7 @@ export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType
       ...options.filter(optionContradicts).map((o) => vscode.l10n.t('⚠ The option “{0}” is named against what it does ({1}).', o.name, vscode.l10n.t(OPTION_KIND_LABELS[o.kind] ?? o.kind))),
     ];
     const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput)].filter(Boolean).join('\n\n');
-    const title = vscode.l10n.t('The agent wants to run: {0}', toolCall.title || toolCall.id);
+    const title = permissionTitle(toolCall.toolKind, toolCall.title || toolCall.id);
     const diff = diffOf(request);
     const showDiff = { title: vscode.l10n.t('Show Diff'), optionId: undefined as string | undefined };
     const items = options.map((o) => ({ title: optionLabel(o), optionId: o.optionId as string | undefined }));
