@@ -156,6 +156,22 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
         await manager.cancel();
       }),
     ),
+    registerCommand('agentHost.noOutput', async () => {
+      const seconds = manager.silentFor;
+      if (seconds === undefined) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: the agent is not silent (or no turn is running).'));
+        return;
+      }
+      const cancel = { label: `$(debug-stop) ${vscode.l10n.t('Cancel the Turn')}` };
+      const showLog = { label: `$(output) ${vscode.l10n.t('Show Log')}` };
+      const wait = { label: `$(watch) ${vscode.l10n.t('Keep Waiting')}` };
+      const pick = await vscode.window.showQuickPick([cancel, showLog, wait], {
+        title: vscode.l10n.t('{0}: no output for {1} s', manager.agentName ?? '', seconds),
+        placeHolder: vscode.l10n.t('A turn has no time limit: cancel it, or keep waiting'),
+      });
+      if (pick === cancel) await manager.cancel();
+      else if (pick === showLog) log.show();
+    }),
     registerCommand('agentHost.focusChat', () => chat.controller.focusInput()),
     registerCommand('agentHost.addSelectionToChat', () => chat.controller.addSelection()),
     registerCommand('agentHost.newChat', async () => {
@@ -195,6 +211,7 @@ function trackContextKeys(ctx: Ctx): vscode.Disposable[] {
     keys.set('agentHost.agentRunning', session !== undefined || manager.state === 'starting');
     keys.set('agentHost.turnRunning', session !== undefined && session.model.turn !== 'idle');
     keys.set('agentHost.agentHasCommands', session?.commands !== undefined);
+    keys.set('agentHost.agentSilent', manager.silentFor !== undefined);
   };
   update();
   return [

@@ -115,6 +115,10 @@ export class AgentManager implements vscode.Disposable {
   get notAnswering(): string | undefined {
     return this.active.notAnswering;
   }
+  /** Whole seconds the running turn has heard nothing from the agent, once past the setting; else undefined. */
+  get silentFor(): number | undefined {
+    return this.active.silence.seconds;
+  }
   get current(): AgentSession | undefined {
     return this.active.current;
   }

@@ -78,6 +78,8 @@ export interface HeaderState {
   /** Why the agent is stopped or failed (first line), when it is. */
   error?: string;
   turn: TurnState;
+  /** Whole seconds the running turn has heard nothing from the agent, once past `agentHost.silenceWarningSeconds`. */
+  silentSeconds?: number;
   modes?: ModeState;
   models?: ModelState;
   configOptions: ConfigOptionView[];
@@ -233,6 +235,9 @@ export interface ChatStrings {
   stateBusy: string;
   stateError: string;
   turnCancelled: string;
+  /** `{0}`: seconds without any output from the agent while its turn runs. */
+  noOutput: string;
+  cancelTurn: string;
   commands: string;
   files: string;
   noMatches: string;

@@ -9,7 +9,10 @@ const ICONS: Record<AgentState, string> = {
   error: '$(error)',
 };
 
-/** One status bar item: which agent, and whether it is up. Clicking picks an agent. */
+/**
+ * One status bar item: which agent, and whether it is up. Clicking picks an agent — or, while a running turn
+ * has heard nothing from the agent for `agentHost.silenceWarningSeconds`, offers to cancel it.
+ */
 export class AgentStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('agentHost.status', vscode.StatusBarAlignment.Left, 10);
   private readonly sub: vscode.Disposable;
@@ -32,19 +35,25 @@ export class AgentStatusBar implements vscode.Disposable {
       busy: vscode.l10n.t('working'),
       error: vscode.l10n.t('error'),
     };
-    const silent = this.manager.notAnswering;
-    this.item.text = `${silent ? '$(warning)' : ICONS[state]} ${name}`;
+    // Two warnings: a request timed out (until the agent answers again), or a running turn hears nothing.
+    const notAnswering = this.manager.notAnswering;
+    const silentFor = this.manager.silentFor;
+    const noOutput = silentFor !== undefined ? vscode.l10n.t('no output for {0} s', silentFor) : undefined;
+    const warning = notAnswering !== undefined || noOutput !== undefined;
+    this.item.text = `${warning ? '$(warning)' : ICONS[state]} ${name}${noOutput ? ` — ${noOutput}` : ''}`;
     this.item.tooltip = [
       `Agent Host: ${name} — ${label[state]}`,
-      silent ? vscode.l10n.t('Not answering: {0}', silent) : '',
+      notAnswering ? vscode.l10n.t('Not answering: {0}', notAnswering) : '',
+      silentFor !== undefined ? vscode.l10n.t('The agent has sent nothing for {0} s. Click to cancel the turn or keep waiting.', silentFor) : '',
       this.manager.error ?? '',
     ]
       .filter(Boolean)
       .join('\n');
+    this.item.command = noOutput ? 'agentHost.noOutput' : 'agentHost.selectAgent';
     this.item.backgroundColor =
       state === 'error'
         ? new vscode.ThemeColor('statusBarItem.errorBackground')
-        : silent
+        : warning
           ? new vscode.ThemeColor('statusBarItem.warningBackground')
           : undefined;
   }

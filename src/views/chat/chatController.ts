@@ -426,6 +426,7 @@ export class ChatController implements vscode.Disposable {
       state,
       ...(error ? { error } : {}),
       turn: m?.turn ?? 'idle',
+      ...(m && this.manager.silentFor !== undefined ? { silentSeconds: this.manager.silentFor } : {}),
       ...(o?.modes ? { modes: o.modes } : {}),
       ...(o?.models ? { models: o.models } : {}),
       configOptions: o ? normalizeConfigOptions(o.configOptions) : [],

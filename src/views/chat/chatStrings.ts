@@ -59,6 +59,8 @@ export function chatStrings(): ChatStrings {
     stateBusy: vscode.l10n.t('working'),
     stateError: vscode.l10n.t('error'),
     turnCancelled: vscode.l10n.t('Turn stopped.'),
+    noOutput: vscode.l10n.t('No output from the agent for {0} s'),
+    cancelTurn: vscode.l10n.t('Cancel'),
     commands: vscode.l10n.t('Commands'),
     files: vscode.l10n.t('Files'),
     noMatches: vscode.l10n.t('No matches'),
