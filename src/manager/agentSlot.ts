@@ -10,6 +10,7 @@ import type { ContentPart, SessionEvent } from '../session/sessionModel';
 import { titleFrom } from '../session/sessionStore';
 import { TrafficLog, trafficLogger } from '../session/traffic';
 import { TurnSilence } from './turnSilence';
+import { requireTrust } from './workspaceTrust';
 
 /**
  * What the editor lends a session (permissions UI, files, terminals, MCP servers, extension dialogs,
@@ -317,6 +318,7 @@ export class AgentSlot implements vscode.Disposable {
   }
 
   private async start(generation: number, attempt = 0): Promise<AgentSession> {
+    requireTrust();
     const agent = this.defaultAgent();
     if (!agent) {
       const message = vscode.l10n.t('No agent is configured. Add one to the "agentHost.agents" setting.');

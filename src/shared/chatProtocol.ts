@@ -109,6 +109,8 @@ export interface Snapshot {
   /** Context the user attached from the editor before the view was open. */
   pendingContext: ContextChip[];
   strings: ChatStrings;
+  /** Restricted Mode: no agent runs; the page explains why and offers to manage trust instead of the chat. */
+  restricted: boolean;
 }
 
 export interface FileHit {
@@ -161,6 +163,8 @@ export interface ChatRequests {
   runInTerminal: [{ code: string }, void];
   answerPermission: [{ permissionId: string; optionId: string }, void];
   showLog: [Record<string, never>, void];
+  /** Opens VS Code's workspace trust editor (from the Restricted Mode page). */
+  manageTrust: [Record<string, never>, void];
 }
 
 export type RequestMethod = keyof ChatRequests;
@@ -253,4 +257,6 @@ export interface ChatStrings {
   agentQueue: string;
   agentState: string;
   widgets: string;
+  restrictedMode: string;
+  manageTrust: string;
 }

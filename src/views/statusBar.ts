@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { AgentManager, AgentState } from '../manager/agentManager';
+import { restrictedModeMessage, type AgentManager, type AgentState } from '../manager/agentManager';
+import { MANAGE_TRUST_COMMAND } from './restrictedMode';
 
 const ICONS: Record<AgentState, string> = {
   stopped: '$(circle-slash)',
@@ -11,16 +12,17 @@ const ICONS: Record<AgentState, string> = {
 
 /**
  * One status bar item: which agent, and whether it is up. Clicking picks an agent — or, while a running turn
- * has heard nothing from the agent for `agentHost.silenceWarningSeconds`, offers to cancel it.
+ * has heard nothing from the agent for `agentHost.silenceWarningSeconds`, offers to cancel it. In Restricted
+ * Mode it says so, and clicking opens the workspace trust editor.
  */
 export class AgentStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('agentHost.status', vscode.StatusBarAlignment.Left, 10);
-  private readonly sub: vscode.Disposable;
+  private readonly subs: vscode.Disposable[];
 
   constructor(private readonly manager: AgentManager) {
     this.item.name = 'Agent Host';
     this.item.command = 'agentHost.selectAgent';
-    this.sub = manager.onDidChangeState(() => this.update());
+    this.subs = [manager.onDidChangeState(() => this.update()), vscode.workspace.onDidGrantWorkspaceTrust(() => this.update())];
     this.update();
     this.item.show();
   }
@@ -28,6 +30,13 @@ export class AgentStatusBar implements vscode.Disposable {
   private update(): void {
     const state = this.manager.state;
     const name = this.manager.agentName ?? vscode.l10n.t('no agent');
+    if (!vscode.workspace.isTrusted) {
+      this.item.text = `$(shield) ${name} — ${vscode.l10n.t('Restricted Mode')}`;
+      this.item.tooltip = `Agent Host: ${restrictedModeMessage()}`;
+      this.item.command = MANAGE_TRUST_COMMAND;
+      this.item.backgroundColor = undefined;
+      return;
+    }
     const label: Record<AgentState, string> = {
       stopped: vscode.l10n.t('stopped'),
       starting: vscode.l10n.t('starting'),
@@ -59,7 +68,7 @@ export class AgentStatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.sub.dispose();
+    for (const sub of this.subs) sub.dispose();
     this.item.dispose();
   }
 }

@@ -87,6 +87,11 @@ export interface WorkbenchOptions {
   keepScratch?: boolean;
   /** Viewport of the page. Default 1400×900. */
   viewport?: { width: number; height: number };
+  /**
+   * Workspace trust on (VS Code's default; no start-up prompt): the folder opens in Restricted Mode until
+   * trusted. Default off: every other test runs trusted.
+   */
+  workspaceTrust?: boolean;
 }
 
 export interface RunTestsOptions extends WorkbenchOptions {
@@ -266,7 +271,8 @@ class Session {
     for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
     // User/ holds the user settings; Machine/ the remote-machine settings, the only place a remote window
     // (code-server's is one) reads machine-scoped settings such as agentHost.agents from.
-    const settings = `${JSON.stringify({ ...QUIET_SETTINGS, ...this.opts.userSettings }, null, 2)}\n`;
+    const trust = this.opts.workspaceTrust ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' } : {};
+    const settings = `${JSON.stringify({ ...QUIET_SETTINGS, ...trust, ...this.opts.userSettings }, null, 2)}\n`;
     for (const sub of ['User', 'Machine']) {
       fs.mkdirSync(path.join(dirs.userData, sub), { recursive: true });
       fs.writeFileSync(path.join(dirs.userData, sub, 'settings.json'), settings);
@@ -312,7 +318,7 @@ class Session {
       '--auth', 'none',
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(this.opts.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       '--user-data-dir', dirs.userData,
       '--extensions-dir', dirs.extensions,

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { restrictedModeMessage } from '../../manager/agentManager';
 import type { ChatStrings } from '../../shared/chatProtocol';
 
 /** The webview's strings, localized here (the webview has no access to vscode.l10n). */
@@ -76,5 +77,7 @@ export function chatStrings(): ChatStrings {
     agentQueue: vscode.l10n.t('Waiting at the agent: {0}'),
     agentState: vscode.l10n.t('Agent state'),
     widgets: vscode.l10n.t('Agent widgets'),
+    restrictedMode: restrictedModeMessage(),
+    manageTrust: vscode.l10n.t('Manage Workspace Trust'),
   };
 }
