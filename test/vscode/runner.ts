@@ -440,10 +440,10 @@ class Session {
     clearTimeout(this.timer);
     if (this.dialogTimer) clearInterval(this.dialogTimer);
     this.mark(this.testsPath ? 'workbench+tests' : 'workbench');
-    await Promise.race([this.consoleChain, sleep(3000)]); // print what is still being formatted
+    await Promise.race([this.consoleChain, limit(3000)]); // print what is still being formatted
     const browserPids = pidsWithArg(path.join(this.scratch, 'browser'));
     if (this.context) {
-      await Promise.race([this.context.close().catch(() => undefined), sleep(10_000)]);
+      await Promise.race([this.context.close().catch(() => undefined), limit(10_000)]);
     }
     const roots = [...browserPids, ...pidsWithArg(path.join(this.scratch, 'browser'))];
     if (this.codeServer?.pid) roots.push(this.codeServer.pid);
@@ -516,6 +516,11 @@ async function waitHealthy(port: number): Promise<void> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A time limit to race against: its timer does not keep the process alive once the race is won. */
+function limit(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
 }
 
 function tail(file: string, lines = 30): string {
