@@ -89,7 +89,7 @@ function mountRestricted(snapshot: Snapshot): void {
   const manage = h('vscode-button', { 'data-testid': 'manage-trust' }, icon('shield'), ` ${s.manageTrust}`);
   manage.addEventListener('click', () => send('manageTrust', {}));
   document.getElementById('app')!.replaceChildren(
-    h('div', { className: 'restricted', role: 'region', 'aria-label': s.manageTrust, 'data-testid': 'restricted' }, icon('shield'), h('p', null, s.restrictedMode), manage),
+    h('div', { className: 'restricted', 'data-testid': 'restricted' }, icon('shield'), h('p', null, s.restrictedMode), manage),
   );
   document.body.dataset.view = 'restricted';
 }

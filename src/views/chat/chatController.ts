@@ -95,8 +95,9 @@ export class ChatController implements vscode.Disposable {
       }),
       // Trusted now: the page becomes the chat (no reload), and the agent warm starts as when the chat opens.
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        if (!this.sinks.size) return; // a view shown later asks `ready` and gets the chat
         this.post({ type: 'snapshot', snapshot: this.snapshot() });
-        if (this.sinks.size) this.warmStartIfIdle();
+        this.warmStartIfIdle();
       }),
       manager.onDidChangeTabs(({ switched }) => (switched ? this.showTab() : this.markHeader())),
       manager.onDidChangeSession((s) => {
