@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { startAgentSession } from './adapters';
 import { registerSelectionCommands } from './commands/selectionCommands';
 import { createHostServices, type HostServices } from './hostServices';
-import { AgentManager, SupersededStartError } from './manager/agentManager';
+import { AgentManager, RestrictedModeError, SupersededStartError } from './manager/agentManager';
 import { recordSessions } from './manager/sessionRecorder';
 import { defaultStateDir, SessionStore } from './session/sessionStore';
 import { showSessionHistory } from './views/sessionHistory';
@@ -22,6 +22,7 @@ import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
 import { registerRpcCommands } from './views/rpcCommands';
 import { VsCodeRpcUi } from './views/rpcUi';
+import { refuseInRestrictedMode } from './views/restrictedMode';
 import { AgentStatusBar } from './views/statusBar';
 import { TranscriptChannel } from './views/transcriptChannel';
 
@@ -93,6 +94,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
       await action();
     } catch (error) {
       if (error instanceof SupersededStartError) return; // a later action overtook it
+      if (error instanceof RestrictedModeError) return void refuseInRestrictedMode();
       const message = (error as Error).message;
       log.error(`${what} failed: ${message}`);
       const pick = await vscode.window.showErrorMessage(
@@ -139,6 +141,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     ),
     registerCommand('agentHost.prompt', async (text?: string) =>
       run('Prompt', async () => {
+        if (refuseInRestrictedMode()) return;
         const prompt =
           typeof text === 'string' ? text : await vscode.window.showInputBox({ prompt: vscode.l10n.t('Ask the agent'), ignoreFocusOut: true });
         if (!prompt) return;
@@ -156,24 +159,44 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
         await manager.cancel();
       }),
     ),
+    registerCommand('agentHost.noOutput', async () => {
+      const seconds = manager.silentFor;
+      if (seconds === undefined) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: the agent is not silent (or no turn is running).'));
+        return;
+      }
+      const cancel = { label: `$(debug-stop) ${vscode.l10n.t('Cancel the Turn')}` };
+      const showLog = { label: `$(output) ${vscode.l10n.t('Show Log')}` };
+      const wait = { label: `$(watch) ${vscode.l10n.t('Keep Waiting')}` };
+      const pick = await vscode.window.showQuickPick([cancel, showLog, wait], {
+        title: vscode.l10n.t('{0}: no output for {1} s', manager.agentName ?? '', seconds),
+        placeHolder: vscode.l10n.t('A turn has no time limit: cancel it, or keep waiting'),
+      });
+      if (pick === cancel) await manager.cancel();
+      else if (pick === showLog) log.show();
+    }),
     registerCommand('agentHost.focusChat', () => chat.controller.focusInput()),
     registerCommand('agentHost.addSelectionToChat', () => chat.controller.addSelection()),
     registerCommand('agentHost.newChat', async () => {
+      if (refuseInRestrictedMode()) return;
       await chat.controller.handle({ kind: 'request', id: 0, method: 'newSession', params: {} });
     }),
-    registerCommand('agentHost.addAgent', () => addAgent(installContext(ctx))),
-    registerCommand('agentHost.manageInstalledAgents', () => manageInstalled(installContext(ctx))),
+    // Installs run npm and downloaded programs: not in Restricted Mode.
+    registerCommand('agentHost.addAgent', () => (refuseInRestrictedMode() ? undefined : addAgent(installContext(ctx)))),
+    registerCommand('agentHost.manageInstalledAgents', () => (refuseInRestrictedMode() ? undefined : manageInstalled(installContext(ctx)))),
     registerCommand('agentHost.showTraffic', () => void showTraffic({ manager, permissionTimeouts: () => ctx.host.broker?.timedOut ?? 0 })),
-    registerCommand('agentHost.checkCompatibility', () =>
-      checkCompatibility({
+    registerCommand('agentHost.checkCompatibility', async () => {
+      if (refuseInRestrictedMode()) return undefined;
+      return checkCompatibility({
         agents: () => manager.agents(),
         ...(manager.agentName ? { current: manager.agentName } : {}),
         log,
         run: (config, preset, scripted, line) =>
           runCompatCheck({ config, ...(preset ? { preset } : {}), scripted, timeoutMs: 30_000, openHost: (ws) => openCheckHost(ws, redactingLogger(log)), log: line }),
-      }),
-    ),
+      });
+    }),
     registerCommand('agentHost.sessionHistory', async () => {
+      if (refuseInRestrictedMode()) return;
       await showSessionHistory({
         manager,
         store: ctx.sessions,
@@ -195,6 +218,7 @@ function trackContextKeys(ctx: Ctx): vscode.Disposable[] {
     keys.set('agentHost.agentRunning', session !== undefined || manager.state === 'starting');
     keys.set('agentHost.turnRunning', session !== undefined && session.model.turn !== 'idle');
     keys.set('agentHost.agentHasCommands', session?.commands !== undefined);
+    keys.set('agentHost.agentSilent', manager.silentFor !== undefined);
   };
   update();
   return [

@@ -18,6 +18,7 @@ import { askUser, elicit } from './host/vscode/agentQuestions';
 import { EditorDocumentStore } from './host/vscode/editorFiles';
 import { IdeToolProvider } from './host/vscode/ideToolProvider';
 import { AgentSignIn } from './host/vscode/signIn';
+import { refuseInRestrictedMode } from './views/restrictedMode';
 import type { AgentManager } from './manager/agentManager';
 import { createToolEndpoint, type ToolEndpoint } from './mcp/toolEndpoint';
 import { HostRequestError, type McpServerSpec } from './session/sessionHost';
@@ -176,6 +177,7 @@ export function createHostServices(
     }),
     // Starts the agent again: an agent that needs sign-in offers its methods on start.
     registerCommand('agentHost.signIn', async () => {
+      if (refuseInRestrictedMode()) return; // its terminal methods run the agent's command
       signIn.requested = true;
       try {
         await manager.restart();

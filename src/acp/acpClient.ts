@@ -141,6 +141,7 @@ export class AcpClient {
   private readonly updates = new Listeners<SessionNotification>();
   private readonly exit = new Latch<ExitInfo>();
   private readonly health: HealthTracker;
+  private readonly activity = new Listeners<boolean>();
   private init: InitializeResponse | undefined;
 
   private constructor(
@@ -152,6 +153,8 @@ export class AcpClient {
       health === 'unresponsive' ? logger.warn(`Agent is not answering: ${detail}`) : logger.info(`Agent is answering again: ${detail}`),
     );
     const tap = options.frameTap;
+    // Per read, not per line: a long line still arriving is the agent talking too.
+    process.child.stdout.on('data', () => this.activity.fire(this.servingRequests > 0));
     const reader = new NdjsonMessageReader(
       process.child.stdout,
       options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
@@ -230,6 +233,11 @@ export class AcpClient {
 
   onHealth(listener: (health: Health, detail: string) => void): () => void {
     return this.health.add(listener);
+  }
+
+  /** See AgentSession.onActivity: output from the agent, and the host starting or finishing an answer to it. */
+  onActivity(listener: (waitingOnHost: boolean) => void): () => void {
+    return this.activity.add(listener);
   }
 
   /** `initialize`, with honest capabilities and version negotiation. */
@@ -440,10 +448,12 @@ export class AcpClient {
           throw new ResponseError(ErrorCodes.InternalError, `Too many requests in flight (at most ${MAX_AGENT_REQUESTS}); wait for the earlier ones`);
         }
         this.servingRequests++;
+        this.activity.fire(true);
         try {
           return await handler(params);
         } finally {
           this.servingRequests--;
+          this.activity.fire(this.servingRequests > 0);
         }
       });
     c.onNotification('session/update', (params: SessionNotification) => {

@@ -284,6 +284,11 @@ export class AcpSession implements AgentSession {
     return this.client.onHealth(listener);
   }
 
+  /** The process's activity: with tabs sharing it, any session's traffic counts (one agent, one pipe). */
+  onActivity(listener: (waitingOnHost: boolean) => void): () => void {
+    return this.client.onActivity(listener);
+  }
+
   private applySessionSetup(created: NewSessionResponse): void {
     const legacy = created as NewSessionResponse & { models?: { currentModelId: string; availableModels: { modelId: string; name: string }[] } | null };
     if (created.modes) this.model.setModes(created.modes);

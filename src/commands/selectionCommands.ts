@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentManager } from '../manager/agentManager';
 import { registerCommand } from '../views/commandRegistry';
+import { refuseInRestrictedMode } from '../views/restrictedMode';
 import {
   buildInstructions,
   docConvention,
@@ -99,6 +100,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
   const withTarget =
     (action: (target: Target, diagnostic?: unknown) => Promise<void>) =>
     async (uri?: unknown, range?: unknown, diagnostic?: unknown) => {
+      if (refuseInRestrictedMode()) return;
       const target = await resolveTarget(uri, range);
       if (!target) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Open a file and select code first.'));
@@ -322,9 +324,11 @@ class FunctionCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly sub = vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration('agentHost.codeLens.enabled')) this.changed.fire();
   });
+  private readonly trust = vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire());
 
   async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
-    if (!vscode.workspace.getConfiguration('agentHost').get<boolean>('codeLens.enabled', true)) return [];
+    // In Restricted Mode no agent runs: no lenses that could only refuse.
+    if (!vscode.workspace.isTrusted || !vscode.workspace.getConfiguration('agentHost').get<boolean>('codeLens.enabled', true)) return [];
     const lenses: vscode.CodeLens[] = [];
     for (const fn of await functionSymbols(document)) {
       const at = new vscode.Range(fn.range.start, fn.range.start);
@@ -340,6 +344,7 @@ class FunctionCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
 
   dispose(): void {
     this.sub.dispose();
+    this.trust.dispose();
     this.changed.dispose();
   }
 }
@@ -352,6 +357,7 @@ class AgentQuickFixes implements vscode.CodeActionProvider {
     context: vscode.CodeActionContext,
   ): Promise<vscode.CodeAction[]> {
     const actions: vscode.CodeAction[] = [];
+    if (!vscode.workspace.isTrusted) return actions;
     for (const diagnostic of context.diagnostics.slice(0, 3)) {
       // The agent sees the whole function the problem is in (else the problem's lines).
       const fn = await enclosingFunction(document, diagnostic.range);

@@ -8,6 +8,7 @@ import { AgentDefaults, type AgentChoices } from './agentDefaults';
 import { AgentSlot, type LastSession, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention } from './agentSlot';
 
 export { CRASH_POLICY, SupersededStartError } from './agentSlot';
+export { RestrictedModeError, restrictedModeMessage } from './workspaceTrust';
 export type { AgentEnvironment, ProcessContext, SessionServices, StartAgent, TabAttention } from './agentSlot';
 export type { SignInHandler };
 export type { AgentState };
@@ -114,6 +115,10 @@ export class AgentManager implements vscode.Disposable {
   /** Why the agent counts as not answering (a request timed out), until it answers again. */
   get notAnswering(): string | undefined {
     return this.active.notAnswering;
+  }
+  /** Whole seconds the running turn has heard nothing from the agent, once past the setting; else undefined. */
+  get silentFor(): number | undefined {
+    return this.active.silence.seconds;
   }
   get current(): AgentSession | undefined {
     return this.active.current;

@@ -9,6 +9,8 @@ import { AuthRequiredError, type AgentStartOptions, type SignInHandler } from '.
 import type { ContentPart, SessionEvent } from '../session/sessionModel';
 import { titleFrom } from '../session/sessionStore';
 import { TrafficLog, trafficLogger } from '../session/traffic';
+import { TurnSilence } from './turnSilence';
+import { requireTrust } from './workspaceTrust';
 
 /**
  * What the editor lends a session (permissions UI, files, terminals, MCP servers, extension dialogs,
@@ -87,7 +89,7 @@ export class AgentSlot implements vscode.Disposable {
   private readonly stateEmitter = new vscode.EventEmitter<AgentState>();
   private readonly eventEmitter = new vscode.EventEmitter<SessionEvent>();
   private readonly sessionEmitter = new vscode.EventEmitter<AgentSession | undefined>();
-  /** The per-process lifetime: disposed when the agent stops, exits or is replaced. */
+  /** The per-process lifetime: disposed when the agent stops, exits or is replaced (listeners on the old session go). */
   private process = new DisposableStore();
   /** When the agent crashed recently (a crash loop opens the breaker). */
   private crashes: number[] = [];
@@ -112,6 +114,8 @@ export class AgentSlot implements vscode.Disposable {
   readonly onSessionEvent = this.eventEmitter.event;
   /** A new session started (views re-render from its model) or the session went away (undefined). */
   readonly onDidChangeSession = this.sessionEmitter.event;
+  /** How long the running turn has heard nothing from the agent (reported past `agentHost.silenceWarningSeconds`). */
+  readonly silence = new TurnSilence(this.onDidChangeSession, () => this.stateEmitter.fire(this._state));
 
   constructor(
     readonly id: string,
@@ -213,7 +217,7 @@ export class AgentSlot implements vscode.Disposable {
     this.attachNext = undefined;
     this.crashes = [];
     this.session = undefined;
-    this.disposeProcess();
+    this.process.dispose();
     this.sessionEmitter.fire(undefined);
     try {
       return await this.ensureStarted();
@@ -249,7 +253,7 @@ export class AgentSlot implements vscode.Disposable {
     this.starting = undefined;
     const s = this.session;
     this.session = undefined;
-    this.disposeProcess();
+    this.process.dispose();
     if (s) this.sessionEmitter.fire(undefined);
     if (pending) await pending.then((late) => late.shutdown(), () => undefined);
     if (s) await s.shutdown();
@@ -286,6 +290,7 @@ export class AgentSlot implements vscode.Disposable {
   dispose(): void {
     this.cancelRestart();
     void this.stop().finally(() => this.forgetSecrets());
+    this.silence.dispose();
     this.stateEmitter.dispose();
     this.eventEmitter.dispose();
     this.sessionEmitter.dispose();
@@ -313,6 +318,7 @@ export class AgentSlot implements vscode.Disposable {
   }
 
   private async start(generation: number, attempt = 0): Promise<AgentSession> {
+    requireTrust();
     const agent = this.defaultAgent();
     if (!agent) {
       const message = vscode.l10n.t('No agent is configured. Add one to the "agentHost.agents" setting.');
@@ -391,7 +397,7 @@ export class AgentSlot implements vscode.Disposable {
         session.onExit((exit) => {
           if (this.session !== session) return;
           this.session = undefined;
-          this.disposeProcess();
+          this.process.dispose();
           this.sessionEmitter.fire(undefined);
           if (exit.code === 0 && !exit.signal) this.setState('stopped', describeExit(exit));
           else this.afterCrash(agent, exit);
@@ -478,11 +484,6 @@ export class AgentSlot implements vscode.Disposable {
   private cancelRestart(): void {
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = undefined;
-  }
-
-  /** The per-process lifetime ends: listeners on the old session go. */
-  private disposeProcess(): void {
-    this.process.dispose();
   }
 
   private setState(state: AgentState, error?: string): void {

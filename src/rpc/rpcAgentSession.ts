@@ -155,6 +155,9 @@ export class RpcAgentSession implements AgentSession {
   onHealth(listener: (health: AgentHealth, detail: string) => void): () => void {
     return this.rpc.onHealth(listener);
   }
+  onActivity(listener: (waitingOnHost: boolean) => void): () => void {
+    return this.rpc.onActivity(listener);
+  }
 }
 
 /** The command surface by name, onto the session's typed methods. */

@@ -79,6 +79,7 @@ export class RpcConnection {
   private readonly frames = new Listeners<RpcFrame>();
   private readonly exit = new Latch<ExitInfo>();
   private readonly health = new HealthTracker();
+  private readonly output = new Listeners<void>();
   private readonly writer: NdjsonMessageWriter;
   private nextId = 1;
   private readonly idPrefix = `ah${process.pid.toString(36)}-`;
@@ -90,6 +91,8 @@ export class RpcConnection {
     const logger = options.logger;
     // The shared NDJSON framing: split on \n only, \r\n tolerated, over-long lines dropped; one write queue.
     const reader = new NdjsonMessageReader(process.child.stdout, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    // Per read, not per line: a long line still arriving is the agent talking too.
+    process.child.stdout.on('data', () => this.output.fire());
     reader.onError((error) => {
       if (error instanceof FramingError) {
         logger.error(`${error.message}${error.line ? `: ${truncate(error.line, 300)}` : ''} (dropped; connection continues)`);
@@ -135,6 +138,11 @@ export class RpcConnection {
 
   onExit(listener: (exit: ExitInfo) => void): () => void {
     return this.exit.add(listener);
+  }
+
+  /** The agent wrote to stdout (any frame, even a partial or malformed one). */
+  onOutput(listener: () => void): () => void {
+    return this.output.add(listener);
   }
 
   /** A command that times out marks the agent unresponsive until it answers again. */

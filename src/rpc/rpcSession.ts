@@ -8,6 +8,7 @@
  * turns.ts, `get_state` and what derives from it is applied in stateSync.ts.
  */
 import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
+import { Listeners } from '../core/listeners';
 import type { Logger } from '../core/log';
 import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession } from '../session/agentSession';
@@ -52,6 +53,7 @@ export class RpcSession extends RpcCommandSurface {
   /** Frames and UI calls that arrived before the first `get_state` answer (the model did not exist yet). */
   private early: { frames: RpcFrame[]; ui: [string, Record<string, unknown>][] } | undefined = { frames: [], ui: [] };
   private sawReady: Record<string, unknown> | undefined;
+  private readonly activity = new Listeners<boolean>();
 
   private constructor(
     connection: RpcConnection,
@@ -59,9 +61,15 @@ export class RpcSession extends RpcCommandSurface {
     private readonly options: RpcSessionOptions,
   ) {
     super(connection, options.logger, options.requestTimeoutMs ?? 60_000);
-    const write = (frame: Record<string, unknown>) => connection.write(frame);
+    // Answers to the agent's dialogs and host tool calls: the host no longer keeps it waiting.
+    const write = (frame: Record<string, unknown>) => {
+      const written = connection.write(frame);
+      this.noteActivity();
+      return written;
+    };
     this.ui = new ExtensionUiDispatcher(options.rpcUi, write, options.logger, (method, frame) => this.observeUi(method, frame));
     this.hostToolRunner = new HostToolRunner(options.hostTools, write, options.logger);
+    connection.onOutput(() => this.noteActivity());
     connection.onFrame((frame) => this.onFrame(frame));
     connection.onExit((exit) => this.onAgentExit(exit));
   }
@@ -214,7 +222,16 @@ export class RpcSession extends RpcCommandSurface {
     return this.connection.onHealth(listener);
   }
 
+  /** See AgentSession.onActivity; the host keeps the agent waiting while a dialog or host tool call is open. */
+  onActivity(listener: (waitingOnHost: boolean) => void): () => void {
+    return this.activity.add(listener);
+  }
+
   // ------------------------------------------------------------------------------------------ internals
+
+  private noteActivity(): void {
+    this.activity.fire(this.ui.openDialogs + this.hostToolRunner.runningCalls > 0);
+  }
 
   private observeUi(method: string, frame: Record<string, unknown>): void {
     // Before init (e.g. an extension's setWidget at session_start): kept and applied once the model exists.
@@ -230,9 +247,11 @@ export class RpcSession extends RpcCommandSurface {
         return;
       case 'extension_ui_request':
         this.ui.handle(frame);
+        this.noteActivity();
         return;
       case 'host_tool_call':
         this.hostToolRunner.call(frame);
+        this.noteActivity();
         return;
       case 'host_tool_cancel':
         this.hostToolRunner.cancel(frame);

@@ -74,6 +74,12 @@ export interface AgentSession {
   onExit(listener: (exit: ExitInfo) => void): () => void;
   /** 'unresponsive' after a request timed out, 'ok' again at the next answer. */
   onHealth(listener: (health: AgentHealth, detail: string) => void): () => void;
+  /**
+   * Fires whenever the agent writes to its protocol stream (any frame, even a partial or malformed one) and
+   * when the host starts or finishes answering one of its requests. `waitingOnHost`: a request of the agent's
+   * (a permission, a terminal's exit, a dialog) is still being answered, so its silence is the host's doing.
+   */
+  onActivity(listener: (waitingOnHost: boolean) => void): () => void;
 }
 
 /**

@@ -78,6 +78,8 @@ export interface HeaderState {
   /** Why the agent is stopped or failed (first line), when it is. */
   error?: string;
   turn: TurnState;
+  /** Whole seconds the running turn has heard nothing from the agent, once past `agentHost.silenceWarningSeconds`. */
+  silentSeconds?: number;
   modes?: ModeState;
   models?: ModelState;
   configOptions: ConfigOptionView[];
@@ -107,6 +109,8 @@ export interface Snapshot {
   /** Context the user attached from the editor before the view was open. */
   pendingContext: ContextChip[];
   strings: ChatStrings;
+  /** Restricted Mode: no agent runs; the page explains why and offers to manage trust instead of the chat. */
+  restricted: boolean;
 }
 
 export interface FileHit {
@@ -159,6 +163,8 @@ export interface ChatRequests {
   runInTerminal: [{ code: string }, void];
   answerPermission: [{ permissionId: string; optionId: string }, void];
   showLog: [Record<string, never>, void];
+  /** Opens VS Code's workspace trust editor (from the Restricted Mode page). */
+  manageTrust: [Record<string, never>, void];
 }
 
 export type RequestMethod = keyof ChatRequests;
@@ -233,6 +239,9 @@ export interface ChatStrings {
   stateBusy: string;
   stateError: string;
   turnCancelled: string;
+  /** `{0}`: seconds without any output from the agent while its turn runs. */
+  noOutput: string;
+  cancelTurn: string;
   commands: string;
   files: string;
   noMatches: string;
@@ -248,4 +257,6 @@ export interface ChatStrings {
   agentQueue: string;
   agentState: string;
   widgets: string;
+  restrictedMode: string;
+  manageTrust: string;
 }

@@ -16,6 +16,8 @@ export interface CommandMap {
   /** Ask the agent: the prompt text, or an input box when none is given. */
   'agentHost.prompt': [[text?: string], void];
   'agentHost.cancel': [[], void];
+  /** A running turn heard nothing for a while: cancel it, show the log, or keep waiting. */
+  'agentHost.noOutput': [[], void];
   'agentHost.agentCommands': [[], void];
   'agentHost.managePermissionRules': [[], void];
   'agentHost.showTurnChanges': [[], void];
@@ -53,6 +55,7 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.showLog',
   'agentHost.prompt',
   'agentHost.cancel',
+  'agentHost.noOutput',
   'agentHost.agentCommands',
   'agentHost.managePermissionRules',
   'agentHost.showTurnChanges',
@@ -83,6 +86,8 @@ export interface ContextKeyValues {
   'agentHost.turnRunning': boolean;
   /** The running agent has a command surface ("Agent Commands…"). */
   'agentHost.agentHasCommands': boolean;
+  /** A running turn has heard nothing from the agent past `agentHost.silenceWarningSeconds`. */
+  'agentHost.agentSilent': boolean;
 }
 
-export const CONTEXT_KEYS: readonly (keyof ContextKeyValues)[] = ['agentHost.agentRunning', 'agentHost.turnRunning', 'agentHost.agentHasCommands'];
+export const CONTEXT_KEYS: readonly (keyof ContextKeyValues)[] = ['agentHost.agentRunning', 'agentHost.turnRunning', 'agentHost.agentHasCommands', 'agentHost.agentSilent'];

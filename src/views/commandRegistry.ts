@@ -41,6 +41,7 @@ export class ContextKeys {
       'agentHost.agentRunning': this.get('agentHost.agentRunning'),
       'agentHost.turnRunning': this.get('agentHost.turnRunning'),
       'agentHost.agentHasCommands': this.get('agentHost.agentHasCommands'),
+      'agentHost.agentSilent': this.get('agentHost.agentSilent'),
     };
   }
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { AgentManager, AgentState } from '../manager/agentManager';
+import { restrictedModeMessage, type AgentManager, type AgentState } from '../manager/agentManager';
+import { MANAGE_TRUST_COMMAND } from './restrictedMode';
 
 const ICONS: Record<AgentState, string> = {
   stopped: '$(circle-slash)',
@@ -9,15 +10,19 @@ const ICONS: Record<AgentState, string> = {
   error: '$(error)',
 };
 
-/** One status bar item: which agent, and whether it is up. Clicking picks an agent. */
+/**
+ * One status bar item: which agent, and whether it is up. Clicking picks an agent — or, while a running turn
+ * has heard nothing from the agent for `agentHost.silenceWarningSeconds`, offers to cancel it. In Restricted
+ * Mode it says so, and clicking opens the workspace trust editor.
+ */
 export class AgentStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('agentHost.status', vscode.StatusBarAlignment.Left, 10);
-  private readonly sub: vscode.Disposable;
+  private readonly subs: vscode.Disposable[];
 
   constructor(private readonly manager: AgentManager) {
     this.item.name = 'Agent Host';
     this.item.command = 'agentHost.selectAgent';
-    this.sub = manager.onDidChangeState(() => this.update());
+    this.subs = [manager.onDidChangeState(() => this.update()), vscode.workspace.onDidGrantWorkspaceTrust(() => this.update())];
     this.update();
     this.item.show();
   }
@@ -25,6 +30,13 @@ export class AgentStatusBar implements vscode.Disposable {
   private update(): void {
     const state = this.manager.state;
     const name = this.manager.agentName ?? vscode.l10n.t('no agent');
+    if (!vscode.workspace.isTrusted) {
+      this.item.text = `$(shield) ${name} — ${vscode.l10n.t('Restricted Mode')}`;
+      this.item.tooltip = `Agent Host: ${restrictedModeMessage()}`;
+      this.item.command = MANAGE_TRUST_COMMAND;
+      this.item.backgroundColor = undefined;
+      return;
+    }
     const label: Record<AgentState, string> = {
       stopped: vscode.l10n.t('stopped'),
       starting: vscode.l10n.t('starting'),
@@ -32,25 +44,31 @@ export class AgentStatusBar implements vscode.Disposable {
       busy: vscode.l10n.t('working'),
       error: vscode.l10n.t('error'),
     };
-    const silent = this.manager.notAnswering;
-    this.item.text = `${silent ? '$(warning)' : ICONS[state]} ${name}`;
+    // Two warnings: a request timed out (until the agent answers again), or a running turn hears nothing.
+    const notAnswering = this.manager.notAnswering;
+    const silentFor = this.manager.silentFor;
+    const noOutput = silentFor !== undefined ? vscode.l10n.t('no output for {0} s', silentFor) : undefined;
+    const warning = notAnswering !== undefined || noOutput !== undefined;
+    this.item.text = `${warning ? '$(warning)' : ICONS[state]} ${name}${noOutput ? ` — ${noOutput}` : ''}`;
     this.item.tooltip = [
       `Agent Host: ${name} — ${label[state]}`,
-      silent ? vscode.l10n.t('Not answering: {0}', silent) : '',
+      notAnswering ? vscode.l10n.t('Not answering: {0}', notAnswering) : '',
+      silentFor !== undefined ? vscode.l10n.t('The agent has sent nothing for {0} s. Click to cancel the turn or keep waiting.', silentFor) : '',
       this.manager.error ?? '',
     ]
       .filter(Boolean)
       .join('\n');
+    this.item.command = noOutput ? 'agentHost.noOutput' : 'agentHost.selectAgent';
     this.item.backgroundColor =
       state === 'error'
         ? new vscode.ThemeColor('statusBarItem.errorBackground')
-        : silent
+        : warning
           ? new vscode.ThemeColor('statusBarItem.warningBackground')
           : undefined;
   }
 
   dispose(): void {
-    this.sub.dispose();
+    for (const sub of this.subs) sub.dispose();
     this.item.dispose();
   }
 }

@@ -87,6 +87,11 @@ export interface WorkbenchOptions {
   keepScratch?: boolean;
   /** Viewport of the page. Default 1400×900. */
   viewport?: { width: number; height: number };
+  /**
+   * Workspace trust on (VS Code's default; no start-up prompt): the folder opens in Restricted Mode until
+   * trusted. Default off: every other test runs trusted.
+   */
+  workspaceTrust?: boolean;
 }
 
 export interface RunTestsOptions extends WorkbenchOptions {
@@ -266,7 +271,8 @@ class Session {
     for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
     // User/ holds the user settings; Machine/ the remote-machine settings, the only place a remote window
     // (code-server's is one) reads machine-scoped settings such as agentHost.agents from.
-    const settings = `${JSON.stringify({ ...QUIET_SETTINGS, ...this.opts.userSettings }, null, 2)}\n`;
+    const trust = this.opts.workspaceTrust ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' } : {};
+    const settings = `${JSON.stringify({ ...QUIET_SETTINGS, ...trust, ...this.opts.userSettings }, null, 2)}\n`;
     for (const sub of ['User', 'Machine']) {
       fs.mkdirSync(path.join(dirs.userData, sub), { recursive: true });
       fs.writeFileSync(path.join(dirs.userData, sub, 'settings.json'), settings);
@@ -312,7 +318,7 @@ class Session {
       '--auth', 'none',
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(this.opts.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       '--user-data-dir', dirs.userData,
       '--extensions-dir', dirs.extensions,
@@ -434,10 +440,10 @@ class Session {
     clearTimeout(this.timer);
     if (this.dialogTimer) clearInterval(this.dialogTimer);
     this.mark(this.testsPath ? 'workbench+tests' : 'workbench');
-    await Promise.race([this.consoleChain, sleep(3000)]); // print what is still being formatted
+    await Promise.race([this.consoleChain, limit(3000)]); // print what is still being formatted
     const browserPids = pidsWithArg(path.join(this.scratch, 'browser'));
     if (this.context) {
-      await Promise.race([this.context.close().catch(() => undefined), sleep(10_000)]);
+      await Promise.race([this.context.close().catch(() => undefined), limit(10_000)]);
     }
     const roots = [...browserPids, ...pidsWithArg(path.join(this.scratch, 'browser'))];
     if (this.codeServer?.pid) roots.push(this.codeServer.pid);
@@ -510,6 +516,11 @@ async function waitHealthy(port: number): Promise<void> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A time limit to race against: its timer does not keep the process alive once the race is won. */
+function limit(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
 }
 
 function tail(file: string, lines = 30): string {

@@ -32,6 +32,9 @@ export class Composer {
   private readonly sendBtn: HTMLElement;
   private readonly stopBtn: HTMLElement;
   private readonly warn: HTMLElement;
+  /** The running turn has heard nothing from the agent for a while: says so, with Cancel. */
+  private readonly silence: HTMLElement;
+  private readonly silenceText: HTMLElement;
   /** RPC agents: their widgets, queue count and state above the input; Steer / Follow-up while a turn streams. */
   private readonly agentEl: HTMLElement;
   private readonly steerBtn: HTMLElement;
@@ -57,6 +60,10 @@ export class Composer {
       'aria-expanded': 'false',
     });
     this.warn = h('div', { className: 'composer-warn', role: 'status', hidden: true });
+    this.silenceText = h('span', { className: 'silence-text' });
+    const cancelSilent = h('vscode-button', { secondary: true, title: s.cancelTurn, 'data-testid': 'silence-cancel' }, s.cancelTurn);
+    cancelSilent.addEventListener('click', () => send('cancel', {}));
+    this.silence = h('div', { className: 'silence', role: 'status', 'data-testid': 'silence', hidden: true }, icon('warning'), this.silenceText, cancelSilent);
     const attach = h('vscode-toolbar-button', { icon: 'mention', label: s.attach, title: s.attach, 'aria-label': s.attach });
     attach.addEventListener('click', () => {
       this.insertAtCaret('@');
@@ -78,7 +85,7 @@ export class Composer {
       this.input,
       h('div', { className: 'input-actions' }, attach, h('span', { className: 'spacer' }), this.stopBtn, this.steerBtn, this.followUpBtn, this.sendBtn),
     );
-    this.el = h('div', { className: 'composer' }, this.agentEl, this.queueEl, this.menu, this.warn, box);
+    this.el = h('div', { className: 'composer' }, this.agentEl, this.queueEl, this.menu, this.warn, this.silence, box);
 
     this.input.addEventListener('keydown', (e) => this.onKey(e));
     this.input.addEventListener('input', () => {
@@ -130,6 +137,9 @@ export class Composer {
       this.stopBtn.replaceChildren(icon('debug-stop'), compact ? '' : ` ${s.stop}`);
     }
     this.renderAgent(rpc);
+    const silent = running ? header.silentSeconds : undefined;
+    this.silence.hidden = silent === undefined;
+    if (silent !== undefined) this.silenceText.textContent = fmt(this.hooks.strings().noOutput, silent);
   }
 
   /** The agent's `set_editor_text`: replaces the draft. */

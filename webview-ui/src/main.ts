@@ -12,7 +12,7 @@ import type { ChatStrings, ContextChip, HeaderState, PlanEntry, Snapshot } from 
 import { Composer } from './composer';
 import { fmt, h, icon } from './dom';
 import { Header } from './header';
-import { onEvent, request, vscodeApi } from './rpc';
+import { onEvent, request, send, vscodeApi } from './rpc';
 import { Transcript } from './transcript';
 
 interface SavedState {
@@ -83,8 +83,21 @@ function applyHeader(next: HeaderState): void {
   }
 }
 
+/** Restricted Mode: no chat, only why no agent runs and the way to trust the folder (a new snapshot mounts the chat). */
+function mountRestricted(snapshot: Snapshot): void {
+  const s = snapshot.strings;
+  const manage = h('vscode-button', { 'data-testid': 'manage-trust' }, icon('shield'), ` ${s.manageTrust}`);
+  manage.addEventListener('click', () => send('manageTrust', {}));
+  document.getElementById('app')!.replaceChildren(
+    h('div', { className: 'restricted', 'data-testid': 'restricted' }, icon('shield'), h('p', null, s.restrictedMode), manage),
+  );
+  document.body.dataset.view = 'restricted';
+}
+
 function mount(snapshot: Snapshot): void {
+  if (snapshot.restricted) return mountRestricted(snapshot);
   const t0 = performance.now();
+  document.body.dataset.view = 'chat';
   strings = snapshot.strings;
   header = snapshot.header;
   const app = document.getElementById('app')!;
@@ -117,7 +130,11 @@ function apply(snapshot: Snapshot): void {
 }
 
 onEvent((e) => {
-  if (!transcript) return;
+  if (!transcript) {
+    // The Restricted Mode page until the workspace is trusted: then the chat, built from the new snapshot.
+    if (e.type === 'snapshot' && !e.snapshot.restricted) mount(e.snapshot);
+    return;
+  }
   switch (e.type) {
     case 'snapshot':
       apply(e.snapshot);

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { PermissionBroker } from '../../host/permissionBroker';
-import { SupersededStartError, type AgentManager } from '../../manager/agentManager';
+import { RestrictedModeError, SupersededStartError, type AgentManager } from '../../manager/agentManager';
 import type { AgentSession, PromptCapabilities } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
 import type {
@@ -14,6 +14,7 @@ import type {
   RpcChatState,
   Snapshot,
 } from '../../shared/chatProtocol';
+import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
 import { buildPromptParts, normalizeConfigOptions } from './chatContent';
 import { boundedHistory } from '../../session/transcriptCopy';
 import { ChatBatch } from './chatBatch';
@@ -21,6 +22,9 @@ import { chatStrings } from './chatStrings';
 import { EditorActions } from './editorActions';
 
 type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<ChatRequests[M][1]> | ChatRequests[M][1] };
+
+/** What the page may ask in Restricted Mode: it shows only why no agent runs, and the way to trust the folder. */
+const RESTRICTED_REQUESTS: ReadonlySet<RequestMethod> = new Set(['ready', 'manageTrust', 'showLog']);
 
 const HISTORY_KEY = 'agentHost.chat.history';
 
@@ -89,6 +93,12 @@ export class ChatController implements vscode.Disposable {
         const idle = manager.state === 'stopped' && !manager.error && !manager.current && manager.agents().length > 0;
         if (e.affectsConfiguration('agentHost.agents') && this.sinks.size && this.warmStart() && idle) this.manager.ensureStarted().catch((error: Error) => this.log.warn(`Chat: agent did not start: ${error.message}`));
       }),
+      // Trusted now: the page becomes the chat (no reload), and the agent warm starts as when the chat opens.
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        if (!this.sinks.size) return; // a view shown later asks `ready` and gets the chat
+        this.post({ type: 'snapshot', snapshot: this.snapshot() });
+        this.warmStartIfIdle();
+      }),
       manager.onDidChangeTabs(({ switched }) => (switched ? this.showTab() : this.markHeader())),
       manager.onDidChangeSession((s) => {
         if (s) this.follow(s);
@@ -121,6 +131,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   async handle(msg: RequestMessage): Promise<unknown> {
+    if (!vscode.workspace.isTrusted && !RESTRICTED_REQUESTS.has(msg.method)) throw new RestrictedModeError();
     const handler = this.handlers[msg.method] as (p: unknown) => unknown;
     return handler(msg.params);
   }
@@ -142,9 +153,7 @@ export class ChatController implements vscode.Disposable {
 
   private readonly handlers: Handlers = {
     ready: async () => {
-      if (this.warmStart() && this.manager.state === 'stopped' && !this.manager.error && !this.model && this.manager.agents().length) {
-        this.manager.ensureStarted().catch((e: Error) => this.log.warn(`Chat: agent did not start: ${e.message}`));
-      }
+      this.warmStartIfIdle();
       return this.snapshot();
     },
     prompt: ({ text, context }) => {
@@ -229,11 +238,21 @@ export class ChatController implements vscode.Disposable {
       if (!pending || !broker.answer(pending.id, optionId)) throw new Error(vscode.l10n.t('This permission request can no longer be answered.'));
     },
     showLog: () => this.log.show(),
+    manageTrust: async () => {
+      await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
+    },
   };
 
-  /** `agentHost.warmStart`: the agent starts when the chat shows, not with the first prompt. */
+  /** `agentHost.warmStart`: the agent starts when the chat shows, not with the first prompt (never in Restricted Mode). */
   private warmStart(): boolean {
-    return vscode.workspace.getConfiguration('agentHost').get<boolean>('warmStart', true);
+    return vscode.workspace.isTrusted && vscode.workspace.getConfiguration('agentHost').get<boolean>('warmStart', true);
+  }
+
+  /** The chat shows with no agent up, and none failed: the agent starts now. */
+  private warmStartIfIdle(): void {
+    if (this.warmStart() && this.manager.state === 'stopped' && !this.manager.error && !this.model && this.manager.agents().length) {
+      this.manager.ensureStarted().catch((e: Error) => this.log.warn(`Chat: agent did not start: ${e.message}`));
+    }
   }
 
   /**
@@ -426,6 +445,7 @@ export class ChatController implements vscode.Disposable {
       state,
       ...(error ? { error } : {}),
       turn: m?.turn ?? 'idle',
+      ...(m && this.manager.silentFor !== undefined ? { silentSeconds: this.manager.silentFor } : {}),
       ...(o?.modes ? { modes: o.modes } : {}),
       ...(o?.models ? { models: o.models } : {}),
       configOptions: o ? normalizeConfigOptions(o.configOptions) : [],
@@ -452,6 +472,7 @@ export class ChatController implements vscode.Disposable {
       queue: this.queue,
       pendingContext: pending,
       strings: chatStrings(),
+      restricted: !vscode.workspace.isTrusted,
     };
   }
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { restrictedModeMessage } from '../../manager/agentManager';
 import type { ChatStrings } from '../../shared/chatProtocol';
 
 /** The webview's strings, localized here (the webview has no access to vscode.l10n). */
@@ -59,6 +60,8 @@ export function chatStrings(): ChatStrings {
     stateBusy: vscode.l10n.t('working'),
     stateError: vscode.l10n.t('error'),
     turnCancelled: vscode.l10n.t('Turn stopped.'),
+    noOutput: vscode.l10n.t('No output from the agent for {0} s'),
+    cancelTurn: vscode.l10n.t('Cancel'),
     commands: vscode.l10n.t('Commands'),
     files: vscode.l10n.t('Files'),
     noMatches: vscode.l10n.t('No matches'),
@@ -74,5 +77,7 @@ export function chatStrings(): ChatStrings {
     agentQueue: vscode.l10n.t('Waiting at the agent: {0}'),
     agentState: vscode.l10n.t('Agent state'),
     widgets: vscode.l10n.t('Agent widgets'),
+    restrictedMode: restrictedModeMessage(),
+    manageTrust: vscode.l10n.t('Manage Workspace Trust'),
   };
 }
