@@ -9,6 +9,7 @@ import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners'
 import { levelEvent, logText, traces, truncate, type Logger } from '../core/log';
 import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
 import { acpChunkCoalescer } from './coalesce';
+import { clearError, ErrorCodes, ProtocolVersionError, RequestTimeoutError } from './acpErrors';
 import type {
   AgentCapabilities,
   AuthMethod,
@@ -45,15 +46,6 @@ export const ACP_MIN_PROTOCOL_VERSION = 1;
 /** Agent→client requests served at once (permissions, files, terminals, questions); more are refused. */
 export const MAX_AGENT_REQUESTS = 256;
 
-export const ErrorCodes = {
-  AuthRequired: -32000,
-  ResourceNotFound: -32002,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  RequestCancelled: -32800,
-} as const;
-
 /** What the client does when the agent asks something of it. Each may throw a ResponseError. */
 export interface AcpClientHandlers {
   requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
@@ -83,35 +75,7 @@ export interface AcpClientOptions {
 
 export type { Health };
 
-export class RequestTimeoutError extends Error {
-  constructor(
-    readonly method: string,
-    readonly timeoutMs: number,
-  ) {
-    super(`The agent did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`);
-    this.name = 'RequestTimeoutError';
-  }
-}
-
-export class ProtocolVersionError extends Error {
-  constructor(readonly agentVersion: unknown) {
-    super(
-      `The agent speaks ACP protocol version ${JSON.stringify(agentVersion)}; ` +
-        `Agent Host speaks versions ${ACP_MIN_PROTOCOL_VERSION}–${ACP_PROTOCOL_VERSION}. Update the agent or Agent Host.`,
-    );
-    this.name = 'ProtocolVersionError';
-  }
-}
-
 type Pending = { method: string; reject: (error: Error) => void };
-
-/** An agent's error answer as an Error a person can read, also when the agent broke the error's shape. */
-function clearError(method: string, error: unknown): Error {
-  if (error instanceof ResponseError && typeof error.message === 'string' && error.message && typeof error.code === 'number') return error;
-  if (error instanceof Error && error.message && !(error instanceof ResponseError)) return error;
-  const detail = error instanceof ResponseError ? JSON.stringify({ code: error.code, message: error.message, data: error.data }) : String(error);
-  return new ResponseError(ErrorCodes.InternalError, `The agent answered ${method} with a malformed error (${truncate(detail ?? '', 200)})`);
-}
 
 /** Pending agent→client requests that `session/cancel` must answer first. */
 type Interruptible = {
@@ -246,7 +210,7 @@ export class AcpClient {
     );
     const v = result?.protocolVersion;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < ACP_MIN_PROTOCOL_VERSION || v > ACP_PROTOCOL_VERSION) {
-      throw new ProtocolVersionError(v);
+      throw new ProtocolVersionError(v, { min: ACP_MIN_PROTOCOL_VERSION, max: ACP_PROTOCOL_VERSION });
     }
     this.init = result;
     return result;

@@ -11,7 +11,8 @@ import { ResponseError } from 'vscode-jsonrpc/node';
 import type { ExitInfo } from '../core/agentProcess';
 import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import type { AgentStartOptions } from '../session/sessionHost';
-import { AcpClient, ErrorCodes, type AcpClientHandlers } from './acpClient';
+import { AcpClient, type AcpClientHandlers } from './acpClient';
+import { ErrorCodes } from './acpErrors';
 import { fileHandlers, terminalHandlers } from './hostHandlers';
 import type { ClientCapabilities, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from './types';
 

@@ -6,7 +6,8 @@ import type { AgentExtras, AgentSession, AgentSessionDirectory, AgentSessionInfo
 import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
 import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
 import { SessionModel, type ContentPart } from '../session/sessionModel';
-import { AcpClient, ErrorCodes } from './acpClient';
+import { AcpClient } from './acpClient';
+import { ErrorCodes } from './acpErrors';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
 import { AcpConnection, spawnClient, type ConnectionMember } from './acpConnection';
 import type { ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest, SessionNotification } from './types';
