@@ -2,12 +2,13 @@ import {
   createMessageConnection,
   ResponseError,
   Trace,
+  type Message,
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
 import { levelEvent, logText, traces, truncate, type Logger } from '../core/log';
-import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
+import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter, peekFields, type DroppedLine } from '../core/ndjson';
 import { acpChunkCoalescer } from './coalesce';
 import { clearError, ErrorCodes, ProtocolVersionError, RequestTimeoutError } from './acpErrors';
 import type {
@@ -106,6 +107,7 @@ export class AcpClient {
   private readonly exit = new Latch<ExitInfo>();
   private readonly health: HealthTracker;
   private init: InitializeResponse | undefined;
+  private readonly writer: NdjsonMessageWriter;
 
   private constructor(
     readonly process: AgentProcess,
@@ -116,13 +118,14 @@ export class AcpClient {
       health === 'unresponsive' ? logger.warn(`Agent is not answering: ${detail}`) : logger.info(`Agent is answering again: ${detail}`),
     );
     const tap = options.frameTap;
-    const reader = new NdjsonMessageReader(
-      process.child.stdout,
-      options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-      tap && ((m) => tap('in', m)),
-      acpChunkCoalescer,
-    );
+    const reader = new NdjsonMessageReader(process.child.stdout, {
+      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      ...(tap ? { tap: (m) => tap('in', m) } : {}),
+      coalesce: acpChunkCoalescer,
+      onDropped: (line) => this.answerDropped(line),
+    });
     const writer = new NdjsonMessageWriter(process.child.stdin, tap && ((m) => tap('out', m)));
+    this.writer = writer;
     this.connection = createMessageConnection(reader, writer, {
       error: (m) => logger.error(m),
       warn: (m) => logger.warn(m),
@@ -336,6 +339,21 @@ export class AcpClient {
     const exit = await this.process.shutdown();
     this.handleExit(exit);
     return exit;
+  }
+
+  /**
+   * A line over the limit was dropped. If its ends show it answered one of our requests, that request fails
+   * with the reason (never waits forever); if it was a request of the agent's, the agent is told so.
+   */
+  private answerDropped(line: DroppedLine): Message | undefined {
+    const f = peekFields(line.head, line.tail);
+    if (typeof f.id !== 'number' && typeof f.id !== 'string') return undefined;
+    const message = `The agent sent a message of ${line.bytes} bytes, over the ${line.limit}-byte line limit (maxLineBytes): dropped`;
+    if (typeof f.method === 'string') {
+      void this.writer.write({ jsonrpc: '2.0', id: f.id, error: { code: ErrorCodes.InvalidRequest, message } }).catch(() => undefined);
+      return undefined;
+    }
+    return { jsonrpc: '2.0', id: f.id, error: { code: ErrorCodes.InternalError, message } } as Message;
   }
 
   private require(ok: boolean, method: string, capability: string): void {

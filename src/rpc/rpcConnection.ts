@@ -8,7 +8,7 @@ import type { Message } from 'vscode-jsonrpc/node';
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
 import { logText, traces, truncate, type Logger } from '../core/log';
-import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
+import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter, peekFields, type DroppedLine } from '../core/ndjson';
 import { isRecord } from './json';
 
 /** Any frame on the wire: a plain JSON object with a string `type`. */
@@ -72,6 +72,14 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
+/** A dropped line that was a response (its ends show it): a failed response in its place, so the command fails. */
+function answerDropped(line: DroppedLine): Message | undefined {
+  const f = peekFields(line.head, line.tail);
+  if (f.type !== 'response' || typeof f.id !== 'string') return undefined;
+  const error = `the agent's answer was ${line.bytes} bytes, over the ${line.limit}-byte line limit (maxLineBytes): dropped`;
+  return { type: 'response', id: f.id, command: String(f.command ?? ''), success: false, error } as unknown as Message;
+}
+
 /** One agent process speaking RPC mode over its stdio. */
 export class RpcConnection {
   /** Pending commands in the order they were sent (oldest first: id-less replies match the oldest). */
@@ -89,7 +97,10 @@ export class RpcConnection {
   ) {
     const logger = options.logger;
     // The shared NDJSON framing: split on \n only, \r\n tolerated, over-long lines dropped; one write queue.
-    const reader = new NdjsonMessageReader(process.child.stdout, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    const reader = new NdjsonMessageReader(process.child.stdout, {
+      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      onDropped: (line) => answerDropped(line),
+    });
     reader.onError((error) => {
       if (error instanceof FramingError) {
         logger.error(`${error.message}${error.line ? `: ${truncate(error.line, 300)}` : ''} (dropped; connection continues)`);
