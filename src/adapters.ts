@@ -23,6 +23,7 @@ export async function startAgentSession(config: AgentConfig, options: AgentStart
         ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
         ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+        ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
         ...(options.frameTap ? { frameTap: options.frameTap } : {}),
       });
       try {

@@ -70,6 +70,8 @@ export interface AcpClientOptions {
   requestTimeoutMs?: number;
   initializeTimeoutMs?: number;
   maxLineBytes?: number;
+  /** How long a write may wait for the agent to read its input before it is stopped (ms; 0 = never). */
+  writeStallMs?: number;
   /** Sees every frame in both directions (protocol traces, tests). */
   frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
 }
@@ -124,7 +126,11 @@ export class AcpClient {
       coalesce: acpChunkCoalescer,
       onDropped: (line) => this.answerDropped(line),
     });
-    const writer = new NdjsonMessageWriter(process.child.stdin, tap && ((m) => tap('out', m)));
+    const writer = new NdjsonMessageWriter(process.child.stdin, {
+      ...(tap ? { tap: (m) => tap('out', m) } : {}),
+      ...(options.writeStallMs !== undefined ? { stallMs: options.writeStallMs } : {}),
+      onStall: (bytes, ms) => process.inputStalled(bytes, ms),
+    });
     this.writer = writer;
     this.connection = createMessageConnection(reader, writer, {
       error: (m) => logger.error(m),
@@ -294,7 +300,13 @@ export class AcpClient {
 
   async notify(method: string, params: unknown): Promise<void> {
     if (this.exit.value) throw new AgentExitedError(this.exit.value);
-    await this.connection.sendNotification(method, params);
+    try {
+      await this.connection.sendNotification(method, params);
+    } catch (error) {
+      // Not written (its input is gone): the agent is being stopped for that; its exit says why.
+      if (!this.process.inputGone) throw error;
+      throw new AgentExitedError(await this.process.exited);
+    }
   }
 
   /** A request with a timeout (ms; 0 = none) that fails at once if the agent exits. */
@@ -327,6 +339,8 @@ export class AcpClient {
         },
         (error: unknown) => {
           if (!this.pending.has(entry)) return;
+          // Not written (its input is gone): the agent is stopped for that, and its exit fails this request.
+          if (this.process.inputGone) return;
           this.setHealth('ok', `${method} answered`);
           entry.reject(clearError(method, error));
         },

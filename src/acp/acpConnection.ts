@@ -26,7 +26,7 @@ export interface ConnectionMember {
 /** Spawns the configured agent as an ACP client with `handlers` (the options' logger, limits and tap). */
 export function spawnClient(
   config: AgentConfig,
-  options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'maxLineBytes' | 'frameTap'>,
+  options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'maxLineBytes' | 'writeStallMs' | 'frameTap'>,
   handlers: AcpClientHandlers,
 ): AcpClient {
   return AcpClient.spawn(
@@ -36,6 +36,7 @@ export function spawnClient(
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
       ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
       ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+      ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
       ...(options.frameTap ? { frameTap: options.frameTap } : {}),
       handlers,
     },

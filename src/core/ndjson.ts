@@ -300,26 +300,72 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
 /** How many answered request ids a reader remembers to drop duplicate answers. */
 const RECENT_IDS = 4096;
 
+/** What may wait for an agent that does not read its input; past it, writes are refused at once. */
+export const MAX_WRITE_BACKLOG_BYTES = 16 * 1024 * 1024;
+/** How long a write may wait for the agent to read its input before the agent counts as stuck. */
+export const DEFAULT_WRITE_STALL_MS = 60_000;
+
+export interface NdjsonWriterOptions {
+  /** Sees every frame written (traces, the traffic view). */
+  tap?: (message: object) => void;
+  maxBacklogBytes?: number;
+  /** 0: never stalls. */
+  stallMs?: number;
+  /** The agent read nothing of what waits for it for `stallMs` (called once per stuck write). */
+  onStall?: (waitingBytes: number, stallMs: number) => void;
+}
+
+/** A frame refused because too much already waits for an agent that does not read its input. */
+export class WriteBacklogError extends Error {
+  constructor(
+    readonly waitingBytes: number,
+    readonly limit: number,
+  ) {
+    super(`The agent is not reading its input: ${waitingBytes} bytes already wait for it (at most ${limit}); not sent`);
+    this.name = 'WriteBacklogError';
+  }
+}
+
 /**
- * Writes one JSON message per line through a single queue, so frames never interleave and
- * back-pressure from the agent's stdin is respected.
+ * Writes one JSON message per line through a single queue, so frames never interleave and back-pressure
+ * from the agent's stdin is respected. What waits is bounded (`maxBacklogBytes`; a frame is always taken
+ * when nothing waits), and a write the agent does not take within `stallMs` is reported (`onStall`).
  */
 export class NdjsonMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private queue: Promise<void> = Promise.resolve();
   private errorCount = 0;
+  /** Characters of the frames queued or being written. */
+  private backlog = 0;
+  private readonly maxBacklog: number;
+  private readonly stallMs: number;
 
   constructor(
     private readonly writable: Writable,
-    private readonly tap?: (message: object) => void,
+    private readonly options: NdjsonWriterOptions = {},
   ) {
     super();
+    this.maxBacklog = options.maxBacklogBytes ?? MAX_WRITE_BACKLOG_BYTES;
+    this.stallMs = options.stallMs ?? DEFAULT_WRITE_STALL_MS;
+  }
+
+  /** Characters waiting to be taken by the agent. */
+  get waitingBytes(): number {
+    return this.backlog;
   }
 
   /** One frame per write: a JSON-RPC message, or any JSON object (pi RPC frames). */
   write(msg: object): Promise<void> {
-    this.tap?.(msg);
+    this.options.tap?.(msg);
     const frame = `${JSON.stringify(msg)}\n`;
-    const result = this.queue.then(() => this.writeFrame(frame));
+    if (this.backlog > 0 && this.backlog + frame.length > this.maxBacklog) {
+      const error = new WriteBacklogError(this.backlog, this.maxBacklog);
+      this.fireError(error, undefined, ++this.errorCount);
+      return Promise.reject(error);
+    }
+    this.backlog += frame.length;
+    const result = this.queue.then(() => this.writeFrame(frame)).finally(() => {
+      this.backlog -= frame.length;
+    });
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -334,16 +380,26 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
         reject(new Error('Agent stdin is closed'));
         return;
       }
+      let stall: NodeJS.Timeout | undefined;
+      const settle = (error?: Error) => {
+        clearTimeout(stall);
+        this.writable.off('drain', onDrain);
+        this.writable.off('close', onClose);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onClose = () => settle(new Error('Agent stdin is closed'));
       const ok = this.writable.write(frame, 'utf8', (error) => {
         if (error) {
-          this.errorCount++;
-          this.fireError(error, undefined, this.errorCount);
-          reject(error);
-        } else if (ok) {
-          resolve();
-        }
+          this.fireError(error, undefined, ++this.errorCount);
+          settle(error);
+        } else if (ok) settle();
       });
-      if (!ok) this.writable.once('drain', () => resolve());
+      if (ok) return;
+      this.writable.once('drain', onDrain);
+      this.writable.once('close', onClose);
+      if (this.stallMs > 0) stall = setTimeout(() => this.options.onStall?.(this.backlog, this.stallMs), this.stallMs);
     });
   }
 }

@@ -29,6 +29,8 @@ export interface RpcConnectionOptions {
   /** Default per-command timeout (ms; 0 = none). */
   commandTimeoutMs?: number;
   maxLineBytes?: number;
+  /** How long a write may wait for the agent to read its input before it is stopped (ms; 0 = never). */
+  writeStallMs?: number;
   /** Sees every frame in both directions (protocol traces, tests). */
   frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
 }
@@ -111,7 +113,10 @@ export class RpcConnection {
     reader.listen((message) => this.onMessage(message));
     // Output closed with the process alive: nothing more can be answered, so the agent is stopped.
     reader.onClose(() => process.outputClosed());
-    this.writer = new NdjsonMessageWriter(process.child.stdin);
+    this.writer = new NdjsonMessageWriter(process.child.stdin, {
+      ...(options.writeStallMs !== undefined ? { stallMs: options.writeStallMs } : {}),
+      onStall: (bytes, ms) => process.inputStalled(bytes, ms),
+    });
     void process.exited.then((exit) => this.handleExit(exit));
   }
 
@@ -192,7 +197,9 @@ export class RpcConnection {
       const frame = { ...command, id };
       if (traces(logger)) logger.trace(`rpc → ${id} ${command.type} ${logText(JSON.stringify(frame), 400)}`);
       this.write(frame).catch((error: Error) => {
-        if (this.pending.has(id)) entry.reject(this.exit.value ? new AgentExitedError(this.exit.value) : error);
+        // Not written because its input is gone: the agent is stopped for that, and its exit fails the command.
+        if (!this.pending.has(id) || (this.process.inputGone && !this.exit.value)) return;
+        entry.reject(this.exit.value ? new AgentExitedError(this.exit.value) : error);
       });
     });
   }

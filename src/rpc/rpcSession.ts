@@ -42,6 +42,8 @@ export interface RpcSessionOptions {
   /** How long the agent may take to answer its first `get_state` (ms; default 60 s). */
   initializeTimeoutMs?: number;
   maxLineBytes?: number;
+  /** How long a write may wait for the agent to read its input before it is stopped (ms; default 60 s). */
+  writeStallMs?: number;
   frameTap?: RpcConnectionOptions['frameTap'];
 }
 
@@ -92,6 +94,7 @@ export class RpcSession extends RpcCommandSurface {
         logger: options.logger,
         commandTimeoutMs: options.requestTimeoutMs ?? 60_000,
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+        ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
         ...(options.frameTap ? { frameTap: options.frameTap } : {}),
       },
     );

@@ -172,6 +172,8 @@ export interface AgentStartOptions {
   requestTimeoutMs?: number;
   initializeTimeoutMs?: number;
   maxLineBytes?: number;
+  /** How long a write may wait for the agent to read its input before it is stopped (ms; default 60 s). */
+  writeStallMs?: number;
   /** Sees every frame in both directions (protocol traces, tests). */
   frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
   /**

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { Message } from 'vscode-jsonrpc/node';
-import { LineSplitter, NdjsonMessageReader, NdjsonMessageWriter, peekFields } from '../../src/core/ndjson';
+import { LineSplitter, NdjsonMessageReader, NdjsonMessageWriter, peekFields, WriteBacklogError } from '../../src/core/ndjson';
 
 function split(chunks: (string | Buffer)[], max = 1024) {
   const lines: string[] = [];
@@ -79,6 +79,24 @@ describe('peekFields', () => {
     // A nested id is not the message's: the text must end right after it.
     assert.deepEqual(peekFields('{"result":{"a":"', '","b":{"id":5}}}'), {});
     assert.deepEqual(peekFields('not json at all', ''), {});
+  });
+});
+
+describe('NdjsonMessageWriter against an input nobody reads', () => {
+  it('refuses a frame past the backlog limit at once, and reports the stall', async () => {
+    const stream = new PassThrough({ highWaterMark: 1024 }); // never read: it never drains
+    let stalled!: (bytes: number) => void;
+    const stall = new Promise<number>((r) => (stalled = r));
+    const writer = new NdjsonMessageWriter(stream, { maxBacklogBytes: 64 * 1024, stallMs: 50, onStall: (bytes) => stalled(bytes) });
+    const first = writer.write({ pad: 'a'.repeat(40 * 1024) });
+    const second = writer.write({ pad: 'b'.repeat(20 * 1024) });
+    await assert.rejects(writer.write({ pad: 'c'.repeat(10 * 1024) }), (e: unknown) => e instanceof WriteBacklogError && e.limit === 64 * 1024);
+    assert.ok((await stall) > 60 * 1024, 'the stall did not report what waits');
+    assert.ok(writer.waitingBytes > 60 * 1024);
+    stream.destroy();
+    await assert.rejects(first, /Agent stdin is closed/);
+    await assert.rejects(second, /Agent stdin is closed/);
+    assert.equal(writer.waitingBytes, 0);
   });
 });
 
