@@ -348,6 +348,11 @@ export class AcpClient {
     });
   }
 
+  /** Requests of ours still waiting for an answer, and the agent's requests still being served. */
+  outstanding(): { requests: string[]; serving: number } {
+    return { requests: [...this.pending].map((p) => p.method), serving: this.servingRequests };
+  }
+
   /** Graceful stop: stdin closed, then SIGTERM, then SIGKILL to the whole process group. */
   async shutdown(): Promise<ExitInfo> {
     const exit = await this.process.shutdown();
@@ -382,9 +387,13 @@ export class AcpClient {
     if (this.exit.value) return;
     const log = exit.code === 0 || exit.signal === 'SIGTERM' ? this.options.logger.info : this.options.logger.error;
     log.call(this.options.logger, describeExit(exit));
+    // The agent's own requests first: nobody can answer them now, so their handlers stop serving.
+    for (const entry of [...this.interruptible]) {
+      entry.abort.abort();
+      entry.settle(entry.cancelled);
+    }
     const error = new AgentExitedError(exit);
     for (const p of [...this.pending]) p.reject(error);
-    for (const entry of [...this.interruptible]) entry.abort.abort();
     this.connection.dispose();
     this.exit.fire(exit);
   }
