@@ -37,7 +37,7 @@ export interface RpcSessionOptions {
   rpcUi?: RpcUiHandlers;
   /** Tools the host offers (registered with `set_host_tools` when the dialect has it). */
   hostTools?: HostToolProvider;
-  /** Timeout of each command other than the prompt turn (ms; default 60 s). */
+  /** Timeout of each command other than the prompt turn, and of each host tool call (ms; default 60 s). */
   requestTimeoutMs?: number;
   /** How long the agent may take to answer its first `get_state` (ms; default 60 s). */
   initializeTimeoutMs?: number;
@@ -63,7 +63,7 @@ export class RpcSession extends RpcCommandSurface {
     super(connection, options.logger, options.requestTimeoutMs ?? 60_000);
     const write = (frame: Record<string, unknown>) => connection.write(frame);
     this.ui = new ExtensionUiDispatcher(options.rpcUi, write, options.logger, (method, frame) => this.observeUi(method, frame));
-    this.hostToolRunner = new HostToolRunner(options.hostTools, write, options.logger);
+    this.hostToolRunner = new HostToolRunner(options.hostTools, write, options.logger, options.requestTimeoutMs ?? 60_000);
     connection.onFrame((frame) => this.onFrame(frame));
     connection.onExit((exit) => this.onAgentExit(exit));
   }
@@ -170,6 +170,8 @@ export class RpcSession extends RpcCommandSurface {
   /** Aborts the running turn (`abort`); the pending prompt resolves `cancelled`. */
   async cancel(): Promise<void> {
     if (!this.turns.busy) return;
+    // A host tool the turn waits on is answered at once: the agent need not wait for a tool nobody wants.
+    this.hostToolRunner.cancelAll('Cancelled: the user stopped the turn');
     await this.abort();
   }
 
