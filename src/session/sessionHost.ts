@@ -54,6 +54,8 @@ export interface TerminalAccess {
   waitForExit(terminalId: string): Promise<TerminalExitStatus>;
   kill(terminalId: string): Promise<void>;
   release(terminalId: string): Promise<void>;
+  /** Ids of the commands still running. */
+  running(): string[];
   /** Kills every live command (the agent went away). */
   disposeAll(): void;
 }
