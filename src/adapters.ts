@@ -18,6 +18,7 @@ export async function startAgentSession(config: AgentConfig, options: AgentStart
       const rpc = await RpcSession.start(config, {
         logger: options.logger,
         cwd: options.cwd,
+        ...(options.env ? { env: options.env } : {}),
         ...(options.ui ? { rpcUi: options.ui } : {}),
         ...(options.hostTools ? { hostTools: options.hostTools } : {}),
         ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
