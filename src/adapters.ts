@@ -18,11 +18,13 @@ export async function startAgentSession(config: AgentConfig, options: AgentStart
       const rpc = await RpcSession.start(config, {
         logger: options.logger,
         cwd: options.cwd,
+        ...(options.env ? { env: options.env } : {}),
         ...(options.ui ? { rpcUi: options.ui } : {}),
         ...(options.hostTools ? { hostTools: options.hostTools } : {}),
         ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
         ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+        ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
         ...(options.frameTap ? { frameTap: options.frameTap } : {}),
       });
       try {

@@ -2,13 +2,15 @@ import {
   createMessageConnection,
   ResponseError,
   Trace,
+  type Message,
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
 import { levelEvent, logText, traces, truncate, type Logger } from '../core/log';
-import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
+import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter, peekFields, type DroppedLine } from '../core/ndjson';
 import { acpChunkCoalescer } from './coalesce';
+import { clearError, ErrorCodes, ProtocolVersionError, RequestTimeoutError } from './acpErrors';
 import type {
   AgentCapabilities,
   AuthMethod,
@@ -45,15 +47,6 @@ export const ACP_MIN_PROTOCOL_VERSION = 1;
 /** Agent→client requests served at once (permissions, files, terminals, questions); more are refused. */
 export const MAX_AGENT_REQUESTS = 256;
 
-export const ErrorCodes = {
-  AuthRequired: -32000,
-  ResourceNotFound: -32002,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  RequestCancelled: -32800,
-} as const;
-
 /** What the client does when the agent asks something of it. Each may throw a ResponseError. */
 export interface AcpClientHandlers {
   requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
@@ -77,41 +70,15 @@ export interface AcpClientOptions {
   requestTimeoutMs?: number;
   initializeTimeoutMs?: number;
   maxLineBytes?: number;
+  /** How long a write may wait for the agent to read its input before it is stopped (ms; 0 = never). */
+  writeStallMs?: number;
   /** Sees every frame in both directions (protocol traces, tests). */
   frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
 }
 
 export type { Health };
 
-export class RequestTimeoutError extends Error {
-  constructor(
-    readonly method: string,
-    readonly timeoutMs: number,
-  ) {
-    super(`The agent did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`);
-    this.name = 'RequestTimeoutError';
-  }
-}
-
-export class ProtocolVersionError extends Error {
-  constructor(readonly agentVersion: unknown) {
-    super(
-      `The agent speaks ACP protocol version ${JSON.stringify(agentVersion)}; ` +
-        `Agent Host speaks versions ${ACP_MIN_PROTOCOL_VERSION}–${ACP_PROTOCOL_VERSION}. Update the agent or Agent Host.`,
-    );
-    this.name = 'ProtocolVersionError';
-  }
-}
-
 type Pending = { method: string; reject: (error: Error) => void };
-
-/** An agent's error answer as an Error a person can read, also when the agent broke the error's shape. */
-function clearError(method: string, error: unknown): Error {
-  if (error instanceof ResponseError && typeof error.message === 'string' && error.message && typeof error.code === 'number') return error;
-  if (error instanceof Error && error.message && !(error instanceof ResponseError)) return error;
-  const detail = error instanceof ResponseError ? JSON.stringify({ code: error.code, message: error.message, data: error.data }) : String(error);
-  return new ResponseError(ErrorCodes.InternalError, `The agent answered ${method} with a malformed error (${truncate(detail ?? '', 200)})`);
-}
 
 /** Pending agent→client requests that `session/cancel` must answer first. */
 type Interruptible = {
@@ -143,6 +110,7 @@ export class AcpClient {
   private readonly health: HealthTracker;
   private readonly activity = new Listeners<boolean>();
   private init: InitializeResponse | undefined;
+  private readonly writer: NdjsonMessageWriter;
 
   private constructor(
     readonly process: AgentProcess,
@@ -155,13 +123,18 @@ export class AcpClient {
     const tap = options.frameTap;
     // Per read, not per line: a long line still arriving is the agent talking too.
     process.child.stdout.on('data', () => this.activity.fire(this.servingRequests > 0));
-    const reader = new NdjsonMessageReader(
-      process.child.stdout,
-      options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-      tap && ((m) => tap('in', m)),
-      acpChunkCoalescer,
-    );
-    const writer = new NdjsonMessageWriter(process.child.stdin, tap && ((m) => tap('out', m)));
+    const reader = new NdjsonMessageReader(process.child.stdout, {
+      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      ...(tap ? { tap: (m) => tap('in', m) } : {}),
+      coalesce: acpChunkCoalescer,
+      onDropped: (line) => this.answerDropped(line),
+    });
+    const writer = new NdjsonMessageWriter(process.child.stdin, {
+      ...(tap ? { tap: (m) => tap('out', m) } : {}),
+      ...(options.writeStallMs !== undefined ? { stallMs: options.writeStallMs } : {}),
+      onStall: (bytes, ms) => process.inputStalled(bytes, ms),
+    });
+    this.writer = writer;
     this.connection = createMessageConnection(reader, writer, {
       error: (m) => logger.error(m),
       warn: (m) => logger.warn(m),
@@ -254,7 +227,7 @@ export class AcpClient {
     );
     const v = result?.protocolVersion;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < ACP_MIN_PROTOCOL_VERSION || v > ACP_PROTOCOL_VERSION) {
-      throw new ProtocolVersionError(v);
+      throw new ProtocolVersionError(v, { min: ACP_MIN_PROTOCOL_VERSION, max: ACP_PROTOCOL_VERSION });
     }
     this.init = result;
     return result;
@@ -335,7 +308,13 @@ export class AcpClient {
 
   async notify(method: string, params: unknown): Promise<void> {
     if (this.exit.value) throw new AgentExitedError(this.exit.value);
-    await this.connection.sendNotification(method, params);
+    try {
+      await this.connection.sendNotification(method, params);
+    } catch (error) {
+      // Not written (its input is gone): the agent is being stopped for that; its exit says why.
+      if (!this.process.inputGone) throw error;
+      throw new AgentExitedError(await this.process.exited);
+    }
   }
 
   /** A request with a timeout (ms; 0 = none) that fails at once if the agent exits. */
@@ -368,6 +347,8 @@ export class AcpClient {
         },
         (error: unknown) => {
           if (!this.pending.has(entry)) return;
+          // Not written (its input is gone): the agent is stopped for that, and its exit fails this request.
+          if (this.process.inputGone) return;
           this.setHealth('ok', `${method} answered`);
           entry.reject(clearError(method, error));
         },
@@ -375,11 +356,31 @@ export class AcpClient {
     });
   }
 
+  /** Requests of ours still waiting for an answer, and the agent's requests still being served. */
+  outstanding(): { requests: string[]; serving: number } {
+    return { requests: [...this.pending].map((p) => p.method), serving: this.servingRequests };
+  }
+
   /** Graceful stop: stdin closed, then SIGTERM, then SIGKILL to the whole process group. */
   async shutdown(): Promise<ExitInfo> {
     const exit = await this.process.shutdown();
     this.handleExit(exit);
     return exit;
+  }
+
+  /**
+   * A line over the limit was dropped. If its ends show it answered one of our requests, that request fails
+   * with the reason (never waits forever); if it was a request of the agent's, the agent is told so.
+   */
+  private answerDropped(line: DroppedLine): Message | undefined {
+    const f = peekFields(line.head, line.tail);
+    if (typeof f.id !== 'number' && typeof f.id !== 'string') return undefined;
+    const message = `The agent sent a message of ${line.bytes} bytes, over the ${line.limit}-byte line limit (maxLineBytes): dropped`;
+    if (typeof f.method === 'string') {
+      void this.writer.write({ jsonrpc: '2.0', id: f.id, error: { code: ErrorCodes.InvalidRequest, message } }).catch(() => undefined);
+      return undefined;
+    }
+    return { jsonrpc: '2.0', id: f.id, error: { code: ErrorCodes.InternalError, message } } as Message;
   }
 
   private require(ok: boolean, method: string, capability: string): void {
@@ -394,9 +395,13 @@ export class AcpClient {
     if (this.exit.value) return;
     const log = exit.code === 0 || exit.signal === 'SIGTERM' ? this.options.logger.info : this.options.logger.error;
     log.call(this.options.logger, describeExit(exit));
+    // The agent's own requests first: nobody can answer them now, so their handlers stop serving.
+    for (const entry of [...this.interruptible]) {
+      entry.abort.abort();
+      entry.settle(entry.cancelled);
+    }
     const error = new AgentExitedError(exit);
     for (const p of [...this.pending]) p.reject(error);
-    for (const entry of [...this.interruptible]) entry.abort.abort();
     this.connection.dispose();
     this.exit.fire(exit);
   }

@@ -11,7 +11,8 @@ import { ResponseError } from 'vscode-jsonrpc/node';
 import type { ExitInfo } from '../core/agentProcess';
 import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import type { AgentStartOptions } from '../session/sessionHost';
-import { AcpClient, ErrorCodes, type AcpClientHandlers } from './acpClient';
+import { AcpClient, type AcpClientHandlers } from './acpClient';
+import { ErrorCodes } from './acpErrors';
 import { fileHandlers, terminalHandlers } from './hostHandlers';
 import type { ClientCapabilities, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from './types';
 
@@ -25,7 +26,7 @@ export interface ConnectionMember {
 /** Spawns the configured agent as an ACP client with `handlers` (the options' logger, limits and tap). */
 export function spawnClient(
   config: AgentConfig,
-  options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'maxLineBytes' | 'frameTap'>,
+  options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'maxLineBytes' | 'writeStallMs' | 'frameTap'>,
   handlers: AcpClientHandlers,
 ): AcpClient {
   return AcpClient.spawn(
@@ -35,6 +36,7 @@ export function spawnClient(
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
       ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
       ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+      ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
       ...(options.frameTap ? { frameTap: options.frameTap } : {}),
       handlers,
     },

@@ -6,7 +6,8 @@ import type { AgentExtras, AgentSession, AgentSessionDirectory, AgentSessionInfo
 import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
 import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
 import { SessionModel, type ContentPart } from '../session/sessionModel';
-import { AcpClient, ErrorCodes } from './acpClient';
+import { AcpClient } from './acpClient';
+import { ErrorCodes } from './acpErrors';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
 import { AcpConnection, spawnClient, type ConnectionMember } from './acpConnection';
 import type { ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest, SessionNotification } from './types';
@@ -51,6 +52,8 @@ export class AcpSession implements AgentSession {
   readonly model: SessionModel;
   private readonly terminals: TerminalAccess | undefined;
   private permissionCount = 0;
+  /** Commands already running when the current turn began (a cancel ends only the turn's own). */
+  private terminalsBefore = new Set<string>();
   private readonly offExit: () => void;
 
   private constructor(
@@ -229,6 +232,7 @@ export class AcpSession implements AgentSession {
   async prompt(parts: ContentPart[], display?: ContentPart[]): Promise<{ stopReason: string }> {
     if (this.model.turn !== 'idle') throw new Error('A turn is already running in this session');
     this.model.beginTurn();
+    this.terminalsBefore = new Set(this.terminals?.running());
     for (const part of display ?? parts) this.model.appendChunk('user', part, `user-${Date.now()}`);
     try {
       const result = await this.client.prompt(this.sessionId, parts as ContentBlock[]);
@@ -243,7 +247,13 @@ export class AcpSession implements AgentSession {
   async cancel(): Promise<void> {
     if (this.model.turn === 'idle') return;
     this.model.requestCancel();
-    await this.client.cancel(this.sessionId);
+    try {
+      await this.client.cancel(this.sessionId);
+    } finally {
+      // Commands this turn started and the agent left running (a watcher, a hung test) end with it.
+      const terminals = this.terminals;
+      for (const id of terminals?.running() ?? []) if (!this.terminalsBefore.has(id)) await terminals!.kill(id).catch(() => undefined);
+    }
   }
 
   async setMode(modeId: string): Promise<void> {

@@ -5,7 +5,8 @@
  */
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { HostRequestError, type FileAccess, type TerminalAccess } from '../session/sessionHost';
-import { ErrorCodes, type AcpClientHandlers } from './acpClient';
+import type { AcpClientHandlers } from './acpClient';
+import { ErrorCodes } from './acpErrors';
 
 const CODES: Record<HostRequestError['kind'], number> = {
   not_found: ErrorCodes.ResourceNotFound,

@@ -302,6 +302,23 @@ export class AgentProcess {
     void this.exited.then(() => clearTimeout(timer));
   }
 
+  /**
+   * The agent has read nothing of its input for `ms` while `bytes` wait for it: it can take no request or
+   * answer more, so it is stopped (else what waits, and every request behind it, would wait forever).
+   */
+  inputStalled(bytes: number, ms: number): void {
+    if (this.exitInfo || this.shuttingDown) return;
+    this.closedInput = true;
+    this.logger.error(`The agent has not read its input for ${ms} ms (${bytes} bytes wait for it) but is still running: stopping it`);
+    void this.shutdown();
+  }
+
+  /** Its stdin takes nothing more (ended, closed or broken): it is being stopped, or has exited. */
+  get inputGone(): boolean {
+    const stdin = this.child.stdin;
+    return stdin.destroyed || stdin.writableEnded || stdin.errored !== null;
+  }
+
   get exitStatus(): ExitInfo | undefined {
     return this.exitInfo;
   }

@@ -9,15 +9,27 @@ import {
   type MessageWriter,
 } from 'vscode-jsonrpc/node';
 
-export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** The longest line read from an agent unless configured (`agentHost.maxLineBytes`); longer ones are dropped. */
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 const NEWLINE = 0x0a;
 const CR = 0x0d;
+/** How much of each end of a dropped line is kept: enough for its id, method or type. */
+const PEEK_BYTES = 1024;
+
+/** A line over the limit, dropped: its size and its two ends (which may tell what it answered). */
+export interface DroppedLine {
+  bytes: number;
+  limit: number;
+  head: string;
+  tail: string;
+}
 
 /** A line the framer could not turn into a message; the stream goes on after it. */
 export class FramingError extends Error {
   constructor(
     message: string,
     readonly line: string,
+    readonly dropped?: DroppedLine,
   ) {
     super(message);
     this.name = 'FramingError';
@@ -25,70 +37,130 @@ export class FramingError extends Error {
 }
 
 /**
+ * The simple top-level fields (strings and numbers) a JSON object's text starts with, up to its first
+ * nested value, and a top-level `id` its text ends with: what a dropped line's ends say it was.
+ */
+export function peekFields(head: string, tail: string): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  const open = /^\s*\{/.exec(head);
+  if (!open) return out;
+  const field = /\s*"([A-Za-z_]+)"\s*:\s*(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")\s*([,}])/y;
+  field.lastIndex = open[0].length;
+  for (let m = field.exec(head); m; m = field.exec(head)) {
+    out[m[1]!] = JSON.parse(m[2]!) as string | number;
+    if (m[3] === '}') break;
+  }
+  const last = /,\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(tail);
+  if (last && !('id' in out)) out.id = JSON.parse(last[1]!) as string | number;
+  return out;
+}
+
+/**
  * Splits a byte stream into lines on `\n` only (never on U+2028/U+2029 as readline does),
- * tolerating `\r\n`. Lines longer than `maxLineBytes` are dropped whole with an error.
+ * tolerating `\r\n`. A line longer than `maxLineBytes` is dropped whole: past the limit only its size and
+ * its two ends are kept, so what one line holds in memory stays under the limit.
  */
 export class LineSplitter {
   private chunks: Buffer[] = [];
   private pending = 0;
-  private discarding = false;
+  /** The current line is over the limit: its size so far, its first bytes and its last ones. */
+  private dropping: { bytes: number; head: Buffer; tail: Buffer } | undefined;
 
   constructor(
     private readonly maxLineBytes: number,
     private readonly onLine: (line: string) => void,
-    private readonly onOversize: (bytes: number) => void,
+    private readonly onOversize: (bytes: number, ends: { head: string; tail: string }) => void,
   ) {}
+
+  /** Bytes held for the line not yet complete (at most the limit). */
+  get bufferedBytes(): number {
+    return this.pending;
+  }
 
   push(data: Buffer): void {
     let start = 0;
     for (;;) {
       const nl = data.indexOf(NEWLINE, start);
       if (nl === -1) {
-        this.keep(data.subarray(start));
+        this.append(data.subarray(start), true);
         return;
       }
       const piece = data.subarray(start, nl);
       start = nl + 1;
-      if (this.discarding || this.pending + piece.length > this.maxLineBytes) {
-        this.onOversize(this.pending + piece.length);
+      if (!this.dropping && this.pending + piece.length <= this.maxLineBytes) {
+        let line = this.pending === 0 ? piece : Buffer.concat([...this.chunks, piece]);
         this.reset();
+        if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
+        if (line.length > 0) this.onLine(line.toString('utf8'));
         continue;
       }
-      let line = this.pending === 0 ? piece : Buffer.concat([...this.chunks, piece]);
-      this.reset();
-      if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
-      if (line.length > 0) this.onLine(line.toString('utf8'));
+      this.append(piece, false);
+      this.reportDropped();
     }
   }
 
   /** Whatever was left without a final newline when the stream ended. */
   end(): void {
-    if (!this.discarding && this.pending > 0) {
+    if (this.dropping) this.reportDropped();
+    else if (this.pending > 0) {
       const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
       if (line.trim()) this.onLine(line);
     }
     this.reset();
   }
 
-  private keep(rest: Buffer): void {
-    if (rest.length === 0) return;
-    if (this.discarding) return;
-    if (this.pending + rest.length > this.maxLineBytes) {
-      // Stop buffering now; the rest of this line is thrown away when its newline arrives.
+  /** Adds bytes to the current line (`copy`: they are kept past this read); past the limit, only its ends. */
+  private append(bytes: Buffer, copy: boolean): void {
+    if (bytes.length === 0) return;
+    if (!this.dropping && this.pending + bytes.length > this.maxLineBytes) {
+      const held = [...this.chunks, bytes];
+      this.dropping = { bytes: this.pending, head: firstBytes(held, PEEK_BYTES), tail: lastBytes(this.chunks, PEEK_BYTES) };
       this.chunks = [];
-      this.pending = this.maxLineBytes + 1;
-      this.discarding = true;
+      this.pending = 0;
+    }
+    const d = this.dropping;
+    if (d) {
+      d.bytes += bytes.length;
+      d.tail = lastBytes([d.tail, bytes.subarray(Math.max(0, bytes.length - PEEK_BYTES))], PEEK_BYTES);
       return;
     }
-    this.chunks.push(Buffer.from(rest));
-    this.pending += rest.length;
+    this.chunks.push(copy ? Buffer.from(bytes) : bytes);
+    this.pending += bytes.length;
+  }
+
+  private reportDropped(): void {
+    const d = this.dropping!;
+    this.reset();
+    this.onOversize(d.bytes, { head: d.head.toString('utf8'), tail: d.tail.toString('utf8') });
   }
 
   private reset(): void {
     this.chunks = [];
     this.pending = 0;
-    this.discarding = false;
+    this.dropping = undefined;
   }
+}
+
+function firstBytes(chunks: Buffer[], n: number): Buffer {
+  const out: Buffer[] = [];
+  let size = 0;
+  for (const c of chunks) {
+    if (size >= n) break;
+    out.push(c.subarray(0, n - size));
+    size += Math.min(c.length, n - size);
+  }
+  return Buffer.concat(out);
+}
+
+function lastBytes(chunks: Buffer[], n: number): Buffer {
+  const out: Buffer[] = [];
+  let size = 0;
+  for (let i = chunks.length - 1; i >= 0 && size < n; i--) {
+    const c = chunks[i]!;
+    out.unshift(c.subarray(Math.max(0, c.length - (n - size))));
+    size += Math.min(c.length, n - size);
+  }
+  return Buffer.concat(out);
 }
 
 /**
@@ -98,6 +170,18 @@ export class LineSplitter {
 export interface Coalescer {
   key(message: Message): string | undefined;
   merge(into: Message, next: Message): void;
+}
+
+export interface NdjsonReaderOptions {
+  maxLineBytes?: number;
+  /** Sees every message read, before coalescing (traces, the traffic view). */
+  tap?: (message: Message) => void;
+  coalesce?: Coalescer;
+  /**
+   * A line over the limit was dropped: what to deliver in its place (an error answer to the request it
+   * answered, so that request does not wait forever), if anything.
+   */
+  onDropped?: (line: DroppedLine) => Message | undefined;
 }
 
 /**
@@ -110,21 +194,27 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
   private readonly splitter: LineSplitter;
   /** The mergeable message held until the next one shows whether it merges, and its key. */
   private held: { message: Message; key: string } | undefined;
+  private readonly tap: ((message: Message) => void) | undefined;
+  private readonly coalesce: Coalescer | undefined;
 
   constructor(
     private readonly readable: Readable,
-    maxLineBytes = DEFAULT_MAX_LINE_BYTES,
-    private readonly tap?: (message: Message) => void,
-    private readonly coalesce?: Coalescer,
+    options: NdjsonReaderOptions = {},
   ) {
     super();
+    this.tap = options.tap;
+    this.coalesce = options.coalesce;
+    const limit = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.splitter = new LineSplitter(
-      maxLineBytes,
+      limit,
       (line) => this.handleLine(line),
-      (bytes) =>
-        this.fireError(
-          new FramingError(`Dropped a line of ${bytes} bytes: over the ${maxLineBytes}-byte limit`, ''),
-        ),
+      (bytes, ends) => {
+        const dropped: DroppedLine = { bytes, limit, ...ends };
+        const shown = `${ends.head.slice(0, 200)}…${ends.tail.slice(-100)}`;
+        this.fireError(new FramingError(`Dropped a line of ${bytes} bytes: over the ${limit}-byte limit`, shown, dropped));
+        const instead = options.onDropped?.(dropped);
+        if (instead) this.deliver(instead);
+      },
     );
   }
 
@@ -180,6 +270,13 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
     else this.callback?.(message as Message);
   }
 
+  /** A message of our own in a dropped line's place, in order with the lines around it. */
+  private deliver(message: Message): void {
+    if (this.isDuplicateResponse(message as unknown as Record<string, unknown>)) return;
+    this.release();
+    this.callback?.(message);
+  }
+
   /** Delivers the held message (end of a read, or a message that does not merge with it). */
   private release(): void {
     const held = this.held;
@@ -203,26 +300,72 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
 /** How many answered request ids a reader remembers to drop duplicate answers. */
 const RECENT_IDS = 4096;
 
+/** What may wait for an agent that does not read its input; past it, writes are refused at once. */
+export const MAX_WRITE_BACKLOG_BYTES = 16 * 1024 * 1024;
+/** How long a write may wait for the agent to read its input before the agent counts as stuck. */
+export const DEFAULT_WRITE_STALL_MS = 60_000;
+
+export interface NdjsonWriterOptions {
+  /** Sees every frame written (traces, the traffic view). */
+  tap?: (message: object) => void;
+  maxBacklogBytes?: number;
+  /** 0: never stalls. */
+  stallMs?: number;
+  /** The agent read nothing of what waits for it for `stallMs` (called once per stuck write). */
+  onStall?: (waitingBytes: number, stallMs: number) => void;
+}
+
+/** A frame refused because too much already waits for an agent that does not read its input. */
+export class WriteBacklogError extends Error {
+  constructor(
+    readonly waitingBytes: number,
+    readonly limit: number,
+  ) {
+    super(`The agent is not reading its input: ${waitingBytes} bytes already wait for it (at most ${limit}); not sent`);
+    this.name = 'WriteBacklogError';
+  }
+}
+
 /**
- * Writes one JSON message per line through a single queue, so frames never interleave and
- * back-pressure from the agent's stdin is respected.
+ * Writes one JSON message per line through a single queue, so frames never interleave and back-pressure
+ * from the agent's stdin is respected. What waits is bounded (`maxBacklogBytes`; a frame is always taken
+ * when nothing waits), and a write the agent does not take within `stallMs` is reported (`onStall`).
  */
 export class NdjsonMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private queue: Promise<void> = Promise.resolve();
   private errorCount = 0;
+  /** Characters of the frames queued or being written. */
+  private backlog = 0;
+  private readonly maxBacklog: number;
+  private readonly stallMs: number;
 
   constructor(
     private readonly writable: Writable,
-    private readonly tap?: (message: object) => void,
+    private readonly options: NdjsonWriterOptions = {},
   ) {
     super();
+    this.maxBacklog = options.maxBacklogBytes ?? MAX_WRITE_BACKLOG_BYTES;
+    this.stallMs = options.stallMs ?? DEFAULT_WRITE_STALL_MS;
+  }
+
+  /** Characters waiting to be taken by the agent. */
+  get waitingBytes(): number {
+    return this.backlog;
   }
 
   /** One frame per write: a JSON-RPC message, or any JSON object (pi RPC frames). */
   write(msg: object): Promise<void> {
-    this.tap?.(msg);
+    this.options.tap?.(msg);
     const frame = `${JSON.stringify(msg)}\n`;
-    const result = this.queue.then(() => this.writeFrame(frame));
+    if (this.backlog > 0 && this.backlog + frame.length > this.maxBacklog) {
+      const error = new WriteBacklogError(this.backlog, this.maxBacklog);
+      this.fireError(error, undefined, ++this.errorCount);
+      return Promise.reject(error);
+    }
+    this.backlog += frame.length;
+    const result = this.queue.then(() => this.writeFrame(frame)).finally(() => {
+      this.backlog -= frame.length;
+    });
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -237,16 +380,26 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
         reject(new Error('Agent stdin is closed'));
         return;
       }
+      let stall: NodeJS.Timeout | undefined;
+      const settle = (error?: Error) => {
+        clearTimeout(stall);
+        this.writable.off('drain', onDrain);
+        this.writable.off('close', onClose);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onClose = () => settle(new Error('Agent stdin is closed'));
       const ok = this.writable.write(frame, 'utf8', (error) => {
         if (error) {
-          this.errorCount++;
-          this.fireError(error, undefined, this.errorCount);
-          reject(error);
-        } else if (ok) {
-          resolve();
-        }
+          this.fireError(error, undefined, ++this.errorCount);
+          settle(error);
+        } else if (ok) settle();
       });
-      if (!ok) this.writable.once('drain', () => resolve());
+      if (ok) return;
+      this.writable.once('drain', onDrain);
+      this.writable.once('close', onClose);
+      if (this.stallMs > 0) stall = setTimeout(() => this.options.onStall?.(this.backlog, this.stallMs), this.stallMs);
     });
   }
 }

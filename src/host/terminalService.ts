@@ -248,6 +248,10 @@ export class TerminalService implements TerminalAccess {
     this.terms.delete(terminalId);
   }
 
+  running(): string[] {
+    return [...this.terms].filter(([, t]) => !t.status).map(([id]) => id);
+  }
+
   /** Kills every live command; used when the agent goes away. */
   disposeAll(): void {
     for (const t of this.terms.values()) {

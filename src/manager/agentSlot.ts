@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
 import { DisposableStore } from '../core/lifetime';
+import { DEFAULT_MAX_LINE_BYTES } from '../core/ndjson';
 import { redactingLogger, registerEnvSecrets } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
@@ -368,7 +369,7 @@ export class AgentSlot implements vscode.Disposable {
         roots: folders,
         requestTimeoutMs: config.get<number>('requestTimeoutSeconds', 60) * 1000,
         initializeTimeoutMs: config.get<number>('initializeTimeoutSeconds', 60) * 1000,
-        maxLineBytes: config.get<number>('maxLineBytes', 64 * 1024 * 1024),
+        maxLineBytes: config.get<number>('maxLineBytes', DEFAULT_MAX_LINE_BYTES),
         ...(attach ? { attach } : {}),
         shareProcess: true,
       });

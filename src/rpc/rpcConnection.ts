@@ -8,7 +8,7 @@ import type { Message } from 'vscode-jsonrpc/node';
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
 import { logText, traces, truncate, type Logger } from '../core/log';
-import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter } from '../core/ndjson';
+import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter, peekFields, type DroppedLine } from '../core/ndjson';
 import { isRecord } from './json';
 
 /** Any frame on the wire: a plain JSON object with a string `type`. */
@@ -29,6 +29,8 @@ export interface RpcConnectionOptions {
   /** Default per-command timeout (ms; 0 = none). */
   commandTimeoutMs?: number;
   maxLineBytes?: number;
+  /** How long a write may wait for the agent to read its input before it is stopped (ms; 0 = never). */
+  writeStallMs?: number;
   /** Sees every frame in both directions (protocol traces, tests). */
   frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
 }
@@ -72,6 +74,14 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
+/** A dropped line that was a response (its ends show it): a failed response in its place, so the command fails. */
+function answerDropped(line: DroppedLine): Message | undefined {
+  const f = peekFields(line.head, line.tail);
+  if (f.type !== 'response' || typeof f.id !== 'string') return undefined;
+  const error = `the agent's answer was ${line.bytes} bytes, over the ${line.limit}-byte line limit (maxLineBytes): dropped`;
+  return { type: 'response', id: f.id, command: String(f.command ?? ''), success: false, error } as unknown as Message;
+}
+
 /** One agent process speaking RPC mode over its stdio. */
 export class RpcConnection {
   /** Pending commands in the order they were sent (oldest first: id-less replies match the oldest). */
@@ -90,7 +100,10 @@ export class RpcConnection {
   ) {
     const logger = options.logger;
     // The shared NDJSON framing: split on \n only, \r\n tolerated, over-long lines dropped; one write queue.
-    const reader = new NdjsonMessageReader(process.child.stdout, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    const reader = new NdjsonMessageReader(process.child.stdout, {
+      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      onDropped: (line) => answerDropped(line),
+    });
     // Per read, not per line: a long line still arriving is the agent talking too.
     process.child.stdout.on('data', () => this.output.fire());
     reader.onError((error) => {
@@ -103,7 +116,10 @@ export class RpcConnection {
     reader.listen((message) => this.onMessage(message));
     // Output closed with the process alive: nothing more can be answered, so the agent is stopped.
     reader.onClose(() => process.outputClosed());
-    this.writer = new NdjsonMessageWriter(process.child.stdin);
+    this.writer = new NdjsonMessageWriter(process.child.stdin, {
+      ...(options.writeStallMs !== undefined ? { stallMs: options.writeStallMs } : {}),
+      onStall: (bytes, ms) => process.inputStalled(bytes, ms),
+    });
     void process.exited.then((exit) => this.handleExit(exit));
   }
 
@@ -189,7 +205,9 @@ export class RpcConnection {
       const frame = { ...command, id };
       if (traces(logger)) logger.trace(`rpc → ${id} ${command.type} ${logText(JSON.stringify(frame), 400)}`);
       this.write(frame).catch((error: Error) => {
-        if (this.pending.has(id)) entry.reject(this.exit.value ? new AgentExitedError(this.exit.value) : error);
+        // Not written because its input is gone: the agent is stopped for that, and its exit fails the command.
+        if (!this.pending.has(id) || (this.process.inputGone && !this.exit.value)) return;
+        entry.reject(this.exit.value ? new AgentExitedError(this.exit.value) : error);
       });
     });
   }

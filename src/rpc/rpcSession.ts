@@ -38,11 +38,13 @@ export interface RpcSessionOptions {
   rpcUi?: RpcUiHandlers;
   /** Tools the host offers (registered with `set_host_tools` when the dialect has it). */
   hostTools?: HostToolProvider;
-  /** Timeout of each command other than the prompt turn (ms; default 60 s). */
+  /** Timeout of each command other than the prompt turn, and of each host tool call (ms; default 60 s). */
   requestTimeoutMs?: number;
   /** How long the agent may take to answer its first `get_state` (ms; default 60 s). */
   initializeTimeoutMs?: number;
   maxLineBytes?: number;
+  /** How long a write may wait for the agent to read its input before it is stopped (ms; default 60 s). */
+  writeStallMs?: number;
   frameTap?: RpcConnectionOptions['frameTap'];
 }
 
@@ -68,7 +70,7 @@ export class RpcSession extends RpcCommandSurface {
       return written;
     };
     this.ui = new ExtensionUiDispatcher(options.rpcUi, write, options.logger, (method, frame) => this.observeUi(method, frame));
-    this.hostToolRunner = new HostToolRunner(options.hostTools, write, options.logger);
+    this.hostToolRunner = new HostToolRunner(options.hostTools, write, options.logger, options.requestTimeoutMs ?? 60_000);
     connection.onOutput(() => this.noteActivity());
     connection.onFrame((frame) => this.onFrame(frame));
     connection.onExit((exit) => this.onAgentExit(exit));
@@ -100,6 +102,7 @@ export class RpcSession extends RpcCommandSurface {
         logger: options.logger,
         commandTimeoutMs: options.requestTimeoutMs ?? 60_000,
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+        ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
         ...(options.frameTap ? { frameTap: options.frameTap } : {}),
       },
     );
@@ -175,6 +178,8 @@ export class RpcSession extends RpcCommandSurface {
   /** Aborts the running turn (`abort`); the pending prompt resolves `cancelled`. */
   async cancel(): Promise<void> {
     if (!this.turns.busy) return;
+    // A host tool the turn waits on is answered at once: the agent need not wait for a tool nobody wants.
+    this.hostToolRunner.cancelAll('Cancelled: the user stopped the turn');
     await this.abort();
   }
 

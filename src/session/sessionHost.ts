@@ -54,6 +54,8 @@ export interface TerminalAccess {
   waitForExit(terminalId: string): Promise<TerminalExitStatus>;
   kill(terminalId: string): Promise<void>;
   release(terminalId: string): Promise<void>;
+  /** Ids of the commands still running. */
+  running(): string[];
   /** Kills every live command (the agent went away). */
   disposeAll(): void;
 }
@@ -172,6 +174,8 @@ export interface AgentStartOptions {
   requestTimeoutMs?: number;
   initializeTimeoutMs?: number;
   maxLineBytes?: number;
+  /** How long a write may wait for the agent to read its input before it is stopped (ms; default 60 s). */
+  writeStallMs?: number;
   /** Sees every frame in both directions (protocol traces, tests). */
   frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
   /**

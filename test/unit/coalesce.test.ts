@@ -15,7 +15,7 @@ const chunk = (text: string, extra: Record<string, unknown> = {}, messageId: str
 async function read(reads: unknown[][]): Promise<{ delivered: Message[]; tapped: number }> {
   const stream = new PassThrough();
   let tapped = 0;
-  const reader = new NdjsonMessageReader(stream, undefined, () => tapped++, acpChunkCoalescer);
+  const reader = new NdjsonMessageReader(stream, { tap: () => tapped++, coalesce: acpChunkCoalescer });
   const delivered: Message[] = [];
   reader.listen((m) => delivered.push(m));
   for (const lines of reads) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { Message } from 'vscode-jsonrpc/node';
-import { LineSplitter, NdjsonMessageReader, NdjsonMessageWriter } from '../../src/core/ndjson';
+import { LineSplitter, NdjsonMessageReader, NdjsonMessageWriter, peekFields, WriteBacklogError } from '../../src/core/ndjson';
 
 function split(chunks: (string | Buffer)[], max = 1024) {
   const lines: string[] = [];
@@ -36,6 +36,67 @@ describe('LineSplitter', () => {
     const { lines, oversize } = split([`${'z'.repeat(2000)}\n{"ok":3}\n`], 1000);
     assert.deepEqual(lines, ['{"ok":3}']);
     assert.deepEqual(oversize, [2000]);
+  });
+});
+
+describe('LineSplitter over a huge line', () => {
+  it('holds at most the limit while a 50 MB line streams through, and keeps its size and both ends', () => {
+    const limit = 1024 * 1024;
+    const lines: string[] = [];
+    const dropped: { bytes: number; head: string; tail: string }[] = [];
+    const s = new LineSplitter(limit, (l) => lines.push(l), (bytes, ends) => dropped.push({ bytes, ...ends }));
+    const head = Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"pad":"');
+    const read = Buffer.alloc(64 * 1024, 0x78);
+    let peak = 0;
+    s.push(head);
+    for (let sent = head.length; sent < 50_000_000; sent += read.length) {
+      s.push(read);
+      peak = Math.max(peak, s.bufferedBytes);
+    }
+    s.push(Buffer.from('"}}\n{"ok":1}\n'));
+    assert.ok(peak <= limit, `held ${peak} bytes`);
+    assert.equal(s.bufferedBytes, 0);
+    assert.deepEqual(lines, ['{"ok":1}']);
+    assert.equal(dropped.length, 1);
+    assert.ok(dropped[0]!.bytes > 50_000_000);
+    assert.ok(dropped[0]!.head.startsWith('{"jsonrpc":"2.0","id":7,') && dropped[0]!.head.length === 1024);
+    assert.ok(dropped[0]!.tail.endsWith('xx"}}'));
+  });
+
+  it('reports an unterminated over-limit line at the end of the stream', () => {
+    const { lines, oversize } = split(['{"a":1}\n', 'z'.repeat(3000)], 1000);
+    assert.deepEqual(lines, ['{"a":1}']);
+    assert.deepEqual(oversize, [3000]);
+  });
+});
+
+describe('peekFields', () => {
+  it('reads the simple fields a line starts with, up to the first nested value, and an id it ends with', () => {
+    assert.deepEqual(peekFields('{"jsonrpc":"2.0","id":12,"result":{"x":', '…}}'), { jsonrpc: '2.0', id: 12 });
+    assert.deepEqual(peekFields('{"jsonrpc": "2.0", "id": "a\\"b", "method": "fs/write_text_file", "params": {', '"}}'), { jsonrpc: '2.0', id: 'a"b', method: 'fs/write_text_file' });
+    assert.deepEqual(peekFields('{"jsonrpc":"2.0","result":{"pad":"xx', 'xx"},"id":-3}\n'), { jsonrpc: '2.0', id: -3 });
+    assert.deepEqual(peekFields('{"type":"response","id":"ah-1","command":"get_messages","success":true,"data":{', '}}'), { type: 'response', id: 'ah-1', command: 'get_messages' });
+    // A nested id is not the message's: the text must end right after it.
+    assert.deepEqual(peekFields('{"result":{"a":"', '","b":{"id":5}}}'), {});
+    assert.deepEqual(peekFields('not json at all', ''), {});
+  });
+});
+
+describe('NdjsonMessageWriter against an input nobody reads', () => {
+  it('refuses a frame past the backlog limit at once, and reports the stall', async () => {
+    const stream = new PassThrough({ highWaterMark: 1024 }); // never read: it never drains
+    let stalled!: (bytes: number) => void;
+    const stall = new Promise<number>((r) => (stalled = r));
+    const writer = new NdjsonMessageWriter(stream, { maxBacklogBytes: 64 * 1024, stallMs: 50, onStall: (bytes) => stalled(bytes) });
+    const first = writer.write({ pad: 'a'.repeat(40 * 1024) });
+    const second = writer.write({ pad: 'b'.repeat(20 * 1024) });
+    await assert.rejects(writer.write({ pad: 'c'.repeat(10 * 1024) }), (e: unknown) => e instanceof WriteBacklogError && e.limit === 64 * 1024);
+    assert.ok((await stall) > 60 * 1024, 'the stall did not report what waits');
+    assert.ok(writer.waitingBytes > 60 * 1024);
+    stream.destroy();
+    await assert.rejects(first, /Agent stdin is closed/);
+    await assert.rejects(second, /Agent stdin is closed/);
+    assert.equal(writer.waitingBytes, 0);
   });
 });
 

@@ -4,13 +4,17 @@
  * starts the run anyway), slash commands handled without a run — and the typed command surface.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { startAgentSession } from '../../src/adapters';
 import { groupAlive } from '../../src/core/agentProcess';
 import type { Logger } from '../../src/core/log';
 import { RpcSession, type RpcSessionOptions } from '../../src/rpc/rpcSession';
 import type { AgentConfig } from '../../src/session/agentConfig';
-import { repoRoot } from '../support/paths';
+import { policyDecider } from '../../src/session/permissions';
+import { cliPath, repoRoot, scratchDir } from '../support/paths';
 
 const fake = path.join(repoRoot, 'out', 'test', 'fixtures', 'rpcFakeAgent.js');
 const quiet: Logger = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -47,6 +51,8 @@ function sentCounter(): { tap: RpcSessionOptions['frameTap']; count: (type: stri
 
 describe('RpcSession environment', () => {
   const HOST_ONLY = 'AGENT_HOST_RPC_TEST_HOST_ONLY';
+  /** A fake secret in the host's environment: it must never reach an agent that does not inherit. */
+  const SECRET = 'AGENT_HOST_TEST_FAKE_API_KEY';
 
   it('inheritEnv false: only the configured and the options env reach the agent, the options winning', async () => {
     process.env[HOST_ONLY] = 'from the host';
@@ -63,6 +69,48 @@ describe('RpcSession environment', () => {
     } finally {
       delete process.env[HOST_ONLY];
     }
+  });
+
+  /** The configured env of an agent that dumps its environment to a file; the file's variables. */
+  function dumping(dir: string) {
+    const file = path.join(dir, 'env.json');
+    return { env: { FAKE_ENV_DUMP: file, CONFIGURED_A: 'a', CONFIGURED_B: 'b=c d' }, read: () => JSON.parse(readFileSync(file, 'utf8')) as Record<string, string> };
+  }
+  /** What an agent's environment holds besides what was configured: its group's marker (src/core/agentProcess.ts). */
+  const MARKER = 'AGENT_HOST_GROUP';
+
+  it('inheritEnv false through the adapter: the environment is exactly the configured one plus sign-in keys', async () => {
+    process.env[SECRET] = 'sk-fake-host-secret-0123456789';
+    try {
+      const dump = dumping(scratchDir('rpc-env'));
+      const session = await startAgentSession(
+        { name: 'fake', command: process.execPath, args: [fake, 'upstream'], protocol: 'rpc', env: dump.env, inheritEnv: false },
+        { logger: quiet, cwd: repoRoot, decidePermission: policyDecider('deny-all'), env: { SIGNED_IN_KEY: 'from sign-in' } },
+      );
+      await session.shutdown();
+      const env = dump.read();
+      assert.deepEqual(Object.keys(env).sort(), [...Object.keys(dump.env), 'SIGNED_IN_KEY', MARKER].sort(), 'a variable leaked in, or a configured one is missing');
+      assert.deepEqual({ ...env, [MARKER]: undefined }, { ...dump.env, SIGNED_IN_KEY: 'from sign-in', [MARKER]: undefined });
+    } finally {
+      delete process.env[SECRET];
+    }
+  });
+
+  it('inheritEnv false through the CLI (an agents file): exactly the configured environment, no secret of the CLI\'s', () => {
+    const dir = scratchDir('rpc-env-cli');
+    const dump = dumping(dir);
+    const agents = path.join(dir, 'agents.json');
+    writeFileSync(agents, JSON.stringify([{ name: 'fake', command: process.execPath, args: [fake, 'upstream'], protocol: 'rpc', env: dump.env, inheritEnv: false }]));
+    const r = spawnSync(process.execPath, [cliPath, '--config', agents, '--cwd', dir, '--state-dir', path.join(dir, 'state'), 'hello'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, [SECRET]: 'sk-fake-host-secret-0123456789' },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /answer to hello/);
+    const env = dump.read();
+    assert.deepEqual(Object.keys(env).sort(), [...Object.keys(dump.env), MARKER].sort());
+    assert.deepEqual({ ...env, [MARKER]: undefined }, { ...dump.env, [MARKER]: undefined });
   });
 
   it('by default the agent inherits the host environment under the added variables', async () => {
