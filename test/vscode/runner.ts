@@ -434,10 +434,10 @@ class Session {
     clearTimeout(this.timer);
     if (this.dialogTimer) clearInterval(this.dialogTimer);
     this.mark(this.testsPath ? 'workbench+tests' : 'workbench');
-    await Promise.race([this.consoleChain, sleep(3000)]); // print what is still being formatted
+    await atMost(this.consoleChain, 3000); // print what is still being formatted
     const browserPids = pidsWithArg(path.join(this.scratch, 'browser'));
     if (this.context) {
-      await Promise.race([this.context.close().catch(() => undefined), sleep(10_000)]);
+      await atMost(this.context.close().catch(() => undefined), 10_000);
     }
     const roots = [...browserPids, ...pidsWithArg(path.join(this.scratch, 'browser'))];
     if (this.codeServer?.pid) roots.push(this.codeServer.pid);
@@ -510,6 +510,13 @@ async function waitHealthy(port: number): Promise<void> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Waits for `p`, at most `ms`; the timer is cleared either way, so it never keeps the test process alive. */
+async function atMost(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 function tail(file: string, lines = 30): string {
