@@ -56,7 +56,8 @@ const size = fs.statSync(out).size;
 if (size > LIMIT) fail(`the package is ${size} bytes, over the limit of ${LIMIT}`);
 
 const unpacked = entries.reduce((sum, e) => sum + e.size, 0);
-console.log(`[package] ${path.relative(process.cwd(), out) || out}: ${(size / 1e6).toFixed(2)} MB (limit ${LIMIT / 1e6} MB), ${entries.length} files, ${(unpacked / 1e6).toFixed(2)} MB unpacked`);
+const shown = path.relative(process.cwd(), out).startsWith('..') ? out : path.relative(process.cwd(), out);
+console.log(`[package] ${shown}: ${(size / 1e6).toFixed(2)} MB (limit ${LIMIT / 1e6} MB), ${entries.length} files, ${(unpacked / 1e6).toFixed(2)} MB unpacked`);
 
 function fail(message) {
   fs.rmSync(out, { force: true });
