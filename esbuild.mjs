@@ -1,4 +1,6 @@
 // Bundles the extension host entry, the headless CLI and the chat webview (dist/webview/, with codicons).
+// `--production` (vscode:prepublish, for the .vsix): minified, no source maps, dist/ emptied first so no
+// map of an earlier development build is left to ship.
 import * as fs from 'node:fs';
 import * as esbuild from 'esbuild';
 
@@ -32,6 +34,7 @@ const builds = [
   },
 ];
 
+if (production) fs.rmSync('dist', { recursive: true, force: true });
 // The codicon font and stylesheet are served from dist/webview (the webview's only resource root).
 fs.mkdirSync('dist/webview', { recursive: true });
 for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/webview/${f}`);

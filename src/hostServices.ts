@@ -53,7 +53,7 @@ export function createHostServices(
   manager: AgentManager,
   log: vscode.LogOutputChannel,
 ): { services: HostServices; disposable: vscode.Disposable } {
-  const config = () => vscode.workspace.getConfiguration('agentHost');
+  const config = (scope?: vscode.Uri) => vscode.workspace.getConfiguration('agentHost', scope);
   const roots = () => vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath) ?? [];
   const disposables: vscode.Disposable[] = [];
 
@@ -71,7 +71,8 @@ export function createHostServices(
   });
   // Protected files always ask, whatever rule or permission mode is active.
   const guardWrite: WriteGuard = async (abs) => {
-    const pattern = protectedBy(abs, roots(), [...DEFAULT_PROTECTED_PATTERNS, ...config().get<string[]>('files.protectedPaths', [])]);
+    // files.protectedPaths is resource-scoped: a folder of a multi-root workspace may add its own.
+    const pattern = protectedBy(abs, roots(), [...DEFAULT_PROTECTED_PATTERNS, ...config(vscode.Uri.file(abs)).get<string[]>('files.protectedPaths', [])]);
     if (!pattern) return;
     log.warn(`The agent asks to write a protected file: ${abs} (${pattern})`);
     if (!(await confirmProtectedWrite(abs, pattern))) {

@@ -5,12 +5,13 @@
  *
  *   const code = await runVsCodeTests({ extensionPath, testsPath, workspace, env, userSettings });
  *   await withWorkbench({ extensionPath, workspace, userSettings }, async (page) => { … });
+ *   await withWorkbench({ vsix, workspace, userSettings }, async (page) => { … }); // installed, as a user's
  *
  * Every run gets scratch HOME / XDG_* / TMPDIR / user-data-dir / extensions-dir / browser profile, a free
  * port on 127.0.0.1, and a hard time limit; code-server, Chromium and everything below them (agents the
  * extension spawned in groups of their own included) are killed at the end, whatever happened.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
@@ -65,6 +66,11 @@ export const QUIET_SETTINGS: Record<string, unknown> = {
 export interface WorkbenchOptions {
   /** Folder of the extension under development (its package.json). Default: the repository. */
   extensionPath?: string;
+  /**
+   * A .vsix installed (`code-server --install-extension`) into the run's fresh extensions dir before code-server
+   * starts: the extension then loads from there, as a user's would, and `extensionPath` is not loaded at all.
+   */
+  vsix?: string;
   /** Folder the window opens; the extension's workspace. Must exist. */
   workspace: string;
   /** Added to code-server's environment, which the extension host (and so the agents) inherit. */
@@ -224,7 +230,7 @@ class Session {
       ['Node 24 (run scripts/setup-vscode.sh)', CODE_SERVER_NODE],
       ['Chromium (run scripts/setup-vscode.sh)', CHROMIUM],
       ['workspace folder', opts.workspace],
-      ['extension folder', opts.extensionPath ?? REPO_ROOT],
+      opts.vsix ? ['extension package', opts.vsix] : ['extension folder', opts.extensionPath ?? REPO_ROOT],
       ...(testsPath ? [['tests module (run npm run build)', testsPath]] : []),
     ] as const) {
       if (!fs.existsSync(p)) throw new Error(`${what} not found: ${p}`);
@@ -311,6 +317,20 @@ class Session {
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
 
     const logFile = path.join(this.scratch, 'code-server.log');
+    if (this.opts.vsix) {
+      if (this.testsPath) throw new Error('an extensionTestsPath needs the development extension, not a vsix');
+      const t = Date.now();
+      const install = [CODE_SERVER_ENTRY, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', path.resolve(this.opts.vsix)];
+      const output = await new Promise<string>((resolve, reject) => {
+        execFile(CODE_SERVER_NODE, install, { env, cwd: dirs.home, timeout: 90_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
+          fs.appendFileSync(logFile, `${stdout}${stderr}`);
+          if (error) reject(new Error(`code-server --install-extension failed (${error.message}):\n${stdout}${stderr}`));
+          else resolve(stdout);
+        });
+      });
+      log(`installed ${path.basename(this.opts.vsix)} in ${Date.now() - t} ms: ${output.trim().split('\n').at(-1) ?? ''}`);
+      this.mark('install');
+    }
     const out = fs.openSync(logFile, 'a');
     const args = [
       CODE_SERVER_ENTRY,
@@ -372,12 +392,15 @@ class Session {
     if (this.opts.dialogButtons?.length) this.watchDialogs(page, this.opts.dialogButtons);
   }
 
-  /** The workbench URL for the workspace, with the extension (and tests) as development extension. */
+  /** The workbench URL for the workspace, with the extension (and tests) as development extension unless a vsix was installed. */
   workbenchUrl(): string {
     const remote = (p: string) => `vscode-remote://127.0.0.1:${this.port}${path.resolve(p)}`;
-    const payload: [string, string][] = [['extensionDevelopmentPath', remote(this.opts.extensionPath ?? REPO_ROOT)]];
-    if (this.testsPath) payload.push(['extensionTestsPath', remote(this.testsPath)]);
-    const q = new URLSearchParams({ folder: path.resolve(this.opts.workspace), payload: JSON.stringify(payload) });
+    const q = new URLSearchParams({ folder: path.resolve(this.opts.workspace) });
+    if (!this.opts.vsix) {
+      const payload: [string, string][] = [['extensionDevelopmentPath', remote(this.opts.extensionPath ?? REPO_ROOT)]];
+      if (this.testsPath) payload.push(['extensionTestsPath', remote(this.testsPath)]);
+      q.set('payload', JSON.stringify(payload));
+    }
     return `http://127.0.0.1:${this.port}/?${q.toString()}`;
   }
 
@@ -440,10 +463,10 @@ class Session {
     clearTimeout(this.timer);
     if (this.dialogTimer) clearInterval(this.dialogTimer);
     this.mark(this.testsPath ? 'workbench+tests' : 'workbench');
-    await Promise.race([this.consoleChain, limit(3000)]); // print what is still being formatted
+    await atMost(this.consoleChain, 3000); // print what is still being formatted
     const browserPids = pidsWithArg(path.join(this.scratch, 'browser'));
     if (this.context) {
-      await Promise.race([this.context.close().catch(() => undefined), limit(10_000)]);
+      await atMost(this.context.close().catch(() => undefined), 10_000);
     }
     const roots = [...browserPids, ...pidsWithArg(path.join(this.scratch, 'browser'))];
     if (this.codeServer?.pid) roots.push(this.codeServer.pid);
@@ -518,9 +541,11 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** A time limit to race against: its timer does not keep the process alive once the race is won. */
-function limit(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms).unref());
+/** Waits for `p`, at most `ms`; the timer is cleared either way, so it never keeps the test process alive. */
+async function atMost(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 function tail(file: string, lines = 30): string {

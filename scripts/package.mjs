@@ -1,0 +1,84 @@
+// `npm run package [-- --out <file.vsix>]`: the .vsix of the production build. vsce runs vscode:prepublish
+// (type check, then esbuild --production: minified, no source maps); .vscodeignore lets only the bundle and
+// its assets in. Then the package is checked: it must hold exactly EXPECTED and stay under LIMIT bytes —
+// otherwise it is deleted and the command fails.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const LIMIT = 3_000_000;
+
+/** Every entry of the .vsix (vsce adds the manifest files and renames README, CHANGELOG and LICENSE). */
+const EXPECTED = [
+  '[Content_Types].xml',
+  'extension.vsixmanifest',
+  'extension/LICENSE.txt',
+  'extension/changelog.md',
+  'extension/readme.md',
+  'extension/package.json',
+  'extension/package.nls.json',
+  'extension/package.nls.zh-cn.json',
+  'extension/dist/cli.js',
+  'extension/dist/extension.js',
+  'extension/dist/ideBridge.js',
+  'extension/dist/webview/chat.js',
+  'extension/dist/webview/chat-style.css',
+  'extension/dist/webview/codicon.css',
+  'extension/dist/webview/codicon.ttf',
+  'extension/l10n/bundle.l10n.json',
+  'extension/l10n/bundle.l10n.zh-cn.json',
+  'extension/media/agent-host.svg',
+  'extension/media/icon.png',
+  'extension/resources/acp-registry/registry.json',
+];
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const outArg = process.argv.indexOf('--out');
+const out = path.resolve(outArg > 0 ? process.argv[outArg + 1] : path.join(ROOT, `${pkg.name}-${pkg.version}.vsix`));
+
+const vsce = path.join(ROOT, 'node_modules/@vscode/vsce/vsce');
+// No stdin: a question from vsce fails the run instead of waiting forever.
+const run = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', out], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+if (run.status !== 0) fail(`vsce package failed (${run.status ?? run.signal})`);
+
+const entries = zipEntries(fs.readFileSync(out));
+const names = entries.map((e) => e.name);
+const extra = names.filter((n) => !EXPECTED.includes(n));
+const missing = EXPECTED.filter((n) => !names.includes(n));
+if (extra.length || missing.length) {
+  fail(`the package does not hold exactly the expected files${extra.length ? `\n  not expected: ${extra.join(', ')}` : ''}${missing.length ? `\n  missing: ${missing.join(', ')}` : ''}`);
+}
+const maps = names.filter((n) => n.endsWith('.map'));
+if (maps.length) fail(`source maps in the package: ${maps.join(', ')}`);
+const size = fs.statSync(out).size;
+if (size > LIMIT) fail(`the package is ${size} bytes, over the limit of ${LIMIT}`);
+
+const unpacked = entries.reduce((sum, e) => sum + e.size, 0);
+const shown = path.relative(process.cwd(), out).startsWith('..') ? out : path.relative(process.cwd(), out);
+console.log(`[package] ${shown}: ${(size / 1e6).toFixed(2)} MB (limit ${LIMIT / 1e6} MB), ${entries.length} files, ${(unpacked / 1e6).toFixed(2)} MB unpacked`);
+
+function fail(message) {
+  fs.rmSync(out, { force: true });
+  console.error(`[package] FAIL: ${message}`);
+  process.exit(1);
+}
+
+/** Names and uncompressed sizes from a zip's central directory (a .vsix is a zip; no dependency needed). */
+function zipEntries(buf) {
+  let end = buf.length - 22;
+  while (end >= 0 && buf.readUInt32LE(end) !== 0x06054b50) end--;
+  if (end < 0) throw new Error('not a zip file: no end of central directory');
+  const count = buf.readUInt16LE(end + 10);
+  let at = buf.readUInt32LE(end + 16);
+  const list = [];
+  for (let i = 0; i < count; i++) {
+    if (buf.readUInt32LE(at) !== 0x02014b50) throw new Error(`bad central directory entry at ${at}`);
+    const nameLength = buf.readUInt16LE(at + 28);
+    const skip = nameLength + buf.readUInt16LE(at + 30) + buf.readUInt16LE(at + 32);
+    list.push({ name: buf.toString('utf8', at + 46, at + 46 + nameLength), size: buf.readUInt32LE(at + 24) });
+    at += 46 + skip;
+  }
+  return list;
+}
