@@ -127,6 +127,9 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
     '',
     `See [the credentials](${outsideFile}#L3).`,
     '',
+    // Link schemes that would run something in VS Code or the page.
+    '[CMD-LINK](command:workbench.action.files.newUntitledFile) [JS-LINK](javascript:window.__pwned=1) [DATA-LINK](data:text/html,x) [VSCODE-LINK](vscode://file/etc/hostname)',
+    '',
     'HOSTILE-MD-END',
   ].join('\n');
   const steps: string[] = [];
@@ -254,6 +257,33 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         await press(page, 'Open');
         await tab.first().waitFor({ timeout: 15_000 });
         steps.push(`outside link: modal with ${linkAsked.detail.trim()}; Cancel kept it closed, Open opened it`);
+
+        // 5b. command:, javascript:, data: and vscode: links are plain text; a forged one clicked in the page
+        //     (as if the sanitizer had let it through) reaches the extension, which opens nothing.
+        for (const name of ['CMD-LINK', 'JS-LINK', 'DATA-LINK', 'VSCODE-LINK']) {
+          assert.ok(dom.text.includes(name), `${name} lost its text`);
+          assert.equal(dom.links.some((l) => l.text === name), false, `${name} is still a link: ${JSON.stringify(dom.links)}`);
+        }
+        const untitled = page.locator('.tabs-container .tab', { hasText: /^Untitled-/ });
+        const tabsBefore = await page.locator('.tabs-container .tab').count();
+        for (const href of ['command:workbench.action.files.newUntitledFile', 'vscode://file/etc/hostname', 'javascript:window.__pwned=2']) {
+          await frame.evaluate((h) => {
+            const a = document.createElement('a');
+            a.setAttribute('href', h);
+            a.textContent = 'FORGED';
+            [...document.querySelectorAll('.msg.agent .md')].at(-1)!.append(a);
+            a.click();
+            a.remove();
+          }, href);
+        }
+        // Nothing may appear: watched for 2 s (an opened editor would show within a frame or two).
+        for (const until = Date.now() + 2000; Date.now() < until; ) {
+          assert.equal(await untitled.count(), 0, 'a command: link ran (an Untitled editor opened)');
+          await page.waitForTimeout(100);
+        }
+        assert.equal(await page.locator('.tabs-container .tab').count(), tabsBefore, 'a forged link opened an editor');
+        assert.equal(await frame.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned), undefined, 'a javascript: link ran');
+        steps.push('command:/javascript:/data:/vscode: links are text; forged ones clicked opened nothing');
 
         // 6. agentHost.chat.runCodeBlocks off (workspace setting): Run refuses with a message, no modal, nothing runs.
         fs.rmSync(path.join(workspace, 'ran.txt'));
