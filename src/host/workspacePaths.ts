@@ -64,6 +64,36 @@ function isInside(child: string, root: string): boolean {
   return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }
 
+/** Device names Windows resolves in every folder (`C:\\ws\\NUL.txt` is the null device). */
+const WIN_DEVICES = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
+
+/**
+ * Why a path must not be used on Windows, whatever folder it names: the verbatim and device namespaces
+ * (`\\?\\`, `\\.\\`, `\\??\\`: no normalization, `..` and `/` taken literally, any device), NTFS alternate
+ * streams (`file.txt:secret`, `file::$DATA`), reserved device names (`NUL`, `COM1.txt`), and names ending in a
+ * dot or space (Windows drops them: `secret.` opens `secret`, `.. ` climbs). Undefined when the path is
+ * plain. Checked on Windows (and testable anywhere); case and `/` vs `\\` are left to `path.win32`, which
+ * compares drive and folder names case-insensitively.
+ */
+export function windowsPathProblem(p: string): string | undefined {
+  if (/^[\\/]{2}[?.][\\/]|^[\\/]{1,2}\?\?[\\/]/.test(p)) return 'uses the Windows device or verbatim namespace';
+  const root = path.win32.parse(p).root;
+  const parts = p.slice(root.length).split(/[\\/]+/).filter(Boolean);
+  for (const part of parts) {
+    if (part === '.' || part === '..') continue;
+    if (part.includes(':')) return 'names an NTFS alternate data stream';
+    if (WIN_DEVICES.test(part.trimEnd())) return 'names a Windows device';
+    if (/[. ]$/.test(part)) return 'has a name ending in a dot or space (Windows drops it)';
+  }
+  return undefined;
+}
+
+/** `child` inside `root`, by Windows rules (case-insensitive drive and names, either slash); lexical. */
+export function isInsideWin32(child: string, root: string): boolean {
+  const rel = path.win32.relative(root, child);
+  return rel === '' || (!rel.startsWith('..\\') && rel !== '..' && !path.win32.isAbsolute(rel));
+}
+
 /**
  * Resolves an agent-supplied path against the workspace roots and refuses anything that does not land inside
  * one of them. Symlinks are followed component by component (see resolvePhysical): a path through a link
@@ -71,6 +101,10 @@ function isInside(child: string, root: string): boolean {
  * configured), so a write goes to the link's target, never through the link.
  */
 export function resolveInWorkspace(requested: string, roots: readonly string[]): string {
+  if (process.platform === 'win32') {
+    const problem = windowsPathProblem(requested);
+    if (problem) throw new OutsideWorkspaceError(requested, problem);
+  }
   let absolute = requested;
   if (!path.isAbsolute(requested)) {
     if (roots.length === 0) throw new OutsideWorkspaceError(requested);

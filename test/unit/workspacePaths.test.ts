@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { FileService } from '../../src/host/fileService';
-import { OutsideWorkspaceError, resolveInWorkspace, resolvePhysical } from '../../src/host/workspacePaths';
+import { isInsideWin32, OutsideWorkspaceError, resolveInWorkspace, resolvePhysical, windowsPathProblem } from '../../src/host/workspacePaths';
 import { cliPath, hostileAgent, scratchDir } from '../support/paths';
 
 /** A scratch folder with `ws/` (the workspace) and `outside/` next to it, both resolved (no symlinked tmp). */
@@ -118,6 +118,60 @@ describe('workspace boundary: symlinks and ..', () => {
       await files.writeTextFile({ path: path.join(ws, 'inside-link.txt'), content: 'fine\n' });
       assert.equal(fs.readFileSync(path.join(ws, 'src', 'target.txt'), 'utf8'), 'fine\n');
       assert.ok(fs.lstatSync(path.join(ws, 'inside-link.txt')).isSymbolicLink(), 'the link itself stays a link');
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('Windows-style paths (checked on Windows; the rules are tested here)', () => {
+  it('device and verbatim namespaces, alternate streams, device names and trailing dots or spaces are refused', () => {
+    const refused: [string, RegExp][] = [
+      ['\\\\?\\C:\\ws\\..\\secret.txt', /verbatim namespace/],
+      ['\\\\.\\pipe\\agent', /verbatim namespace/],
+      ['//?/C:/ws/a.txt', /verbatim namespace/],
+      ['\\??\\C:\\ws\\a.txt', /verbatim namespace/],
+      ['C:\\ws\\a.txt:hidden', /alternate data stream/],
+      ['C:\\ws\\a.txt::$DATA', /alternate data stream/],
+      ['C:\\ws\\NUL.txt', /device/],
+      ['C:\\ws\\src\\com1', /device/],
+      ['C:\\ws\\LPT9.log', /device/],
+      ['C:\\ws\\secret.', /dot or space/],
+      ['C:\\ws\\.. \\outside.txt', /dot or space/],
+      ['C:\\ws\\src \\a.ts', /dot or space/],
+    ];
+    for (const [p, why] of refused) assert.match(windowsPathProblem(p) ?? '(accepted)', why, p);
+    for (const p of ['C:\\ws\\src\\a.ts', 'C:/ws/src/a.ts', 'src\\a..b.ts', '.\\x.ts', '..\\ws\\x.ts', '\\\\server\\share\\x.txt', 'C:\\ws\\console.log.ts']) {
+      assert.equal(windowsPathProblem(p), undefined, p);
+    }
+  });
+
+  it('inside by Windows rules: case-insensitive, either slash; UNC, other drives and prefixes of the name are outside', () => {
+    assert.equal(isInsideWin32('c:\\WS\\Src\\a.ts', 'C:\\ws'), true);
+    assert.equal(isInsideWin32('C:/ws/src/a.ts', 'C:\\ws'), true);
+    assert.equal(isInsideWin32('C:\\ws', 'C:\\ws'), true);
+    assert.equal(isInsideWin32('C:/ws/../other/a.ts', 'C:\\ws'), false);
+    assert.equal(isInsideWin32('C:\\wsx\\a.ts', 'C:\\ws'), false);
+    assert.equal(isInsideWin32('D:\\ws\\a.ts', 'C:\\ws'), false);
+    assert.equal(isInsideWin32('\\\\server\\share\\ws\\a.ts', 'C:\\ws'), false);
+    assert.equal(isInsideWin32('\\\\server\\share\\ws\\a.ts', '\\\\SERVER\\Share\\ws'), true);
+  });
+});
+
+describe('a parent folder turned into a link mid-turn', () => {
+  it('each request resolves afresh: after the folder becomes a link to outside, the next write is refused', async () => {
+    const { ws, outside, cleanup } = layout();
+    try {
+      const files = new FileService(() => [ws]);
+      fs.mkdirSync(path.join(ws, 'gen'));
+      await files.writeTextFile({ path: path.join(ws, 'gen', 'a.txt'), content: 'first\n' });
+      assert.equal(fs.readFileSync(path.join(ws, 'gen', 'a.txt'), 'utf8'), 'first\n');
+      // Between two requests of one turn, the folder is swapped for a link to outside.
+      fs.rmSync(path.join(ws, 'gen'), { recursive: true });
+      fs.symlinkSync(outside, path.join(ws, 'gen'));
+      await assert.rejects(files.writeTextFile({ path: path.join(ws, 'gen', 'b.txt'), content: 'pwned' }), /outside the workspace/);
+      await assert.rejects(files.readTextFile({ path: path.join(ws, 'gen', 'secret.txt') }), /outside the workspace/);
+      assert.equal(fs.existsSync(path.join(outside, 'b.txt')), false, 'the write landed outside the workspace');
     } finally {
       cleanup();
     }
