@@ -4,6 +4,8 @@
  * SDK client listing and calling the tools through it.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
@@ -13,6 +15,8 @@ import { workspaceFileTools } from '../../src/host/workspaceFileTools';
 import { repoRoot, scratchDir } from '../support/paths';
 
 const bridge = path.join(repoRoot, 'out', 'src', 'mcp', 'ideBridge.js');
+
+const execFileP = promisify(execFile);
 
 function rawRequest(socketPath: string, route: string, token?: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -48,6 +52,22 @@ describe('IDE MCP server (endpoint + stdio bridge + SDK client)', () => {
     if (process.platform !== 'win32') {
       assert.equal(fs.statSync(path.dirname(endpoint.socketPath)).mode & 0o077, 0, 'socket folder is private');
     }
+  });
+
+  it('another local user cannot reach the socket, even with the token', { skip: process.platform === 'win32' ? 'no Unix socket modes on Windows' : false }, async () => {
+    // As root (this machine and CI) a process of user "nobody" is started; as anyone else, the private mode
+    // bits are all there is to check (another user cannot be made without root).
+    if (process.getuid?.() !== 0) {
+      assert.equal(fs.statSync(endpoint.socketPath).mode & 0o077, 0, 'the socket is private');
+      return;
+    }
+    const script = `require('http').request({ socketPath: ${JSON.stringify(endpoint.socketPath)}, path: '/tools', headers: { authorization: 'Bearer ${endpoint.token}' } }, (r) => { console.log('STATUS ' + r.statusCode); }).on('error', (e) => console.log('ERROR ' + e.code)).end();`;
+    // Asynchronously: the endpoint answers from this process's event loop.
+    const r = await execFileP(process.execPath, ['-e', script], { uid: 65534, gid: 65534, timeout: 20_000 });
+    assert.equal(r.stdout.trim(), 'ERROR EACCES', `another user reached the socket: ${r.stdout} ${r.stderr}`);
+    // The same request as the owner works: it is the user that is refused, not the request.
+    const own = await execFileP(process.execPath, ['-e', script], { timeout: 20_000 });
+    assert.equal(own.stdout.trim(), 'STATUS 200');
   });
 
   it('lists and calls the tools through the bridge with the MCP SDK client', async () => {
