@@ -92,8 +92,28 @@ if (!agent || typeof agent.name !== 'string' || typeof agent.command !== 'string
   console.error('[start] ERROR: demo-agent.sh must print {"name", "command", ...}; got: ' + agentJson);
   process.exit(1);
 }
+// Merged, never overwritten: agents added in the Remote settings (where the README says to put them) and
+// every other setting stay; only the demo entry (by name) is refreshed, and the default is set when none is.
 const machine = path.join(dir, 'Machine', 'settings.json');
-fs.writeFileSync(machine, JSON.stringify({ 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name }, null, 2) + '\n');
+let current = {};
+if (fs.existsSync(machine)) {
+  const text = fs.readFileSync(machine, 'utf8');
+  try {
+    // Settings files are JSONC: drop comments and trailing commas (outside strings) before parsing.
+    const json = text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (m, str) => str ?? '').replace(/,(\s*[}\]])/g, '$1');
+    current = JSON.parse(json || '{}');
+  } catch (e) {
+    const kept = machine + '.unreadable-' + Date.now();
+    fs.copyFileSync(machine, kept);
+    console.error('[start] WARNING: ' + machine + ' is not valid JSON (' + e.message + '); kept as ' + kept);
+  }
+}
+const agents = Array.isArray(current['agentHost.agents']) ? current['agentHost.agents'].filter((a) => !a || a.name !== agent.name) : [];
+current['agentHost.agents'] = [agent, ...agents];
+const names = current['agentHost.agents'].map((a) => a && a.name);
+if (typeof current['agentHost.defaultAgent'] !== 'string' || !names.includes(current['agentHost.defaultAgent'])) current['agentHost.defaultAgent'] = agent.name;
+fs.mkdirSync(path.dirname(machine), { recursive: true });
+fs.writeFileSync(machine, JSON.stringify(current, null, 2) + '\n');
 const user = path.join(dir, 'User', 'settings.json');
 if (!fs.existsSync(user)) {
   fs.writeFileSync(user, JSON.stringify({
