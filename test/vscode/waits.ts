@@ -89,14 +89,13 @@ export async function diffShown(page: Page, timeoutMs = 15_000): Promise<void> {
 }
 
 /**
- * The quick pick titled `title` shows its items and is no longer busy. (Right after a command is run from
- * the palette, the palette's own rows are still there: the title tells the two apart.)
+ * The quick pick titled `title` shows its own items: a row matching `row`. A new quick pick shows the rows
+ * of the one before (here: the palette's) until its items arrive, and its busy bar only after 800 ms.
  */
-export async function quickPickLoaded(page: Page, title: string | RegExp, timeoutMs = 30_000): Promise<void> {
+export async function quickPickLoaded(page: Page, title: string | RegExp, row: string | RegExp, timeoutMs = 30_000): Promise<void> {
   const widget = page.locator('.quick-input-widget');
   await widget.locator('.quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: timeoutMs });
-  await widget.locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: timeoutMs });
-  await widget.locator('.quick-input-progress.active.infinite:not(.done)').waitFor({ state: 'hidden', timeout: timeoutMs });
+  await widget.locator('.monaco-list-row', { hasText: row }).first().waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
 /** The quick input's list has the row labelled `label` focused, so Enter picks it (typing filters asynchronously). */
