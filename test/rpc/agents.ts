@@ -80,14 +80,3 @@ export function scratchDirs(prefix: string): { scratch: string; workspace: strin
   fs.cpSync(sample, workspace, { recursive: true });
   return { scratch: path.join(base, 'scratch'), workspace };
 }
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Polls until `cond` holds (or throws after `ms`). */
-export async function until(cond: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`Timed out after ${ms} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}

@@ -14,7 +14,8 @@ import { workspaceFileTools } from '../../src/host/workspaceFileTools';
 import type { HostToolProvider } from '../../src/session/hostTools';
 import type { ToolCallEntity } from '../../src/session/sessionModel';
 import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
-import { memoryLogger, OMP_RPC, scratchDirs, until } from './agents';
+import { until } from '../support/wait';
+import { memoryLogger, OMP_RPC, scratchDirs } from './agents';
 
 // Under npm test (AGENT_HOST_REQUIRE_AGENTS=1) a missing agent fails the suite instead of skipping it.
 const skip = OMP_RPC.installed() || process.env.AGENT_HOST_REQUIRE_AGENTS === '1' ? false : 'oh-my-pi not installed (scripts/setup-agents.sh omp)';
@@ -138,7 +139,7 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
     await session.setInterruptMode('immediate');
     assert.equal((await session.getState()).interruptMode, 'immediate');
     const turn = session.prompt([{ type: 'text', text: 'SCENARIO: shell {"command":"sleep 1.5"}' }]);
-    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 1\.5/.test(e.title)), 15_000, 'sleep');
+    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 1\.5/.test(e.title)), { what: 'sleep', timeoutMs: 15_000, intervalMs: 20 });
     await session.steer('SCENARIO: answer {"text":"steered on omp"}');
     await session.promptWhileStreaming('SCENARIO: answer {"text":"followed on omp"}', 'followUp');
     const r = await turn;
@@ -150,7 +151,7 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
 
   it('abort_and_prompt replaces the running turn', T, async () => {
     const first = session.prompt([{ type: 'text', text: 'SCENARIO: shell {"command":"sleep 20"}' }]);
-    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 20/.test(e.title)), 15_000, 'sleep 20');
+    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 20/.test(e.title)), { what: 'sleep 20', timeoutMs: 15_000, intervalMs: 20 });
     const t0 = Date.now();
     const second = session.abortAndPrompt('SCENARIO: answer {"text":"replacement answer"}');
     assert.equal((await first).stopReason, 'cancelled');
@@ -162,7 +163,7 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
 
   it('aborts a running turn', T, async () => {
     const turn = session.prompt([{ type: 'text', text: 'SCENARIO: shell {"command":"sleep 20"}' }]);
-    await until(() => session.model.timeline().filter((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 20/.test(e.title)).length > 0, 15_000, 'sleep 20');
+    await until(() => session.model.timeline().filter((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 20/.test(e.title)).length > 0, { what: 'sleep 20', timeoutMs: 15_000, intervalMs: 20 });
     await session.cancel();
     assert.equal((await turn).stopReason, 'cancelled');
   });
@@ -184,7 +185,7 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
     assert.equal(r.success, false);
     assert.match(r.error ?? '', /Unknown command: no_such_command/);
     session.connection.process.child.stdin.write('not json at all\n');
-    await until(() => logger.lines.some((l) => /could not parse a line we sent/.test(l)), 5000, 'parse error log');
+    await until(() => logger.lines.some((l) => /could not parse a line we sent/.test(l)), { what: 'parse error log', timeoutMs: 5000, intervalMs: 20 });
     assert.equal((await session.getState()).isStreaming, false);
   });
 

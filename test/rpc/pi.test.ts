@@ -12,7 +12,8 @@ import { RpcCommandError } from '../../src/rpc/rpcConnection';
 import { RpcSession } from '../../src/rpc/rpcSession';
 import type { MessageEntity, ToolCallEntity } from '../../src/session/sessionModel';
 import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
-import { memoryLogger, PI_RPC, piPackageDir, scratchDirs, sleep, until } from './agents';
+import { sleep, until } from '../support/wait';
+import { memoryLogger, PI_RPC, piPackageDir, scratchDirs } from './agents';
 
 // Under npm test (AGENT_HOST_REQUIRE_AGENTS=1) a missing agent fails the suite instead of skipping it.
 const skip = PI_RPC.installed() || process.env.AGENT_HOST_REQUIRE_AGENTS === '1' ? false : 'pi-coding-agent 0.73.1 not installed (scripts/setup-agents.sh pi-acp)';
@@ -82,7 +83,7 @@ describe('pi (upstream) RPC mode', { skip }, () => {
 
   it('steers and queues a follow-up while streaming', T, async () => {
     const turn = session.prompt([{ type: 'text', text: 'Wait a bit.\nSCENARIO: shell {"command":"sleep 1.5"}' }]);
-    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep/.test(e.title)), 15_000, 'the sleep tool');
+    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep/.test(e.title)), { what: 'the sleep tool', timeoutMs: 15_000, intervalMs: 20 });
     await session.steer('Steer now.\nSCENARIO: answer {"text":"steered-answer"}');
     await session.promptWhileStreaming('Afterwards.\nSCENARIO: answer {"text":"follow-up-answer"}', 'followUp');
     await assert.rejects(session.prompt([{ type: 'text', text: 'no' }]), /already running/);
@@ -106,7 +107,7 @@ describe('pi (upstream) RPC mode', { skip }, () => {
   it('aborts a running turn: the prompt resolves cancelled', T, async () => {
     const started = Date.now();
     const turn = session.prompt([{ type: 'text', text: 'Long.\nSCENARIO: shell {"command":"sleep 20"}' }]);
-    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 20/.test(e.title)), 15_000, 'sleep 20');
+    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 20/.test(e.title)), { what: 'sleep 20', timeoutMs: 15_000, intervalMs: 20 });
     await session.cancel();
     const r = await turn;
     assert.equal(r.stopReason, 'cancelled');
@@ -140,7 +141,7 @@ describe('pi (upstream) RPC mode', { skip }, () => {
 
   it('survives a malformed line: the parse error is logged and the agent keeps reading', T, async () => {
     session.connection.process.child.stdin.write('{"type": "get_state", oops\n');
-    await until(() => logger.lines.some((l) => /could not parse a line we sent/.test(l)), 5000, 'the parse error log');
+    await until(() => logger.lines.some((l) => /could not parse a line we sent/.test(l)), { what: 'the parse error log', timeoutMs: 5000, intervalMs: 20 });
     const state = await session.getState();
     assert.equal(typeof state.sessionId, 'string');
   });
@@ -238,16 +239,16 @@ describe('pi (upstream) extension UI', { skip }, () => {
     const pid = session.connection.process.pid!;
     try {
       // session_start: setTitle, setWidget, setStatus (may arrive before the first response).
-      await until(() => ui.events.some((e) => e.method === 'setWidget'), 10_000, 'setWidget');
+      await until(() => ui.events.some((e) => e.method === 'setWidget'), { what: 'setWidget', timeoutMs: 10_000, intervalMs: 20 });
       assert.ok(ui.events.some((e) => e.method === 'setTitle'));
       assert.deepEqual(ui.widgets.get('rpc-demo'), ['--- RPC Extension UI Demo ---', 'Loaded and ready.']);
       // input (answered) → notify
       await session.prompt([{ type: 'text', text: '/rpc-input' }]);
       assert.ok(ui.events.some((e) => e.method === 'input' && e.answer === 'typed by the host'));
-      await until(() => ui.events.some((e) => e.method === 'notify' && /You entered: typed by the host/.test(String(e.request.message))), 5000, 'notify');
+      await until(() => ui.events.some((e) => e.method === 'notify' && /You entered: typed by the host/.test(String(e.request.message))), { what: 'notify', timeoutMs: 5000, intervalMs: 20 });
       // editor
       await session.prompt([{ type: 'text', text: '/rpc-editor' }]);
-      await until(() => ui.events.some((e) => e.method === 'notify' && /Editor submitted \(4 lines\)/.test(String(e.request.message))), 5000, 'editor notify');
+      await until(() => ui.events.some((e) => e.method === 'notify' && /Editor submitted \(4 lines\)/.test(String(e.request.message))), { what: 'editor notify', timeoutMs: 5000, intervalMs: 20 });
       // set_editor_text
       await session.prompt([{ type: 'text', text: '/rpc-prefill' }]);
       assert.ok(ui.events.some((e) => e.method === 'setEditorText' && /rpc-demo extension/.test(String(e.request.text))));
@@ -270,7 +271,7 @@ describe('pi (upstream) extension UI', { skip }, () => {
       const ui2 = headlessRpcUi();
       Object.assign(ui, { input: ui2.input });
       await session.prompt([{ type: 'text', text: '/rpc-input' }]);
-      await until(() => ui.events.some((e) => e.method === 'notify' && /Input cancelled/.test(String(e.request.message))), 5000, 'cancel notify');
+      await until(() => ui.events.some((e) => e.method === 'notify' && /Input cancelled/.test(String(e.request.message))), { what: 'cancel notify', timeoutMs: 5000, intervalMs: 20 });
       // notices in the model too
       assert.ok(session.model.timeline().some((e) => e.kind === 'notice' && /Editor submitted/.test(e.title)));
     } finally {

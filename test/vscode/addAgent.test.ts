@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
+import { until } from '../support/wait';
 import { openChat, pick, send, turnIdle, waitText } from './chatUi';
 import { runCommand, withWorkbench } from './runner';
 
@@ -81,14 +82,11 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
         await info.screenshot('add-agent-registry');
         await page.keyboard.press('Enter');
         // The install (npm, pinned) runs with its own progress; the entry lands in the user's settings.
-        const deadline = Date.now() + 300_000;
-        let added: { name: string; command: string; args: string[]; env: Record<string, string>; preset?: string } | undefined;
-        while (Date.now() < deadline && !added) {
-          const agents = settingsWith(info.scratch, 'Codex CLI').flatMap((s) => (s['agentHost.agents'] as typeof added[]) ?? []);
-          added = agents.find((a) => a?.name === 'Codex CLI');
-          if (!added) await page.waitForTimeout(500);
-        }
-        assert.ok(added, 'the installed agent never reached agentHost.agents');
+        type Added = { name: string; command: string; args: string[]; env: Record<string, string>; preset?: string };
+        const added = await until(
+          () => settingsWith(info.scratch, 'Codex CLI').flatMap((s) => (s['agentHost.agents'] as Added[] | undefined) ?? []).find((a) => a?.name === 'Codex CLI'),
+          { what: 'the installed agent in agentHost.agents', timeoutMs: 300_000, intervalMs: 500 },
+        );
         assert.ok(fs.existsSync(path.join(storage, 'codex-acp', '0.16.0', 'install.json')), 'no install record in the storage');
         assert.ok([added.command, ...added.args].some((x) => x.startsWith(path.join(storage, 'codex-acp', '0.16.0'))), `the entry does not run the installed copy: ${added.command} ${added.args.join(' ')}`);
         assert.deepEqual(added.args.slice(-2), ['-c', 'approval_policy="untrusted"'], 'the codex preset\'s approval policy was not added');
@@ -109,16 +107,16 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
         await rows.filter({ hasText: 'Codex CLI' }).first().waitFor({ timeout: 15_000 });
         assert.match((await rows.filter({ hasText: 'Codex CLI' }).first().textContent()) ?? '', /scripted model/);
         await page.keyboard.press('Enter');
-        const until = Date.now() + 180_000;
-        let table = '';
-        while (Date.now() < until && !table) {
-          for (const f of page.frames()) {
-            const text = await f.evaluate(() => (document.querySelector('table') ? document.body.innerText : '')).catch(() => '');
-            if (/Compatibility:/.test(text) && /permission\.asked/.test(text)) table = text;
-          }
-          if (!table) await page.waitForTimeout(1000);
-        }
-        assert.ok(table, 'the compatibility report never showed');
+        const table = await until(
+          async () => {
+            for (const f of page.frames()) {
+              const text = await f.evaluate(() => (document.querySelector('table') ? document.body.innerText : '')).catch(() => '');
+              if (/Compatibility:/.test(text) && /permission\.asked/.test(text)) return text;
+            }
+            return '';
+          },
+          { what: 'the compatibility report', timeoutMs: 180_000, intervalMs: 1000 },
+        );
         for (const id of ['initialize', 'session.new', 'prompt.turn', 'permission.asked', 'permission.reject', 'cancel', 'exit.sigterm']) assert.match(table, new RegExp(id.replace('.', '\\.')));
         assert.match(table, /permission\.asked\s+✅ verified/, 'codex asks before writing (its preset\'s approval policy), verified on a real turn');
         await info.screenshot('compat-check');

@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { chatFrame, openChat, send, waitText } from './chatUi';
+import { showExplorer } from './waits';
 
 /** The agent settings entry for the long-transcript fixture agent. */
 export function longAgentConfig(name = 'long-agent'): { name: string; command: string; args: string[]; env: Record<string, string>; inheritEnv: boolean } {
@@ -94,8 +95,7 @@ export async function scrollThrough(frame: Frame, dir: 'up' | 'down', timeoutMs 
 
 /** Hides the view and shows it again; returns ms from the click until the transcript's last entry is rendered. */
 export async function reopen(page: Page, lastText: string): Promise<{ ms: number; frame: Frame; mountMs: number }> {
-  await page.locator('.activitybar [aria-label^="Explorer"]').first().click();
-  await page.waitForTimeout(800);
+  await showExplorer(page, await chatFrame(page));
   const t0 = Date.now();
   const item = page.locator('.activitybar [aria-label^="Agent Host"]').first();
   await item.click();

@@ -13,7 +13,9 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { hostileAgent, repoRoot } from '../support/paths';
 import { chatFrame, send, turnIdle, waitText } from './chatUi';
+import { until } from '../support/wait';
 import { withWorkbench } from './runner';
+import { settled } from './waits';
 
 /** The command the agent hides; it would write pwned.txt. */
 const HIDDEN = '; echo PWNED > pwned.txt';
@@ -49,13 +51,9 @@ async function palette(page: Page, title: string): Promise<void> {
 
 /** The clipboard once it holds something other than `before` (polled: a page predicate's promise is not awaited). */
 async function clipboardOtherThan(page: Page, before: string, timeoutMs = 15_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = await page.evaluate(() => navigator.clipboard.readText());
-    if (text !== before) return text;
-    if (Date.now() > deadline) throw new Error('the clipboard never changed');
-    await page.waitForTimeout(200);
-  }
+  let text = before;
+  await until(async () => (text = await page.evaluate(() => navigator.clipboard.readText())) !== before, { what: 'the clipboard to change', timeoutMs, intervalMs: 200 });
+  return text;
 }
 
 /** The text of a notification containing `text`: its toast, or (toasts are not always raised in a headless window) the center's item; '' if none. */
@@ -74,16 +72,9 @@ async function notification(page: Page, text: string, shot: () => Promise<unknow
   return shown;
 }
 
-async function untilFile(file: string, page: Page, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (fs.existsSync(file)) {
-      const text = fs.readFileSync(file, 'utf8');
-      if (text) return text;
-    }
-    await page.waitForTimeout(200);
-  }
-  throw new Error(`${path.basename(file)} did not appear within ${timeoutMs} ms`);
+/** The text of `file` once it exists and is not empty. */
+function untilFile(file: string, timeoutMs = 30_000): Promise<string> {
+  return until(() => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : ''), { what: `${path.basename(file)} to appear`, timeoutMs, intervalMs: 200 });
 }
 
 test('the chat renders hostile markdown inert, and Copy / Run / links use only what the user sees', { timeout: 300_000 }, async () => {
@@ -223,10 +214,10 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         await blocks.nth(1).locator('[data-action="run"]').click();
         const runAsked = await dialog(page);
         assert.equal(runAsked.detail, CLEAN);
-        await page.waitForTimeout(300); // the dialog's open animation, for the screenshot
+        await settled(page.locator('.monaco-dialog-box'), 'the Run dialog');
         await info.screenshot('chat-security-run-modal');
         await press(page, 'Run');
-        assert.equal((await untilFile(path.join(workspace, 'ran.txt'), page)).trim(), 'RAN-OK');
+        assert.equal((await untilFile(path.join(workspace, 'ran.txt'))).trim(), 'RAN-OK');
         // The terminal runs in order: the cancelled block and the hidden command never reached it.
         for (const f of ['pwned.txt', 'ran-fenced.txt', 'ran-raw.txt']) assert.equal(fs.existsSync(path.join(workspace, f)), false, `${f} was written`);
         // What the terminal shows, through its own Select All + Copy: the shown command, nothing else of ours.
@@ -247,7 +238,7 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         const linkAsked = await dialog(page);
         assert.equal(linkAsked.detail.trim(), outsideFile);
         assert.match(linkAsked.message, /outside the workspace/);
-        await page.waitForTimeout(300);
+        await settled(page.locator('.monaco-dialog-box'), 'the link dialog');
         await info.screenshot('chat-security-link-modal');
         await press(page, 'Cancel');
         const tab = page.locator('.tabs-container .tab', { hasText: 'credentials' });

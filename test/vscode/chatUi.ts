@@ -10,7 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { domFigures, feedLong, scrollThrough } from './chatLong';
+import { stillAbsent, until } from '../support/wait';
 import { withWorkbench, type WorkbenchInfo, type WorkbenchOptions } from './runner';
+import { focusedRow, frameWhere, settled, showExplorer } from './waits';
 
 export interface ChatUiOptions extends WorkbenchOptions {
   /** Log one line per step. */
@@ -37,16 +39,7 @@ export interface ChatUiResult {
 
 /** Finds the chat webview's inner frame (webviews nest two iframes deep). */
 export async function chatFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const f of page.frames()) {
-      if (!/webview|vscode-cdn|vscode-resource/i.test(f.url()) && f !== page.mainFrame()) continue;
-      const ready = await f.evaluate(() => document.body?.dataset.ready === 'true' && !!document.querySelector('.composer textarea')).catch(() => false);
-      if (ready) return f;
-    }
-    await page.waitForTimeout(200);
-  }
-  throw new Error('the chat webview did not render (no frame with .composer textarea)');
+  return frameWhere(page, () => document.body?.dataset.ready === 'true' && !!document.querySelector('.composer textarea'), 'the chat webview (a frame with .composer textarea)', timeoutMs);
 }
 
 /** Switches the colour theme through the theme picker (what a person does); the dialog, if any, stays. */
@@ -62,10 +55,21 @@ async function setTheme(page: Page, theme: keyof typeof THEMES): Promise<void> {
   await input.waitFor({ state: 'visible', timeout: 15_000 });
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: THEMES[theme] }).first().waitFor({ timeout: 15_000 });
   await input.fill(THEMES[theme]);
-  await page.waitForTimeout(200);
+  await focusedRow(page, THEMES[theme]);
   await page.keyboard.press('Enter');
   await page.waitForFunction((d) => document.querySelector('.monaco-workbench')?.classList.contains(d ? 'vs-dark' : 'vs') === true, dark, { timeout: 10_000 });
-  await page.waitForTimeout(700); // the webview gets the new variables a moment later
+  // The webviews get the new theme a moment later: every one that shows a theme shows this one.
+  await until(
+    async () => {
+      for (const f of page.frames()) {
+        if (f === page.mainFrame()) continue;
+        const shown = await f.evaluate(() => document.body?.dataset.vscodeThemeName ?? null).catch(() => null);
+        if (shown !== null && shown !== THEMES[theme]) return false;
+      }
+      return true;
+    },
+    { what: `the webviews in the ${THEMES[theme]} theme`, timeoutMs: 10_000 },
+  );
 }
 
 async function runCommand(page: Page, title: string): Promise<void> {
@@ -182,7 +186,7 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     await page.locator('.monaco-dialog-box').waitFor({ state: 'visible', timeout: 90_000 });
     await frame.locator('.tool').first().waitFor({ timeout: 10_000 });
     await frame.locator('.permission.state-pending').first().waitFor({ timeout: 10_000 });
-    await page.waitForTimeout(300);
+    await settled(page.locator('.monaco-dialog-box'), 'the permission dialog');
     await shot('02-permission', ['light']);
     step(`permission dialog answered: ${await clickDialog(page, ALLOW)}`);
     await turnIdle(frame);
@@ -235,26 +239,32 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     await page.keyboard.press('Enter');
     const editor = page.locator('.part.editor .monaco-editor').first();
     await editor.waitFor({ timeout: 15_000 });
-    await page.waitForTimeout(300);
+    // The editor mounts after its tab: keys go to it once it has the focus and shows the file.
+    await page.locator('.part.editor .monaco-editor.focused .view-lines', { hasText: 'Hello from the chat view' }).waitFor({ timeout: 15_000 });
     await page.keyboard.press('Control+End');
     await page.keyboard.press('Enter');
     const blocks = frame.locator('.msg.agent').last().locator('.codeblock');
     await blocks.nth(0).locator('[data-action="insert"]').click();
-    await page.waitForFunction(() => /export function greet/.test((document.querySelector('.part.editor .monaco-editor .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' ')), undefined, { timeout: 15_000 });
+    const editorShows = (text: string) =>
+      page.waitForFunction((t) => (document.querySelector('.part.editor .monaco-editor .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' ').includes(t), text, { timeout: 15_000 });
+    await editorShows('export function greet');
     await blocks.nth(1).locator('[data-action="copy"]').click();
-    await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t.includes('npm test -- --grep chat')), undefined, { timeout: 15_000, polling: 300 });
+    // Polled from here: waitForFunction would take the predicate's promise itself for a truthy answer.
+    await until(() => page.evaluate(() => navigator.clipboard.readText()).then((t) => t.includes('npm test -- --grep chat')), { what: 'the copied block on the clipboard', timeoutMs: 15_000, intervalMs: 300 });
     await editor.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Control+V');
-    await page.waitForTimeout(300);
+    await editorShows('npm test -- --grep chat');
     await page.keyboard.press('Control+S');
-    const deadline = Date.now() + 15_000;
     let saved = '';
-    while (Date.now() < deadline && !(saved.includes('export function greet') && saved.includes('npm test -- --grep chat'))) {
-      await page.waitForTimeout(200);
-      saved = fs.readFileSync(target, 'utf8');
-    }
+    await until(
+      () => {
+        saved = fs.readFileSync(target, 'utf8');
+        return saved.includes('export function greet') && saved.includes('npm test -- --grep chat');
+      },
+      { what: () => `hello.txt saved with the inserted and the pasted block (it holds ${JSON.stringify(saved)})`, timeoutMs: 15_000, intervalMs: 200 },
+    );
     if (!saved.includes('export function greet(name: string)') || !saved.includes('npm test -- --grep chat')) throw new Error(`Insert / Copy did not reach the file: ${JSON.stringify(saved)}`);
     step('code block Insert at cursor and Copy reached the editor and the saved file');
 
@@ -305,7 +315,8 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     const last = frame.locator('.msg.agent').last();
     for (const a of await last.locator('a').all()) await a.click().catch(() => undefined);
     await last.locator('text=hover me').hover().catch(() => undefined);
-    await page.waitForTimeout(500);
+    // Nothing announces that a handler will never run: give the clicks and the hover half a second.
+    await stillAbsent(() => frame.evaluate(() => (window as unknown as { __pwned?: string }).__pwned ?? null), 500, 'a hostile handler setting window.__pwned');
     const inert = await frame.evaluate(() => {
       const root = [...document.querySelectorAll('.msg.agent')].at(-1)!;
       return {
@@ -332,7 +343,7 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     await send(frame, `SCENARIO: shell ${JSON.stringify({ command: 'sleep 60' })}`);
     await page.locator('.monaco-dialog-box').waitFor({ state: 'visible', timeout: 90_000 });
     await frame.locator('.permission.state-pending').first().waitFor({ timeout: 10_000 });
-    await page.waitForTimeout(300);
+    await settled(page.locator('.monaco-dialog-box'), 'the permission dialog');
     result.screenshots.push(await info.screenshot('chat-02-permission-dark'));
     step(`shell permission answered: ${await clickDialog(page, ALLOW)}`);
     await setTheme(page, 'light');
@@ -387,14 +398,13 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
 
     // 7. Hide and show the view, then reload the window: the transcript comes back.
     const entriesBefore = await frame.locator('.entries > .entry').count();
-    await page.locator('.activitybar [aria-label^="Explorer"]').first().click();
-    await page.waitForTimeout(500);
+    await showExplorer(page, frame);
     frame = await openChat(page);
     const afterShow = await frame.locator('.entries > .entry').count();
     if (afterShow < entriesBefore) throw new Error(`hiding the view lost entries: ${entriesBefore} → ${afterShow}`);
     step(`hide/show kept ${afterShow} entries`);
-    await runCommand(page, 'Developer: Reload Window');
-    await page.waitForTimeout(1500);
+    // The old workbench stays in the page until the reload navigates: wait for the new document.
+    await Promise.all([page.waitForEvent('domcontentloaded', { timeout: 60_000 }), runCommand(page, 'Developer: Reload Window')]);
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     frame = await openChat(page);
     await waitText(frame, '.msg.agent', 'The queued message arrived.', 30_000);

@@ -14,17 +14,18 @@ import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { SessionStore } from '../../src/session/sessionStore';
 import { repoRoot } from '../support/paths';
+import { until } from '../support/wait';
 import { openChat, send, turnIdle, waitText } from './chatUi';
 import { runCommand, withWorkbench } from './runner';
+import { quickPickLoaded } from './waits';
 
 const answer = (marker: string, text: string) => `${marker}\nSCENARIO: answer ${JSON.stringify({ text })}`;
 
 async function historyRows(page: Page): Promise<string[]> {
   await runCommand(page, 'Agent Host: Session History');
+  // Its rows (not the palette's) say who keeps each session.
+  await quickPickLoaded(page, 'Agent Host: Session History', /kept by the agent|Agent Host copy only/);
   const rows = page.locator('.quick-input-widget .monaco-list-row');
-  await rows.first().waitFor({ timeout: 30_000 });
-  await page.waitForFunction(() => !document.querySelector('.quick-input-widget .quick-input-progress.active, .quick-input-widget .progress-bit[style*="display: block"]'), undefined, { timeout: 30_000 }).catch(() => undefined);
-  await page.waitForTimeout(300);
   return rows.evaluateAll((els) => els.map((r) => (r.querySelector('.label-name')?.textContent ?? '').trim()));
 }
 
@@ -114,13 +115,12 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         // Export: the save dialog (code-server's simple file dialog) takes a path.
         const exported = path.join(workspace, 'parser-work.md');
         await rowButton(page, 'Parser work', 'Export as Markdown');
-        await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 15_000 });
-        await page.waitForTimeout(300);
-        await page.locator('.quick-input-widget input').fill(exported);
+        // The save dialog reuses the quick input: it is ready once it has put its default path in (a .md file).
+        const pathInput = page.locator('.quick-input-widget input');
+        await until(async () => (await pathInput.inputValue()).endsWith('.md'), { what: 'the save dialog with its default path', timeoutMs: 15_000 });
+        await pathInput.fill(exported);
         await page.keyboard.press('Enter');
-        const deadline = Date.now() + 15_000;
-        while (!fs.existsSync(exported) && Date.now() < deadline) await page.waitForTimeout(200);
-        const md = fs.readFileSync(exported, 'utf8');
+        const md = await until(() => fs.existsSync(exported) && fs.readFileSync(exported, 'utf8'), { what: 'the exported Markdown file', timeoutMs: 15_000, intervalMs: 200 });
         assert.match(md, /^# Parser work\n/);
         assert.match(md, /## User\n\nHIST-ONE about the parser/);
         assert.match(md, /## Agent\n\nOne noted\./);
@@ -134,8 +134,14 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         await dialog.waitFor({ state: 'visible', timeout: 15_000 });
         await info.screenshot('history-03-delete');
         await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Delete$/ }).click();
-        await page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ timeout: 15_000 });
-        await page.waitForFunction(() => !document.querySelector('.quick-input-widget .monaco-list-row')?.textContent?.includes('HIST-TWO'), undefined, { timeout: 15_000 });
+        // The list comes back, showing the old rows until its items arrive (once): the new list is the one
+        // with "Parser work" and without HIST-TWO. Its only other state is the old one, with HIST-TWO.
+        const listed = () => page.locator('.quick-input-widget .monaco-list-row').evaluateAll((els) => els.map((r) => r.textContent ?? ''));
+        let labels: string[] = [];
+        await until(async () => (labels = await listed()).some((l) => l.includes('Parser work')) && !labels.some((l) => l.includes('HIST-TWO')), {
+          what: () => `the list without HIST-TWO (it shows ${JSON.stringify(labels)})`,
+          timeoutMs: 15_000,
+        });
         assert.equal(await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'HIST-TWO' }).count(), 0, 'still listed (the agent keeps it: it must be hidden)');
         assert.equal(store.list().some((r) => r.title.startsWith('HIST-TWO')), false, 'still in the local index');
         await page.keyboard.press('Escape');

@@ -7,7 +7,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { until } from '../support/wait';
 import { askAgent, statusBarItem, withWorkbench, type WorkbenchOptions } from './runner';
+import { diffShown, settled } from './waits';
 
 export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string }): Promise<string[]> {
   const shots: string[] = [];
@@ -24,7 +26,7 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
 
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 90_000 });
-    await page.waitForTimeout(300);
+    await settled(dialog, 'the permission dialog');
     shots.push(await info.screenshot('host-permission-modal'));
     const buttons = dialog.locator('.dialog-buttons .monaco-button');
     const labels = (await buttons.allTextContents()).map((l) => l.trim());
@@ -41,9 +43,8 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
 
     // Show Diff: the diff editor opens with the proposed text, and the same question comes back.
     await buttons.nth(labels.indexOf('Show Diff')).click();
-    await page.locator('.monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 15_000 });
-    await dialog.waitFor({ state: 'visible', timeout: 15_000 });
-    await page.waitForTimeout(800);
+    await diffShown(page);
+    await settled(dialog, 'the permission dialog, asked again');
     shots.push(await info.screenshot('host-show-diff'));
     const tab = (await page.locator('.tabs-container .tab.active').first().textContent().catch(() => ''))?.trim() ?? '';
     const again = (await dialog.locator('.dialog-buttons .monaco-button').allTextContents()).map((l) => l.trim());
@@ -59,15 +60,13 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
       await info.screenshot('host-no-review').catch(() => undefined);
       throw error;
     });
-    await page.locator('.monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 15_000 });
-    await page.waitForTimeout(800);
+    await diffShown(page);
+    await settled(dialog, 'the review dialog');
     shots.push(await info.screenshot('host-diff-review'));
     const target = path.join(opts.workspace, file);
     if (fs.existsSync(target)) throw new Error(`${file} was written before the review was accepted`);
     await accept.click();
-    const deadline = Date.now() + 30_000;
-    while (!fs.existsSync(target) && Date.now() < deadline) await page.waitForTimeout(250);
-    if (!fs.existsSync(target)) throw new Error(`${file} was not written after Accept`);
+    await until(() => fs.existsSync(target), { what: `${file} written after Accept`, timeoutMs: 30_000, intervalMs: 250 });
     console.log(`[host-ui] ${file} written after Accept: ${JSON.stringify(fs.readFileSync(target, 'utf8'))}`);
   });
   return shots;

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { processAlive } from '../../src/core/agentProcess';
 import { repoRoot } from '../support/paths';
+import { until } from '../support/wait';
 import { runCommand, statusBarItem, withWorkbench } from './runner';
 
 async function paletteOffers(page: Page, title: string): Promise<boolean> {
@@ -23,16 +24,6 @@ async function paletteOffers(page: Page, title: string): Promise<boolean> {
   const found = (await rows.count()) > 0;
   await page.keyboard.press('Escape');
   return found;
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 test('Stop and Cancel need an agent; an extension host that ends stops its agent gracefully', { timeout: 300_000 }, async () => {
@@ -56,18 +47,18 @@ test('Stop and Cancel need an agent; an extension host that ends stops its agent
         assert.equal(await paletteOffers(page, 'Agent Host: Stop Agent'), false, 'Stop is offered with no agent running');
 
         await runCommand(page, 'Agent Host: Start Agent');
-        const started = await until('the agent to start', () => lines().find((l) => l.startsWith('started')));
+        const started = await until(() => lines().find((l) => l.startsWith('started')), { what: 'the agent to start', intervalMs: 200 });
         const pid = Number(started.split(' ')[1]);
-        await until('the status bar to say ready', async () => ((await item.locator('.codicon-hubot').count()) ? true : undefined));
+        await until(async () => (await item.locator('.codicon-hubot').count()) > 0, { what: 'the status bar to say ready', intervalMs: 200 });
         assert.equal(await paletteOffers(page, 'Agent Host: Stop Agent'), true, 'Stop is not offered with the agent running');
         await info.screenshot('lifecycle-agent-running');
 
         // Reloading the window ends its extension host (code-server has no "Restart Extension Host"): the
         // workbench tells the remote extension host to terminate, which deactivates the extension first.
         await runCommand(page, 'Developer: Reload Window');
-        const how = await until('the agent to be asked to stop', () => lines().find((l) => /^(stdin-closed|sigterm) /.test(l)), 60_000);
+        const how = await until(() => lines().find((l) => /^(stdin-closed|sigterm) /.test(l)), { what: 'the agent to be asked to stop', timeoutMs: 60_000, intervalMs: 200 });
         assert.match(how, new RegExp(` ${pid}$`), 'the line is from the agent that ran');
-        await until('the agent process to be gone', () => (processAlive(pid) ? undefined : true), 15_000);
+        await until(() => !processAlive(pid), { what: 'the agent process to be gone', timeoutMs: 15_000, intervalMs: 200 });
       },
     );
   } finally {

@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { repoRoot } from '../support/paths';
+import { until } from '../support/wait';
 import { openChat, send, turnIdle } from './chatUi';
 import { runCommand, withWorkbench } from './runner';
 
@@ -92,8 +93,7 @@ test('a withdrawn permission request cannot be allowed late: inline card withdra
         const box = page.locator('.monaco-dialog-box');
         await box.waitFor({ state: 'visible', timeout: 30_000 });
         // The request times out while the modal is up: the agent is answered cancelled at once.
-        const t0 = Date.now();
-        while (!answers(modalLog).some((a) => a.step === 'permission') && Date.now() - t0 < 15_000) await page.waitForTimeout(100);
+        await until(() => answers(modalLog).some((a) => a.step === 'permission'), { what: 'the timed-out permission answered to the agent', timeoutMs: 15_000 });
         assert.deepEqual(answers(modalLog).find((a) => a.step === 'permission')?.answer.result?.outcome, { outcome: 'cancelled' });
         await box.locator('.dialog-buttons .monaco-button', { hasText: /^Allow once/ }).first().click();
         await box.waitFor({ state: 'hidden', timeout: 10_000 });

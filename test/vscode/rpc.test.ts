@@ -14,15 +14,17 @@ import type { Page } from 'playwright-core';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { PI_RPC, piPackageDir } from '../rpc/agents';
 import { repoRoot } from '../support/paths';
+import { until } from '../support/wait';
 import { openChat, turnIdle, waitText } from './chatUi';
 import { askAgent, runCommand, statusBarItem, withWorkbench } from './runner';
+import { focusedRow } from './waits';
 
 async function pickQuickItem(page: Page, label: string): Promise<string[]> {
   const rows = page.locator('.quick-input-widget .monaco-list-row');
   await rows.first().waitFor({ timeout: 30_000 });
   const labels = (await rows.allTextContents()).map((l) => l.trim());
   await page.locator('.quick-input-widget input').fill(label);
-  await page.waitForTimeout(300);
+  await focusedRow(page, label);
   await page.keyboard.press('Enter');
   return labels;
 }
@@ -58,9 +60,7 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
         assert.deepEqual(labels, ['Allow', 'Block']);
         await expectNotification(page, /Command allowed/);
         // The turn ran the command and the model saw its result.
-        const deadline = Date.now() + 30_000;
-        while (!model.requests.some((r) => r.decision === 'final') && Date.now() < deadline) await page.waitForTimeout(200);
-        assert.ok(model.requests.some((r) => r.decision === 'final'), 'the turn did not finish after Allow');
+        await until(() => model.requests.some((r) => r.decision === 'final'), { what: 'the final model request (the turn finishing after Allow)', timeoutMs: 30_000, intervalMs: 200 });
 
         // new_session makes rpc-demo confirm("Clear session?"): a modal; "No" → the agent notifies "Clear cancelled".
         await runCommand(page, 'Agent Host: Agent Commands');
@@ -80,8 +80,10 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
         // `/rpc-prefill` → set_editor_text → the composer holds the agent's text.
         const input = frame.locator('.composer textarea');
         await input.fill('/rpc-prefill');
-        await page.waitForTimeout(300);
-        await input.press('Escape'); // closes the command menu; Enter then sends
+        // The command menu offers it; Escape closes the menu, so that Enter sends instead of picking.
+        await frame.locator('.menu:not([hidden]) .menu-item', { hasText: '/rpc-prefill' }).first().waitFor({ timeout: 10_000 });
+        await input.press('Escape');
+        await frame.locator('.menu').waitFor({ state: 'hidden', timeout: 5_000 });
         await input.press('Enter');
         const prefill = 'This text was set by the rpc-demo extension.';
         await frame.waitForFunction((t) => (document.querySelector('.composer textarea') as HTMLTextAreaElement | null)?.value === t, prefill, { timeout: 30_000 });

@@ -18,6 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as util from 'node:util';
 import type { BrowserContext, ConsoleMessage, Page } from 'playwright-core';
+import { until } from '../support/wait';
 import { killTrees, killTreesNow, pidsWithArg } from './procs';
 
 /** The repository root (this file runs as out/test/vscode/runner.js). */
@@ -521,9 +522,8 @@ async function formatConsole(msg: ConsoleMessage): Promise<string | undefined> {
 }
 
 async function waitHealthy(port: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
+  const healthy = () =>
+    new Promise<boolean>((resolve) => {
       const req = http.get({ host: '127.0.0.1', port, path: '/healthz', timeout: 2000 }, (res) => {
         res.resume();
         resolve(res.statusCode === 200);
@@ -531,14 +531,7 @@ async function waitHealthy(port: number): Promise<void> {
       req.on('error', () => resolve(false));
       req.on('timeout', () => req.destroy());
     });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`code-server on port ${port} is not healthy after 30 s`);
-    await sleep(200);
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+  await until(healthy, { what: `code-server on port ${port} to be healthy`, timeoutMs: 30_000, intervalMs: 200 });
 }
 
 /** Waits for `p`, at most `ms`; the timer is cleared either way, so it never keeps the test process alive. */

@@ -20,11 +20,14 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { Frame, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
+import { stillAbsent, until } from '../support/wait';
+import { chatFrame } from './chatUi';
 import { statusBarItem, withWorkbench, type WorkbenchInfo } from './runner';
+import { cursorOnLine, cursorWithin, diffShown, editorReady } from './waits';
 
 interface Held {
   task: string;
@@ -105,14 +108,16 @@ async function openFile(page: Page, rel: string): Promise<void> {
   }
   await page.keyboard.press('Enter');
   await page.locator('.tab.active', { hasText: path.basename(rel) }).waitFor({ timeout: 15_000 });
-  await page.waitForTimeout(500);
+  await editorReady(page);
 }
 
 /** Puts the cursor on `line` (1-based) and selects `count` whole lines (count 0: no selection). */
 async function selectLines(page: Page, line: number, count: number): Promise<void> {
   await palette(page, `:${line}`);
   await page.keyboard.press('Enter');
-  await page.waitForTimeout(300);
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
+  await cursorOnLine(page, line);
+  await editorReady(page);
   await page.keyboard.press('Home');
   for (let i = 0; i < count; i++) await page.keyboard.press('Shift+ArrowDown');
 }
@@ -120,16 +125,18 @@ async function selectLines(page: Page, line: number, count: number): Promise<voi
 /** Right-click on the editor line showing `lineText`, "Agent" submenu, then `item`. */
 async function agentMenu(page: Page, info: WorkbenchInfo, lineText: string, item: string | RegExp, shot?: string): Promise<void> {
   const line = page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: lineText }).first();
-  let box: { x: number; y: number; height: number } | null = null;
-  // Lines re-render (CodeLens, decorations) while the editor settles: ask again until one stays put.
-  for (let attempt = 0; attempt < 20 && !box; attempt++) {
-    await line.waitFor({ timeout: 15_000 });
-    const first = await line.boundingBox().catch(() => null);
-    await page.waitForTimeout(400);
-    const second = await line.boundingBox().catch(() => null);
-    if (first && second && first.y === second.y) box = second;
-  }
-  assert.ok(box, `no box for line "${lineText}"`);
+  // Lines move as the editor settles (a CodeLens arrives, decorations) and no event says it is done: take the
+  // line's box once it stayed put for one poll interval (400 ms).
+  let previous: { x: number; y: number; height: number } | null = null;
+  const box = await until(
+    async () => {
+      const current = await line.boundingBox({ timeout: 5_000 }).catch(() => null);
+      const still = previous && current && previous.y === current.y ? current : null;
+      previous = current;
+      return still;
+    },
+    { what: `the line "${lineText}" to stay put`, timeoutMs: 15_000, intervalMs: 400 },
+  );
   await page.mouse.click(box.x + 40, box.y + box.height / 2, { button: 'right' });
   const agent = page.locator('.monaco-menu .action-item', { has: page.locator('.action-label', { hasText: /^Agent$/ }) }).first();
   await agent.waitFor({ timeout: 15_000 });
@@ -137,12 +144,13 @@ async function agentMenu(page: Page, info: WorkbenchInfo, lineText: string, item
   const entry = page.locator('.monaco-menu .action-item .action-label', { hasText: item }).first();
   await entry.waitFor({ timeout: 15_000 });
   if (shot) await info.screenshot(shot);
-  // A click that lands while the submenu is still opening is swallowed: the item stays highlighted.
+  // A click that lands while the submenu is still opening is swallowed: the item stays highlighted. Hovered,
+  // the item is focused once the submenu takes input; clicked, the menu closes.
   await entry.hover();
-  await page.waitForTimeout(250);
+  await until(() => entry.evaluate((el) => el.closest('.action-item')?.classList.contains('focused')), { what: `the menu item ${String(item)} focused`, timeoutMs: 5_000 });
   for (let attempt = 0; attempt < 3 && (await entry.isVisible()); attempt++) {
-    if (attempt > 0) await page.waitForTimeout(500);
-    if (await entry.isVisible()) await entry.click({ timeout: 5_000 }).catch(() => undefined);
+    await entry.click({ timeout: 5_000 }).catch(() => undefined);
+    await entry.waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => undefined);
   }
   assert.equal(await entry.isVisible(), false, `the menu item ${String(item)} did not run`);
 }
@@ -151,25 +159,10 @@ async function agentMenu(page: Page, info: WorkbenchInfo, lineText: string, item
 async function acceptDiff(page: Page, info: WorkbenchInfo, shot: string): Promise<void> {
   const accept = page.locator('.editor-actions .action-label[aria-label^="Accept the Proposal"]').first();
   await accept.waitFor({ timeout: 90_000 });
-  await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
-  await page.waitForTimeout(800);
+  await diffShown(page);
   await info.screenshot(shot);
   await accept.click();
   await accept.waitFor({ state: 'detached', timeout: 15_000 });
-}
-
-/** The chat webview's inner frame (webviews nest two iframes deep), once it rendered. */
-async function chatFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const f of page.frames()) {
-      if (f === page.mainFrame()) continue;
-      const ready = await f.evaluate(() => document.body?.dataset.ready === 'true' && !!document.querySelector('.composer textarea')).catch(() => false);
-      if (ready) return f;
-    }
-    await page.waitForTimeout(200);
-  }
-  throw new Error('the chat webview did not render');
 }
 
 /** Text of the model requests (what the agent sent the model) that `pattern` matches. */
@@ -178,14 +171,13 @@ function requestsMatching(model: { requests: { body: unknown }[] }, pattern: Reg
 }
 
 async function fileWith(file: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
   let text = '';
-  while (Date.now() < deadline) {
-    text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-    if (pattern.test(text)) return text;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.fail(`${path.basename(file)} never matched ${pattern}:\n${text}`);
+  await until(() => pattern.test((text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '')), {
+    what: () => `${path.basename(file)} to match ${pattern}:\n${text}`,
+    timeoutMs,
+    intervalMs: 200,
+  });
+  return text;
 }
 
 test('selection commands from the editor context menu with opencode in a real VS Code', { timeout: 600_000 }, async () => {
@@ -254,8 +246,8 @@ test('selection commands from the editor context menu with opencode in a real VS
     await agentMenu(page, info, 'total = 0', 'Generate Unit Tests');
     const rows = page.locator('.quick-input-widget .monaco-list-row');
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'free item' }).waitFor({ timeout: 90_000 });
-    await page.waitForTimeout(500);
-    assert.equal(await rows.count(), 6, 'six proposed cases');
+    let shown = 0;
+    await until(async () => (shown = await rows.count()) === 6, { what: () => `six proposed cases (the picker shows ${shown})`, timeoutMs: 5_000 });
     await info.screenshot('selection-test-cases-picker');
     const free = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'free item' });
     await free.locator('.monaco-checkbox, .quick-input-list-checkbox, input[type="checkbox"]').first().click();
@@ -288,14 +280,9 @@ test('selection commands from the editor context menu with opencode in a real VS
     for (let attempt = 0; attempt < 5 && !(await fixItem.isVisible()); attempt++) {
       // The cursor on the problem, then Ctrl+. (the lightbulb's menu). The squiggle is re-rendered when the
       // diagnostics come again (seen under load: gone between waitFor and boundingBox): wait for it each time.
-      await squiggle.waitFor({ timeout: 30_000 });
-      const box = await squiggle.boundingBox();
-      if (!box) {
-        await page.waitForTimeout(500);
-        continue;
-      }
+      const box = await until(() => squiggle.boundingBox({ timeout: 5_000 }), { what: 'the squiggle on the screen', timeoutMs: 30_000 });
       await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-      await page.waitForTimeout(300);
+      await cursorWithin(page, box);
       await page.keyboard.press('Control+.');
       await fixItem.waitFor({ timeout: 5_000 }).catch(() => page.keyboard.press('Escape'));
     }
@@ -319,8 +306,7 @@ test('selection commands from the editor context menu with opencode in a real VS
     const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: /^Explain$/ }).first();
     await lens.waitFor({ timeout: 30_000 });
     await lens.click();
-    let deadline = Date.now() + 60_000;
-    while (proxy.held.length === 0 && Date.now() < deadline) await page.waitForTimeout(200);
+    await until(() => proxy.held.length > 0, { what: 'the CodeLens explanation reaching the model', timeoutMs: 60_000, intervalMs: 200 });
     assert.equal(proxy.held.length, 1, 'the CodeLens explanation never reached the model');
     const chat = await chatFrame(page);
     const userMsg = chat.locator('.msg.user').last();
@@ -341,7 +327,8 @@ test('selection commands from the editor context menu with opencode in a real VS
     const beforeOptimize = fs.readFileSync(cart, 'utf8');
     await selectLines(page, 3, 7);
     await agentMenu(page, info, 'export function sumPrices', /^Optimize$/);
-    await page.waitForTimeout(3000);
+    // Queued work sends nothing: no event says Optimize waits, so hold 3 s and fail the moment it asks the model.
+    await stillAbsent(() => requestsMatching(model, /Agent Host task: optimize/).length > 0, 3000, 'Optimize\'s model request while Explain holds (it did not wait)');
     await info.screenshot('selection-queued-behind-explain');
     assert.equal(requestsMatching(model, /Agent Host task: optimize/).length, 0, 'Optimize did not wait for the running explanation');
     assert.equal(proxy.held[0]?.aborted, false, 'queue mode cancelled the running explanation');
@@ -371,9 +358,7 @@ test('selection commands from the editor context menu with opencode in a real VS
     await input.fill(question);
     await input.press('Enter');
     await chat.locator('.msg.user', { hasText: question }).waitFor({ timeout: 15_000 });
-    deadline = Date.now() + 60_000;
-    while (requestsMatching(model, /100 percent discount/).length === 0 && Date.now() < deadline) await page.waitForTimeout(200);
-    const asked = requestsMatching(model, /100 percent discount/)[0] ?? '';
+    const asked = await until(() => requestsMatching(model, /100 percent discount/)[0], { what: 'the question reaching the model', timeoutMs: 60_000, intervalMs: 200 });
     assert.match(asked, /def apply_discount\(total, percent\)/, 'the selected code reached the model');
     assert.match(asked, /pricing\.py/, 'the file reference reached the model');
     await chat.waitForFunction(() => document.body.dataset.turn === 'idle', undefined, { timeout: 60_000 });
@@ -386,8 +371,7 @@ test('selection commands from the editor context menu with opencode in a real VS
     await openFile(page, 'shop/pricing.py');
     await selectLines(page, 21, 4);
     await agentMenu(page, info, 'def apply_discount', /^Explain$/);
-    deadline = Date.now() + 60_000;
-    while (proxy.held.length === 1 && Date.now() < deadline) await page.waitForTimeout(200);
+    await until(() => proxy.held.length > 1, { what: 'the explanation reaching the model', timeoutMs: 60_000, intervalMs: 200 });
     assert.equal(proxy.held.length, 2, 'the explanation never reached the model');
     await page.locator('.notification-toast, .notifications-center', { hasText: 'Explaining' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
     await info.screenshot('selection-explain-running');

@@ -14,19 +14,13 @@ import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
 import { openChat, send, turnIdle, waitText } from './chatUi';
 import { agentHostLog, runCommand, withWorkbench } from './runner';
+import { frameWhere } from './waits';
 
 const FAKE_KEY = 'sk-traffic-FAKE-0123456789abcdef';
 
 /** The traffic panel's frame (the webview whose page has the traffic table). */
-async function trafficFrame(page: Page): Promise<Frame> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    for (const f of page.frames()) {
-      if (await f.evaluate(() => !!document.getElementById('rows') && !!document.getElementById('counters')).catch(() => false)) return f;
-    }
-    await page.waitForTimeout(250);
-  }
-  throw new Error('the traffic view never showed');
+function trafficFrame(page: Page): Promise<Frame> {
+  return frameWhere(page, () => !!document.getElementById('rows') && !!document.getElementById('counters'), 'the traffic view');
 }
 
 test('the traffic view shows a live turn of opencode, filters it, and never shows a secret', { timeout: 300_000 }, async () => {

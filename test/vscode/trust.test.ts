@@ -17,20 +17,14 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { hostileAgent, repoRoot } from '../support/paths';
+import { stillAbsent, until } from '../support/wait';
 import { chatFrame, send, turnIdle } from './chatUi';
 import { agentHostLog, runCommand, statusBarItem, withWorkbench } from './runner';
+import { frameWhere, settled } from './waits';
 
 /** The chat webview's frame while it shows the Restricted Mode page. */
-async function restrictedFrame(page: Page, timeoutMs = 60_000): Promise<Frame> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const f of page.frames()) {
-      if (f === page.mainFrame()) continue;
-      if (await f.evaluate(() => document.body?.dataset.view === 'restricted').catch(() => false)) return f;
-    }
-    await page.waitForTimeout(200);
-  }
-  throw new Error('the chat view did not show the Restricted Mode page');
+function restrictedFrame(page: Page, timeoutMs = 60_000): Promise<Frame> {
+  return frameWhere(page, () => document.body?.dataset.view === 'restricted', 'the chat view showing the Restricted Mode page', timeoutMs);
 }
 
 /** A notification's text, read in the notification center (toasts are not always raised in a headless window). */
@@ -86,7 +80,7 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         assert.match(((await button.textContent()) ?? '').trim(), /Manage Workspace Trust/);
         assert.equal(await restricted.locator('.composer').count(), 0, 'the chat composer shows in Restricted Mode');
         step(`chat view: "${text}" with the button "${((await button.textContent()) ?? '').trim()}"`);
-        await page.waitForTimeout(400);
+        await settled(panel, 'the Restricted Mode page');
         await info.screenshot('trust-restricted-chat');
 
         await runCommand(page, 'Agent Host: Start Agent');
@@ -94,8 +88,11 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         assert.match(refused, /runs agents only in trusted workspaces/, 'Start did not refuse with the reason');
         step(`Start Agent refused: "${refused}"`);
         await runCommand(page, 'Agent Host: Ask the Agent');
-        await page.waitForTimeout(1000);
-        assert.equal(await page.locator('.quick-input-widget .quick-input-message', { hasText: /Ask the agent/i }).isVisible(), false, 'Ask the Agent asked for a prompt');
+        // The palette closes as the command runs; the refusal comes before any prompt box would, but it is the
+        // same notification as Start's (nothing new to wait for): no prompt box may show for 1 s.
+        const promptBox = page.locator('.quick-input-widget .quick-input-message', { hasText: /Ask the agent/i });
+        await until(async () => !(await page.locator('.quick-input-widget').isVisible()) || (await promptBox.isVisible()), { what: 'the palette to close', timeoutMs: 10_000 });
+        await stillAbsent(() => promptBox.isVisible(), 1000, 'the prompt box of Ask the Agent');
         await page.keyboard.press('Escape');
         assert.equal(fs.existsSync(marker), false, 'an agent process was started in Restricted Mode');
         assert.doesNotMatch(agentHostLog(info.scratch), /Agent "hostile \(silent\)" ready/);
@@ -135,10 +132,14 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         const silence = frame.locator('[data-testid="silence"]');
         await silence.waitFor({ state: 'visible', timeout: 5000 });
         const first = ((await item.textContent()) ?? '').trim();
-        await page.waitForTimeout(2200);
-        const later = ((await item.textContent()) ?? '').trim();
         const seconds = (s: string) => Number(/no output for (\d+) s/.exec(s)?.[1]);
-        assert.ok(seconds(later) > seconds(first), `the count does not go up: "${first}" then "${later}"`);
+        let later = first;
+        // The count goes up within the 2.2 s the check always allowed it (it ticks once a second).
+        await until(async () => seconds((later = ((await item.textContent()) ?? '').trim())) > seconds(first), {
+          what: () => `the count to go up: "${first}" then "${later}"`,
+          timeoutMs: 2200,
+          intervalMs: 200,
+        });
         assert.ok(await item.locator('.codicon-warning').count(), 'no warning icon in the status bar');
         const chatNotice = ((await silence.textContent()) ?? '').trim();
         assert.match(chatNotice, /No output from the agent for \d+ s/);
@@ -150,7 +151,7 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         const cancelRow = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Cancel the Turn' }).first();
         await cancelRow.waitFor({ timeout: 10_000 });
         const title = ((await page.locator('.quick-input-widget .quick-input-title').textContent().catch(() => '')) ?? '').trim();
-        await page.waitForTimeout(300);
+        await settled(page.locator('.quick-input-widget'), 'the status bar\'s quick pick');
         await info.screenshot('silence-quick-pick');
         await cancelRow.click();
         await turnIdle(frame, 15_000);

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * A person's view of the extension, driven with Playwright in code-server's workbench: the status bar item
  * shows the configured agent; "Agent Host: Ask the Agent…" from the command palette runs a turn; the real
@@ -5,7 +6,9 @@
  * returns to "ready". Screenshots of each step go to `screenshotDir`.
  */
 import { changedSince, snapshot } from '../support/fileSnapshot';
+import { until } from '../support/wait';
 import { askAgent, statusBarItem, withWorkbench, type WorkbenchOptions } from './runner';
+import { settled } from './waits';
 
 export interface UiCheckOptions extends WorkbenchOptions {
   agentName: string;
@@ -24,7 +27,9 @@ export async function runUiCheck(opts: UiCheckOptions): Promise<string[]> {
     const item = await statusBarItem(page, 'agentHost.status', 60_000);
     const text = ((await item.textContent()) ?? '').trim();
     if (!text.includes(opts.agentName)) throw new Error(`status bar item shows "${text}", not the agent "${opts.agentName}"`);
-    await page.waitForTimeout(500); // icons and layout settle
+    // Its icon is a glyph of the codicon font: loaded, and the item in place.
+    await page.evaluate(() => document.fonts.ready.then(() => undefined));
+    await settled(item, 'the status bar item');
     shots.push(await info.screenshot('workbench-status-bar'));
     if (opts.statusBarOnly) return;
 
@@ -36,7 +41,7 @@ export async function runUiCheck(opts: UiCheckOptions): Promise<string[]> {
       await info.screenshot('ui-no-permission-dialog').catch(() => undefined);
       throw new Error(`no permission dialog appeared: ${(error as Error).message.split('\n')[0]}`);
     });
-    await page.waitForTimeout(300);
+    await settled(dialog, 'the permission dialog');
     shots.push(await info.screenshot('workbench-permission-dialog'));
     const buttons = dialog.locator('.dialog-buttons .monaco-button');
     const labels = (await buttons.allTextContents()).map((l) => l.trim());
@@ -47,20 +52,22 @@ export async function runUiCheck(opts: UiCheckOptions): Promise<string[]> {
     await buttons.nth(index).click();
 
     // The turn ends: a file changed in the workspace and the status bar is back to "ready" (hubot icon).
-    const deadline = Date.now() + 90_000;
     let changed: string[] = [];
-    while (Date.now() < deadline) {
-      changed = changedSince(before, opts.workspace);
-      const ready = await item.locator('.codicon-hubot').count();
-      if (changed.length && ready) break;
-      await page.waitForTimeout(250);
-    }
-    await page.waitForTimeout(500);
+    let label: string | null = null;
+    await until(
+      async () => {
+        changed = changedSince(before, opts.workspace);
+        label = await item.getAttribute('aria-label');
+        return changed.length > 0 && (await item.locator('.codicon-hubot').count()) > 0;
+      },
+      {
+        what: () => (changed.length ? `the status bar back to ready (it says "${label}")` : 'a file written into the workspace by the turn'),
+        timeoutMs: 90_000,
+        intervalMs: 250,
+      },
+    );
+    await settled(item, 'the status bar item');
     shots.push(await info.screenshot('workbench-after-turn'));
-    if (!changed.length) throw new Error('the turn wrote no file into the workspace');
-    if (!(await item.locator('.codicon-hubot').count())) {
-      throw new Error(`status bar did not return to ready: "${await item.getAttribute('aria-label')}"`);
-    }
     console.log(`[ui] files written through the UI turn: ${changed.join(', ')}`);
   });
   return shots;

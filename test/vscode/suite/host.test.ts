@@ -15,6 +15,7 @@ import { FileService } from '../../../src/host/fileService';
 import { TerminalService } from '../../../src/host/terminalService';
 import type { HostServices } from '../../../src/hostServices';
 import type { PermissionRequestInfo } from '../../../src/session/permissions';
+import { until } from '../../support/wait';
 
 const REPO = path.resolve(__dirname, '..', '..', '..', '..');
 
@@ -28,20 +29,6 @@ function textOf(result: { content: { text: string }[] }): string {
   return result.content.map((c) => c.text).join('');
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 function permissionRequest(title: string, rawInput: unknown, toolKind = 'execute'): PermissionRequestInfo {
   return {
@@ -170,11 +157,14 @@ describe('Host services in a real VS Code', () => {
 
   it('the IDE tools return real symbols and definitions from the TypeScript language features', async () => {
     const file = path.join(folder(), 'src', 'textUtils.ts');
-    const symbols = await until('TypeScript document symbols', async () => {
-      const r = await host.ideTools.call('get_document_symbols', { abspath: file }, new AbortController().signal);
-      const list = JSON.parse(textOf(r)) as { name: string; kind: string; selectionRange: unknown; children: unknown[] }[];
-      return list.length ? list : undefined;
-    });
+    const symbols = await until(
+      async () => {
+        const r = await host.ideTools.call('get_document_symbols', { abspath: file }, new AbortController().signal);
+        const list = JSON.parse(textOf(r)) as { name: string; kind: string; selectionRange: unknown; children: unknown[] }[];
+        return list.length ? list : undefined;
+      },
+      { what: 'TypeScript document symbols', timeoutMs: 60_000, intervalMs: 500 },
+    );
     const names = symbols.map((s) => `${s.kind} ${s.name}`);
     assert.ok(names.includes('Function slugify'), `symbols: ${names.join(', ')}`);
     assert.ok(names.includes('Function wordCount'));
@@ -183,11 +173,14 @@ describe('Host services in a real VS Code', () => {
     // A use of `slugify` in another file resolves to its definition in textUtils.ts.
     const user = path.join(folder(), 'src', 'useText.ts');
     fs.writeFileSync(user, "import { slugify } from './textUtils';\nexport const s = slugify('A B');\n");
-    const defs = await until('a definition of slugify', async () => {
-      const r = await host.ideTools.call('find_def_locations', { abspath: user, line: 1, character: 17 }, new AbortController().signal);
-      const list = JSON.parse(textOf(r)) as { abspath: string; range: { start: { line: number } } }[];
-      return list.length ? list : undefined;
-    });
+    const defs = await until(
+      async () => {
+        const r = await host.ideTools.call('find_def_locations', { abspath: user, line: 1, character: 17 }, new AbortController().signal);
+        const list = JSON.parse(textOf(r)) as { abspath: string; range: { start: { line: number } } }[];
+        return list.length ? list : undefined;
+      },
+      { what: 'a definition of slugify', timeoutMs: 60_000, intervalMs: 500 },
+    );
     assert.equal(defs[0]!.abspath, file);
     assert.equal(defs[0]!.range.start.line, 3, 'slugify is declared on line 4 (0-based 3)');
 

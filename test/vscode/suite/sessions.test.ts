@@ -14,6 +14,7 @@ import type { AgentHostApi } from '../../../src/extension';
 import type { NoticeEntity } from '../../../src/session/sessionModel';
 import { agentById } from '../../agents/catalog';
 import { startScriptedModel, type ScriptedModel } from '../../../src/model/scriptedModel';
+import { stillAbsent, until } from '../../support/wait';
 
 const CODE_WORD = 'HERON-2207';
 
@@ -29,16 +30,6 @@ function hasFileNamed(dir: string, name: string): boolean {
     return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).some((e) => e.isFile() && e.name === name);
   } catch {
     return false;
-  }
-}
-
-async function until<T>(what: string, probe: () => T | undefined | false, ms = 30_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -120,16 +111,16 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
         // claude-agent-acp writes its transcript (CLAUDE_CONFIG_DIR/projects/…/<id>.jsonl) after the turn has
         // ended: a kill before that loses the session (seen once in CI: "Resource not found"). The test is about
         // a crash after the session was kept, so it waits until claude has kept it.
-        if (id === 'claude') await until('claude to write its session file', () => hasFileNamed(spec.env.CLAUDE_CONFIG_DIR!, `${first.sessionId}.jsonl`), 15_000);
+        if (id === 'claude') await until(() => hasFileNamed(spec.env.CLAUDE_CONFIG_DIR!, `${first.sessionId}.jsonl`), { what: 'claude to write its session file', timeoutMs: 15_000 });
 
         // Killed from outside, the whole group at once.
         const leader = groupLeaderWith(scratch);
         assert.ok(leader, 'the agent process was not found');
         process.kill(-leader, 'SIGKILL');
-        await until('the agent to be seen gone', () => api.manager.current !== first);
+        await until(() => api.manager.current !== first, { what: 'the agent to be seen gone' });
         assert.match(api.manager.error ?? '', /starting it again in 1 s/);
 
-        const second = await until('the restart', () => (api.manager.state === 'ready' && api.manager.current !== first ? api.manager.current : undefined), 60_000);
+        const second = await until(() => (api.manager.state === 'ready' && api.manager.current !== first ? api.manager.current : undefined), { what: 'the restart', timeoutMs: 60_000 });
         assert.equal(second.attach.requested, first.sessionId);
         assert.notEqual(second.attach.how, 'new', `not reattached: ${second.attach.detail}`);
         assert.equal(second.sessionId, first.sessionId);
@@ -180,7 +171,7 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
       assert.equal(await api.manager.prompt('ALPHA-AGAIN\nSCENARIO: answer {"text": "alpha again"}'), 'end_turn');
       // The last session lets go: the process ends.
       await api.manager.stop();
-      await until('the process to end', () => agentProcs().length === 0, 15_000);
+      await until(() => agentProcs().length === 0, { what: 'the process to end', timeoutMs: 15_000 });
     } finally {
       await api.manager.stop();
       await model.close();
@@ -198,10 +189,12 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
     await api.manager.stop();
     api.manager.select(name);
     await assert.rejects(api.manager.restart({ fresh: true }));
-    const message = await until('the breaker', () => (/crashed 3 times/.test(api.manager.error ?? '') ? api.manager.error : undefined), 20_000);
+    const message = await until(() => (/crashed 3 times/.test(api.manager.error ?? '') ? api.manager.error : undefined), { what: 'the breaker', timeoutMs: 20_000 });
     assert.match(message!, /within 60 s, so it is not started again\. Last exit: .*code 3/s);
     assert.match(message!, /boom at start/);
-    await new Promise((r) => setTimeout(r, 5000));
+    // The breaker's point is that nothing happens: hold 5 s (beyond the 4 s backoff a fourth spawn would wait),
+    // failing the moment one shows up.
+    await stillAbsent(() => fs.readFileSync(spawns, 'utf8') !== 'xxx', 5000, 'a fourth spawn after the breaker opened');
     assert.equal(fs.readFileSync(spawns, 'utf8'), 'xxx', 'spawned again after the breaker opened');
     assert.equal(api.manager.state, 'error');
   });
