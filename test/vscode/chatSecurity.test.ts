@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { hostileAgent, repoRoot } from '../support/paths';
 import { chatFrame, send, turnIdle, waitText } from './chatUi';
-import { until } from '../support/wait';
+import { stillAbsent, until } from '../support/wait';
 import { withWorkbench } from './runner';
 import { settled } from './waits';
 
@@ -268,10 +268,7 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
           }, href);
         }
         // Nothing may appear: watched for 2 s (an opened editor would show within a frame or two).
-        for (const until = Date.now() + 2000; Date.now() < until; ) {
-          assert.equal(await untitled.count(), 0, 'a command: link ran (an Untitled editor opened)');
-          await page.waitForTimeout(100);
-        }
+        await stillAbsent(async () => (await untitled.count()) > 0, 2000, 'an Untitled editor opened by a command: link');
         assert.equal(await page.locator('.tabs-container .tab').count(), tabsBefore, 'a forged link opened an editor');
         assert.equal(await frame.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned), undefined, 'a javascript: link ran');
         steps.push('command:/javascript:/data:/vscode: links are text; forged ones clicked opened nothing');
