@@ -58,6 +58,7 @@ export class Transcript {
   private readonly dirty = new Set<Item>();
   private frame = 0;
   private sliceFrame = 0;
+  private sliceDir: 'earlier' | 'later' = 'earlier';
   private stick = true;
 
   constructor(private readonly hooks: TranscriptHooks) {
@@ -77,14 +78,15 @@ export class Transcript {
       // Pages move only when the person scrolls (or has left the end): layout settling while output streams in
       // must not unpin the view from the end.
       if (this.stick && Date.now() - userScroll >= 1000) return;
-      if (this.el.scrollTop < EDGE_PX && this.start > 0) this.showEarlier();
-      else if (fromBottom < EDGE_PX && this.end < this.items.length) this.showLater();
+      // One slice per frame, rendered in the next animation frame (not in each scroll event).
+      if (this.el.scrollTop < EDGE_PX && this.start > 0) this.requestSlice('earlier');
+      else if (fromBottom < EDGE_PX && this.end < this.items.length) this.requestSlice('later');
     });
     const io = new IntersectionObserver((entries) => {
       for (const e of entries) {
         if (!e.isIntersecting) continue;
-        if (e.target === this.more && this.start > 0 && !this.stick) this.showEarlier();
-        if (e.target === this.later && this.end < this.items.length) this.showLater();
+        if (e.target === this.more && this.start > 0 && !this.stick) this.requestSlice('earlier');
+        if (e.target === this.later && this.end < this.items.length) this.requestSlice('later');
       }
     }, { root: this.el });
     io.observe(this.more);
@@ -209,14 +211,18 @@ export class Transcript {
     return step === 1 ? nodes : nodes.reverse();
   }
 
-  /** The rest of a page on the next frame, while the view is still near that edge. */
-  private continueSlices(): void {
+  /**
+   * A slice toward `dir` in the next animation frame (at most one per frame, whoever asks: scroll events,
+   * the observer, the rest of a page), if the view is still near that edge then.
+   */
+  private requestSlice(dir: 'earlier' | 'later'): void {
+    this.sliceDir = dir;
     if (this.sliceFrame) return;
     this.sliceFrame = requestAnimationFrame(() => {
       this.sliceFrame = 0;
-      const fromBottom = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight;
-      if (this.el.scrollTop < EDGE_PX && this.start > 0 && !this.stick) this.showEarlier();
-      else if (fromBottom < EDGE_PX && this.end < this.items.length) this.showLater();
+      if (this.sliceDir === 'earlier') {
+        if (this.el.scrollTop < EDGE_PX && this.start > 0 && !this.stick) this.showEarlier();
+      } else if (this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < EDGE_PX && this.end < this.items.length) this.showLater();
     });
   }
 
@@ -238,7 +244,7 @@ export class Transcript {
       this.stick = false;
     }
     this.updateChrome();
-    if (this.start > 0) this.continueSlices();
+    if (this.start > 0) this.requestSlice('earlier');
   }
 
   private showLater(): void {
@@ -248,7 +254,7 @@ export class Transcript {
     this.end += nodes.length;
     this.trimTop();
     this.updateChrome();
-    if (this.end < this.items.length) this.continueSlices();
+    if (this.end < this.items.length) this.requestSlice('later');
   }
 
   /** Drops the top beyond MAX, keeping what is on screen where it is. */
