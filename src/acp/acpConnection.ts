@@ -13,7 +13,7 @@ import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import type { AgentStartOptions } from '../session/sessionHost';
 import { AcpClient, type AcpClientHandlers } from './acpClient';
 import { ErrorCodes } from './acpErrors';
-import { fileHandlers, terminalHandlers } from './hostHandlers';
+import { fileHandlers, terminalHandlers, type OnRefused } from './hostHandlers';
 import type { ClientCapabilities, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from './types';
 
 /** What one session lends the connection: its permission handler, update sink and host services. */
@@ -21,6 +21,8 @@ export interface ConnectionMember {
   options: AgentStartOptions;
   permission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
   update(n: SessionNotification): void;
+  /** A request of this session's agent the host refused: shown and logged, not only answered. */
+  refused?: OnRefused;
 }
 
 /** Spawns the configured agent as an ACP client with `handlers` (the options' logger, limits and tap). */
@@ -62,12 +64,14 @@ export class AcpConnection {
       throw new ResponseError(ErrorCodes.InvalidParams, `Unknown session ${String(sessionId)}: this client did not open it`);
     };
     const files = (sessionId: string) => {
-      const f = route(sessionId)?.options.files;
-      return f ? fileHandlers(f) : refuse(sessionId);
+      const m = route(sessionId);
+      const f = m?.options.files;
+      return f ? fileHandlers(f, m.refused) : refuse(sessionId);
     };
     const terms = (sessionId: string) => {
-      const t = route(sessionId)?.options.terminals;
-      return t ? terminalHandlers(t) : refuse(sessionId);
+      const m = route(sessionId);
+      const t = m?.options.terminals;
+      return t ? terminalHandlers(t, m.refused) : refuse(sessionId);
     };
     const handlers: AcpClientHandlers = {
       requestPermission: async (params, signal) => {

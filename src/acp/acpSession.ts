@@ -117,6 +117,11 @@ export class AcpSession implements AgentSession {
       options,
       permission: async (params, signal) => (session ? session.onPermission(params, signal) : { outcome: { outcome: 'cancelled' } }),
       update: (n) => session && applyAcpUpdate(session.model, n.update),
+      // A refusal is said in the transcript and the log, not only answered to the agent (which may not show it).
+      refused: (method, error) => {
+        options.logger.warn(`Refused the agent's ${method}: ${error.message}`);
+        session?.model.notice('warning', 'Refused', `${method}: ${error.message}`);
+      },
     };
     const connection = await AcpConnection.open(config, options, clientCapabilities(options));
     connection.join(member);

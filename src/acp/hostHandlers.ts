@@ -15,28 +15,34 @@ const CODES: Record<HostRequestError['kind'], number> = {
   rejected: ErrorCodes.InternalError,
 };
 
-/** Runs a host call, turning its refusals into the ACP error the agent understands. */
-async function served<T>(call: () => Promise<T>): Promise<T> {
+/** Told of each request the host refused (a path outside the workspace, a protected file, …): what and why. */
+export type OnRefused = (method: string, error: HostRequestError) => void;
+
+/** Runs a host call, turning its refusals into the ACP error the agent understands (and telling `onRefused`). */
+async function served<T>(call: () => Promise<T>, method: string, onRefused?: OnRefused): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof HostRequestError) throw new ResponseError(CODES[error.kind], error.message, error.data);
+    if (error instanceof HostRequestError) {
+      if (error.kind === 'refused') onRefused?.(method, error);
+      throw new ResponseError(CODES[error.kind], error.message, error.data);
+    }
     throw error;
   }
 }
 
-export function fileHandlers(files: FileAccess): Pick<AcpClientHandlers, 'readTextFile' | 'writeTextFile'> {
+export function fileHandlers(files: FileAccess, onRefused?: OnRefused): Pick<AcpClientHandlers, 'readTextFile' | 'writeTextFile'> {
   return {
-    readTextFile: (p) => served(async () => ({ content: await files.readTextFile({ path: p.path, line: p.line ?? null, limit: p.limit ?? null }) })),
+    readTextFile: (p) => served(async () => ({ content: await files.readTextFile({ path: p.path, line: p.line ?? null, limit: p.limit ?? null }) }), 'fs/read_text_file', onRefused),
     writeTextFile: (p) =>
       served(async () => {
         await files.writeTextFile({ path: p.path, content: p.content });
         return {};
-      }),
+      }, 'fs/write_text_file', onRefused),
   };
 }
 
-export function terminalHandlers(terminals: TerminalAccess): NonNullable<AcpClientHandlers['terminal']> {
+export function terminalHandlers(terminals: TerminalAccess, onRefused?: OnRefused): NonNullable<AcpClientHandlers['terminal']> {
   return {
     create: (p) =>
       served(async () => ({
@@ -47,18 +53,18 @@ export function terminalHandlers(terminals: TerminalAccess): NonNullable<AcpClie
           cwd: p.cwd ?? null,
           outputByteLimit: p.outputByteLimit ?? null,
         }),
-      })),
-    output: (p) => served(() => terminals.output(p.terminalId)),
-    waitForExit: (p) => served(() => terminals.waitForExit(p.terminalId)),
+      }), 'terminal/create', onRefused),
+    output: (p) => served(() => terminals.output(p.terminalId), 'terminal/output', onRefused),
+    waitForExit: (p) => served(() => terminals.waitForExit(p.terminalId), 'terminal/wait_for_exit', onRefused),
     kill: (p) =>
       served(async () => {
         await terminals.kill(p.terminalId);
         return {};
-      }),
+      }, 'terminal/kill', onRefused),
     release: (p) =>
       served(async () => {
         await terminals.release(p.terminalId);
         return {};
-      }),
+      }, 'terminal/release', onRefused),
   };
 }

@@ -207,9 +207,14 @@ describe('workspace boundary through the headless CLI', () => {
       assert.equal(answer.error.code, -32602);
       assert.match(answer.error.message, /outside the workspace/);
       // And the CLI reported the tool call as failed.
-      const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; outcome?: string });
+      const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; outcome?: string; entity?: { kind: string; title?: string; detail?: string } });
       assert.equal(events.at(-1)?.outcome, 'end_turn');
       assert.match(run.stdout, /"status":"failed"/);
+      // The refusal is said in the transcript (a notice with the method, the path and the reason) and the log.
+      const refused = events.find((e) => e.entity?.kind === 'notice' && e.entity.title === 'Refused');
+      assert.ok(refused, `no "Refused" notice in the transcript: ${run.stdout.slice(0, 500)}`);
+      assert.match(refused.entity!.detail ?? '', /^fs\/write_text_file: Refused: .*notes\.txt .*outside the workspace/);
+      assert.match(run.stderr, /Refused the agent's fs\/write_text_file: .*notes\.txt/);
     } finally {
       cleanup();
     }
