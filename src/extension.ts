@@ -49,6 +49,7 @@ export interface AgentHostApi {
 let running: AgentManager | undefined;
 
 export function activate(context: vscode.ExtensionContext): AgentHostApi {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel('Agent Host', { log: true });
   const manager = new AgentManager(log, startAgentSession, context.workspaceState, context.globalState);
   running = manager;
@@ -76,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
     ...registerAgentCommands(ctx, transcript, chat),
     ...trackContextKeys(ctx),
   );
-  log.info('Agent Host activated');
+  log.info(`Agent Host activated in ${(performance.now() - started).toFixed(1)} ms`);
   return { manager, host, chat, sessions, contextKeys: () => ctx.keys.snapshot() };
 }
 
