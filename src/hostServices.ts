@@ -38,8 +38,11 @@ export interface HostServices {
   readonly documents: EditorDocumentStore;
   /** Sign-in for agents that answer -32000 (its chooser / askSecret / runTerminal are replaceable in tests). */
   readonly signIn: AgentSignIn;
-  /** The IDE tools' endpoint the MCP bridge connects to (await `ready`). */
-  readonly endpoint: ToolEndpoint;
+  /**
+   * The IDE tools' endpoint the MCP bridge connects to (await `ready`), opened on first use: the first agent
+   * start that gets the MCP server (or this call) opens the socket, never the window by itself.
+   */
+  toolEndpoint(): ToolEndpoint;
   /** Opens the diff of one changed file of the last turn. */
   showChange(absPath: string): Promise<void>;
   /** The before / proposed sides of host diffs (released with their tabs). */
@@ -84,17 +87,23 @@ export function createHostServices(
   const terminals = new AgentTerminals();
   const ideTools = new IdeToolProvider(roots);
   const signIn = new AgentSignIn(context.secrets, log);
-  const endpoint: ToolEndpoint = createToolEndpoint(ideTools, log);
+  let endpoint: ToolEndpoint | undefined;
   let endpointUp = true;
-  endpoint.ready.catch((error: Error) => {
-    endpointUp = false;
-    log.error(`IDE tools endpoint failed to start: ${error.message}`);
-  });
+  // Its socket path and token are known at once, so the agent that opens it gets them in the same start.
+  const toolEndpoint = (): ToolEndpoint => {
+    if (endpoint) return endpoint;
+    endpoint = createToolEndpoint(ideTools, log);
+    endpoint.ready.catch((error: Error) => {
+      endpointUp = false;
+      log.error(`IDE tools endpoint failed to start: ${error.message}`);
+    });
+    return endpoint;
+  };
   const bridge = context.asAbsolutePath(path.join('dist', 'ideBridge.js'));
 
   const mcpServers = (): McpServerSpec[] => {
     if (!endpointUp || !config().get<boolean>('ideTools.enabled', true)) return [];
-    const env = { ...endpoint.bridgeEnv(), ELECTRON_RUN_AS_NODE: '1' };
+    const env = { ...toolEndpoint().bridgeEnv(), ELECTRON_RUN_AS_NODE: '1' };
     return [{ name: MCP_SERVER_NAME, command: process.execPath, args: [bridge], env: Object.entries(env).map(([name, value]) => ({ name, value })) }];
   };
 
@@ -190,10 +199,10 @@ export function createHostServices(
     }),
   );
 
-  const services: HostServices = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, endpoint, showChange, virtualDocuments: docs };
+  const services: HostServices = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, toolEndpoint, showChange, virtualDocuments: docs };
   const disposable = new vscode.Disposable(() => {
     broker.cancelAll();
-    void endpoint.close();
+    void endpoint?.close();
     for (const d of disposables.reverse()) d.dispose();
   });
   return { services, disposable };
