@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
 import { DisposableStore } from '../core/lifetime';
-import { DEFAULT_MAX_LINE_BYTES } from '../core/ndjson';
+import { DEFAULT_MAX_LINE_BYTES } from '../core/lineSplitter';
 import { redactingLogger, registerEnvSecrets } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
