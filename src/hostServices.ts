@@ -88,22 +88,21 @@ export function createHostServices(
   const ideTools = new IdeToolProvider(roots);
   const signIn = new AgentSignIn(context.secrets, log);
   let endpoint: ToolEndpoint | undefined;
-  let endpointUp = true;
-  // Its socket path and token are known at once, so the agent that opens it gets them in the same start.
   const toolEndpoint = (): ToolEndpoint => {
-    if (endpoint) return endpoint;
-    endpoint = createToolEndpoint(ideTools, log);
-    endpoint.ready.catch((error: Error) => {
-      endpointUp = false;
-      log.error(`IDE tools endpoint failed to start: ${error.message}`);
-    });
+    if (!endpoint) {
+      endpoint = createToolEndpoint(ideTools, log);
+      endpoint.ready.catch((error: Error) => log.error(`IDE tools endpoint failed to start: ${error.message}`));
+    }
     return endpoint;
   };
   const bridge = context.asAbsolutePath(path.join('dist', 'ideBridge.js'));
 
-  const mcpServers = (): McpServerSpec[] => {
-    if (!endpointUp || !config().get<boolean>('ideTools.enabled', true)) return [];
-    const env = { ...toolEndpoint().bridgeEnv(), ELECTRON_RUN_AS_NODE: '1' };
+  /** The IDE tools' MCP server for an ACP agent: the first start waits for the socket; one that failed gives none. */
+  const mcpServers = async (): Promise<McpServerSpec[]> => {
+    if (!config().get<boolean>('ideTools.enabled', true)) return [];
+    const open = toolEndpoint();
+    if (!(await open.ready.then(() => true, () => false))) return [];
+    const env = { ...open.bridgeEnv(), ELECTRON_RUN_AS_NODE: '1' };
     return [{ name: MCP_SERVER_NAME, command: process.execPath, args: [bridge], env: Object.entries(env).map(([name, value]) => ({ name, value })) }];
   };
 
@@ -111,7 +110,7 @@ export function createHostServices(
     docs,
     terminals,
     manager.setSignIn(signIn),
-    manager.addSessionServices((agent, _cwd, env) => ({
+    manager.addSessionServices(async (agent, _cwd, env) => ({
       decidePermission: broker.decide,
       files: new FileService(roots, documents, (abs, before) => turnChanges.noteBefore(abs, before), guardWrite),
       terminals: new TerminalService(roots, terminals.events, {
@@ -120,7 +119,7 @@ export function createHostServices(
         onDroppedEnv: (names) => log.warn(`${agent.name}: dropped from a terminal command's environment (code-loading variables): ${names.join(', ')}`),
       }),
       extRequests: { '_agentao.cn/ask_user': askUser, 'elicitation/create': elicit },
-      ...(agent.protocol === 'rpc' ? (config().get<boolean>('ideTools.enabled', true) ? { hostTools: ideTools } : {}) : { mcpServers: mcpServers() }),
+      ...(agent.protocol === 'rpc' ? (config().get<boolean>('ideTools.enabled', true) ? { hostTools: ideTools } : {}) : { mcpServers: await mcpServers() }),
     })),
   );
 
