@@ -6,10 +6,13 @@
 // Beside the extension, a probe extension that does nothing on the same event (`onStartupFinished`) shows
 // the floor this VS Code and machine put under any extension; its one command writes those marks to a file.
 // The extension is the production build installed from its .vsix, as a user's, with an agent configured and
-// none started; the log says whether the IDE tools' socket was opened. RUNS windows (default 5), one after
-// another; appended to bench/RESULTS.md with --write.
+// none started; its log says whether the IDE tools' socket was opened.
 //
-//   node bench/activation.mjs [--write] [--label "before: …"]   (needs npm run build and scripts/setup-vscode.sh)
+//   node bench/activation.mjs [--write] [--baseline <other.vsix> [--baseline-label <text>]]
+//
+// RUNS rounds (default 5) after one warm-up window; with --baseline each round opens a window with that
+// package, then one with this tree's, so both see the same machine. --write appends the table to
+// bench/RESULTS.md. Needs npm run build and scripts/setup-vscode.sh.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,15 +25,22 @@ const require = createRequire(import.meta.url);
 const { withWorkbench, statusBarItem, runCommand, agentHostLog } = require(path.join(root, 'out/test/vscode/runner.js'));
 
 const RUNS = Number(process.env.RUNS ?? 5);
+const arg = (name) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
 const write = process.argv.includes('--write');
-const labelAt = process.argv.indexOf('--label');
-const label = labelAt > 0 ? process.argv[labelAt + 1] : 'this build';
+const baseline = arg('--baseline');
 
 fs.mkdirSync(path.join(root, '.scratch'), { recursive: true });
 const scratch = fs.mkdtempSync(path.join(root, '.scratch', 'activation-bench-'));
-const vsix = path.join(scratch, 'agent-host.vsix');
+const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
+const packages = [
+  ...(baseline ? [{ label: arg('--baseline-label') ?? path.basename(baseline), vsix: path.resolve(baseline) }] : []),
+  { label: `this tree (${head})`, vsix: path.join(scratch, 'agent-host.vsix') },
+];
 // The package step rebuilds dist/ for production; the development build is restored afterwards.
-const pack = spawnSync('npm', ['run', '--silent', 'package', '--', '--out', vsix], { cwd: root, stdio: 'inherit' });
+const pack = spawnSync('npm', ['run', '--silent', 'package', '--', '--out', packages.at(-1).vsix], { cwd: root, stdio: 'inherit' });
 const rebuild = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 if (pack.status !== 0 || rebuild.status !== 0) throw new Error('npm run package / npm run build failed');
 
@@ -77,7 +87,6 @@ const vsce = spawnSync(process.execPath, [path.join(root, 'node_modules/@vscode/
 if (vsce.status !== 0) throw new Error('packaging the floor probe failed');
 
 const agent = { name: 'smoke-agent', command: process.execPath, args: [path.join(root, 'out/test/vscode/fixtures/smokeAgent.js')], env: {} };
-
 const ID = 'agent-host.agent-host';
 const PROBE_ID = 'probe.activation-floor';
 
@@ -87,8 +96,9 @@ function phases(marks, id) {
   return { load: at('didLoadExtensionCode') - at('willLoadExtensionCode'), activate: at('didActivateExtension') - at('willActivateExtension') };
 }
 
-async function once(i) {
-  const workspace = path.join(scratch, `ws-${i}`);
+let windows = 0;
+async function once(vsix) {
+  const workspace = path.join(scratch, `ws-${windows++}`);
   fs.cpSync(path.join(root, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
   return withWorkbench(
     {
@@ -116,57 +126,73 @@ async function once(i) {
         await time.filter({ hasText: /\d+\s*ms/ }).waitFor({ timeout: 30_000 });
         return Number(/(\d+)\s*ms/.exec((await time.textContent()) ?? '')[1]);
       };
-      const result = { shown: await shown('Agent Host'), probeShown: await shown('Activation Floor Probe') };
       const log = agentHostLog(info.scratch);
-      return { ...result, ours: phases(marks, ID), probe: phases(marks, PROBE_ID), socket: /IDE tools served to agents on/.test(log) };
+      return {
+        shown: await shown('Agent Host'),
+        probeShown: await shown('Activation Floor Probe'),
+        ours: phases(marks, ID),
+        probe: phases(marks, PROBE_ID),
+        socket: /IDE tools served to agents on/.test(log),
+      };
     },
   );
 }
 
-const runs = [];
+const runs = packages.map(() => []);
 try {
+  await once(packages.at(-1).vsix); // warm-up: the first window after packaging is slow for everyone
   for (let i = 0; i < RUNS; i++) {
-    const r = await once(i);
-    runs.push(r);
-    console.log(
-      `run ${i}: shown ${r.shown} ms (load ${r.ours.load} + activate ${r.ours.activate}; IDE tools socket open: ${r.socket ? 'yes' : 'no'}); ` +
-        `floor probe shown ${r.probeShown} ms (load ${r.probe.load} + activate ${r.probe.activate})`,
-    );
+    for (const [p, pkg] of packages.entries()) {
+      const r = await once(pkg.vsix);
+      runs[p].push(r);
+      console.log(
+        `round ${i + 1}, ${pkg.label}: shown ${r.shown} ms (load ${r.ours.load} + activate ${r.ours.activate}; IDE tools socket open: ${r.socket ? 'yes' : 'no'}); ` +
+          `floor probe shown ${r.probeShown} ms (load ${r.probe.load} + activate ${r.probe.activate})`,
+      );
+    }
   }
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const m = (f) => median(runs.map(f));
-const range = (f) => `${Math.min(...runs.map(f))}–${Math.max(...runs.map(f))}`;
-const socket = runs.every((r) => r.socket) ? 'always' : runs.some((r) => r.socket) ? 'sometimes' : 'never';
-console.log(
-  `${label}: shown ${m((r) => r.shown)} ms (${range((r) => r.shown)}), own load ${m((r) => r.ours.load)} ms + activate() ${m((r) => r.ours.activate)} ms; ` +
-    `floor probe shown ${m((r) => r.probeShown)} ms; IDE tools socket open after activation: ${socket} (medians of ${runs.length} windows)`,
-);
+const lines = [];
+for (const [p, pkg] of packages.entries()) {
+  const rs = runs[p];
+  const m = (f) => median(rs.map(f));
+  const socket = rs.every((r) => r.socket) ? 'always' : rs.some((r) => r.socket) ? 'sometimes' : 'never';
+  console.log(
+    `${pkg.label}: shown ${m((r) => r.shown)} ms, own load ${m((r) => r.ours.load)} ms + activate() ${m((r) => r.ours.activate)} ms; ` +
+      `floor probe shown ${m((r) => r.probeShown)} ms; IDE tools socket open after activation: ${socket} (medians of ${rs.length} windows)`,
+  );
+  lines.push(
+    '',
+    `${pkg.label}:`,
+    '',
+    '| round | shown ms | load ms | activate() ms | IDE tools socket open | probe shown ms | probe load + activate() ms |',
+    '|---|---|---|---|---|---|---|',
+    ...rs.map((r, i) => `| ${i + 1} | ${r.shown} | ${r.ours.load} | ${r.ours.activate} | ${r.socket ? 'yes' : 'no'} | ${r.probeShown} | ${r.probe.load} + ${r.probe.activate} |`),
+    `| median | **${m((r) => r.shown)}** | **${m((r) => r.ours.load)}** | **${m((r) => r.ours.activate)}** | | ${m((r) => r.probeShown)} | ${m((r) => r.probe.load)} + ${m((r) => r.probe.activate)} |`,
+  );
+}
 
 if (write) {
   const cpu = os.cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.version}; shared with other work while it ran`;
-  const lines = [
+  const section = [
     '',
-    `## Activation in a real VS Code: ${label}`,
+    '## Activation in a real VS Code',
     '',
     `Written by \`node bench/activation.mjs\` on ${new Date().toISOString().slice(0, 10)}.`,
     `Machine: ${machine}.`,
     '',
-    'The production build installed from its .vsix into code-server 4.139.1 (VS Code 1.139.1), a configured agent,',
+    'The production build installed from its .vsix into code-server 4.139.1 (VS Code 1.139.1), an agent configured,',
     'none started, beside a probe extension that does nothing on the same event (`onStartupFinished`). "Shown":',
     'what "Developer: Show Running Extensions" says ("Activation: N ms"; it counts from the start of loading, so',
     'it includes waiting for the extension host, busy with every extension starting at once). "Load" and',
     '"activate()": our own part, from the extension host\'s performance marks (requiring the bundle; calling',
-    'activate()). One window per run.',
-    '',
-    '| run | shown ms | load ms | activate() ms | IDE tools socket open | probe shown ms | probe load + activate() ms |',
-    '|---|---|---|---|---|---|---|',
-    ...runs.map((r, i) => `| ${i + 1} | ${r.shown} | ${r.ours.load} | ${r.ours.activate} | ${r.socket ? 'yes' : 'no'} | ${r.probeShown} | ${r.probe.load} + ${r.probe.activate} |`),
-    `| median | **${m((r) => r.shown)}** | **${m((r) => r.ours.load)}** | **${m((r) => r.ours.activate)}** | | ${m((r) => r.probeShown)} | ${m((r) => r.probe.load)} + ${m((r) => r.probe.activate)} |`,
+    `activate()). One window per row, ${packages.length > 1 ? 'the packages alternating, ' : ''}after a warm-up window.`,
+    ...lines,
   ];
-  fs.appendFileSync(path.join(root, 'bench/RESULTS.md'), `${lines.join('\n')}\n`);
+  fs.appendFileSync(path.join(root, 'bench/RESULTS.md'), `${section.join('\n')}\n`);
 }
