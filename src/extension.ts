@@ -5,18 +5,12 @@ import * as path from 'node:path';
  * agent gracefully (stdin closed, then SIGTERM) before the extension host goes.
  */
 import * as vscode from 'vscode';
-import { startAgentSession } from './adapters';
 import { registerSelectionCommands } from './commands/selectionCommands';
 import { createHostServices, type HostServices } from './hostServices';
-import { AgentManager, RestrictedModeError, SupersededStartError } from './manager/agentManager';
+import { AgentManager, RestrictedModeError, SupersededStartError, type StartAgent } from './manager/agentManager';
 import { recordSessions } from './manager/sessionRecorder';
 import { defaultStateDir, SessionStore } from './session/sessionStore';
-import { showSessionHistory } from './views/sessionHistory';
-import { addAgent, manageInstalled, type AddAgentContext } from './views/addAgent';
-import { checkCompatibility } from './views/compatCheck';
-import { showTraffic } from './views/trafficView';
-import { runCompatCheck } from './agents/checkRun';
-import { openCheckHost } from './checkHost';
+import type { AddAgentContext } from './views/addAgent';
 import { redactingLogger } from './core/log';
 import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
@@ -48,7 +42,13 @@ export interface AgentHostApi {
 
 let running: AgentManager | undefined;
 
+// What only some windows use is loaded on first use, not with the extension: the protocol adapters (and
+// vscode-jsonrpc) with the first agent start; installing agents, the compatibility check (and its scripted
+// model), the history and the traffic view with their commands.
+const startAgentSession: StartAgent = async (config, options) => (await import('./adapters.js')).startAgentSession(config, options);
+
 export function activate(context: vscode.ExtensionContext): AgentHostApi {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel('Agent Host', { log: true });
   const manager = new AgentManager(log, startAgentSession, context.workspaceState, context.globalState);
   running = manager;
@@ -76,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
     ...registerAgentCommands(ctx, transcript, chat),
     ...trackContextKeys(ctx),
   );
-  log.info('Agent Host activated');
+  log.info(`Agent Host activated in ${(performance.now() - started).toFixed(1)} ms`);
   return { manager, host, chat, sessions, contextKeys: () => ctx.keys.snapshot() };
 }
 
@@ -182,11 +182,21 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
       await chat.controller.handle({ kind: 'request', id: 0, method: 'newSession', params: {} });
     }),
     // Installs run npm and downloaded programs: not in Restricted Mode.
-    registerCommand('agentHost.addAgent', () => (refuseInRestrictedMode() ? undefined : addAgent(installContext(ctx)))),
-    registerCommand('agentHost.manageInstalledAgents', () => (refuseInRestrictedMode() ? undefined : manageInstalled(installContext(ctx)))),
-    registerCommand('agentHost.showTraffic', () => void showTraffic({ manager, permissionTimeouts: () => ctx.host.broker?.timedOut ?? 0 })),
+    registerCommand('agentHost.addAgent', async () => (refuseInRestrictedMode() ? undefined : (await import('./views/addAgent.js')).addAgent(installContext(ctx)))),
+    registerCommand('agentHost.manageInstalledAgents', async () =>
+      refuseInRestrictedMode() ? undefined : (await import('./views/addAgent.js')).manageInstalled(installContext(ctx)),
+    ),
+    registerCommand('agentHost.showTraffic', async () => {
+      const { showTraffic } = await import('./views/trafficView.js');
+      showTraffic({ manager, permissionTimeouts: () => ctx.host.broker?.timedOut ?? 0 });
+    }),
     registerCommand('agentHost.checkCompatibility', async () => {
       if (refuseInRestrictedMode()) return undefined;
+      const [{ checkCompatibility }, { runCompatCheck }, { openCheckHost }] = await Promise.all([
+        import('./views/compatCheck.js'),
+        import('./agents/checkRun.js'),
+        import('./checkHost.js'),
+      ]);
       return checkCompatibility({
         agents: () => manager.agents(),
         ...(manager.agentName ? { current: manager.agentName } : {}),
@@ -197,6 +207,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     }),
     registerCommand('agentHost.sessionHistory', async () => {
       if (refuseInRestrictedMode()) return;
+      const { showSessionHistory } = await import('./views/sessionHistory.js');
       await showSessionHistory({
         manager,
         store: ctx.sessions,

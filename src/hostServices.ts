@@ -38,8 +38,11 @@ export interface HostServices {
   readonly documents: EditorDocumentStore;
   /** Sign-in for agents that answer -32000 (its chooser / askSecret / runTerminal are replaceable in tests). */
   readonly signIn: AgentSignIn;
-  /** The IDE tools' endpoint the MCP bridge connects to (await `ready`). */
-  readonly endpoint: ToolEndpoint;
+  /**
+   * The IDE tools' endpoint the MCP bridge connects to (await `ready`), opened on first use: the first agent
+   * start that gets the MCP server (or this call) opens the socket, never the window by itself.
+   */
+  toolEndpoint(): ToolEndpoint;
   /** Opens the diff of one changed file of the last turn. */
   showChange(absPath: string): Promise<void>;
   /** The before / proposed sides of host diffs (released with their tabs). */
@@ -84,17 +87,22 @@ export function createHostServices(
   const terminals = new AgentTerminals();
   const ideTools = new IdeToolProvider(roots);
   const signIn = new AgentSignIn(context.secrets, log);
-  const endpoint: ToolEndpoint = createToolEndpoint(ideTools, log);
-  let endpointUp = true;
-  endpoint.ready.catch((error: Error) => {
-    endpointUp = false;
-    log.error(`IDE tools endpoint failed to start: ${error.message}`);
-  });
+  let endpoint: ToolEndpoint | undefined;
+  const toolEndpoint = (): ToolEndpoint => {
+    if (!endpoint) {
+      endpoint = createToolEndpoint(ideTools, log);
+      endpoint.ready.catch((error: Error) => log.error(`IDE tools endpoint failed to start: ${error.message}`));
+    }
+    return endpoint;
+  };
   const bridge = context.asAbsolutePath(path.join('dist', 'ideBridge.js'));
 
-  const mcpServers = (): McpServerSpec[] => {
-    if (!endpointUp || !config().get<boolean>('ideTools.enabled', true)) return [];
-    const env = { ...endpoint.bridgeEnv(), ELECTRON_RUN_AS_NODE: '1' };
+  /** The IDE tools' MCP server for an ACP agent: the first start waits for the socket; one that failed gives none. */
+  const mcpServers = async (): Promise<McpServerSpec[]> => {
+    if (!config().get<boolean>('ideTools.enabled', true)) return [];
+    const open = toolEndpoint();
+    if (!(await open.ready.then(() => true, () => false))) return [];
+    const env = { ...open.bridgeEnv(), ELECTRON_RUN_AS_NODE: '1' };
     return [{ name: MCP_SERVER_NAME, command: process.execPath, args: [bridge], env: Object.entries(env).map(([name, value]) => ({ name, value })) }];
   };
 
@@ -102,7 +110,7 @@ export function createHostServices(
     docs,
     terminals,
     manager.setSignIn(signIn),
-    manager.addSessionServices((agent, _cwd, env) => ({
+    manager.addSessionServices(async (agent, _cwd, env) => ({
       decidePermission: broker.decide,
       files: new FileService(roots, documents, (abs, before) => turnChanges.noteBefore(abs, before), guardWrite),
       terminals: new TerminalService(roots, terminals.events, {
@@ -111,7 +119,7 @@ export function createHostServices(
         onDroppedEnv: (names) => log.warn(`${agent.name}: dropped from a terminal command's environment (code-loading variables): ${names.join(', ')}`),
       }),
       extRequests: { '_agentao.cn/ask_user': askUser, 'elicitation/create': elicit },
-      ...(agent.protocol === 'rpc' ? (config().get<boolean>('ideTools.enabled', true) ? { hostTools: ideTools } : {}) : { mcpServers: mcpServers() }),
+      ...(agent.protocol === 'rpc' ? (config().get<boolean>('ideTools.enabled', true) ? { hostTools: ideTools } : {}) : { mcpServers: await mcpServers() }),
     })),
   );
 
@@ -190,10 +198,10 @@ export function createHostServices(
     }),
   );
 
-  const services: HostServices = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, endpoint, showChange, virtualDocuments: docs };
+  const services: HostServices = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, toolEndpoint, showChange, virtualDocuments: docs };
   const disposable = new vscode.Disposable(() => {
     broker.cancelAll();
-    void endpoint.close();
+    void endpoint?.close();
     for (const d of disposables.reverse()) d.dispose();
   });
   return { services, disposable };

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
 import { DisposableStore } from '../core/lifetime';
-import { DEFAULT_MAX_LINE_BYTES } from '../core/ndjson';
+import { DEFAULT_MAX_LINE_BYTES } from '../core/lineSplitter';
 import { redactingLogger, registerEnvSecrets } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
@@ -15,9 +15,10 @@ import { requireTrust } from './workspaceTrust';
 
 /**
  * What the editor lends a session (permissions UI, files, terminals, MCP servers, extension dialogs,
- * host tools). Called at every agent start, so settings changes apply on restart.
+ * host tools). Called at every agent start, so settings changes apply on restart; async for what starts on first use.
  */
-export type SessionServices = (agent: AgentConfig, cwd: string, env: AgentEnvironment) => Partial<AgentStartOptions>;
+type Lent = Partial<AgentStartOptions>;
+export type SessionServices = (agent: AgentConfig, cwd: string, env: AgentEnvironment) => Lent | Promise<Lent>;
 
 /** The agent's environment for this start: `extra` (sign-in keys) on top of its config; `full` what it runs with. */
 export interface AgentEnvironment {
@@ -350,7 +351,7 @@ export class AgentSlot implements vscode.Disposable {
       const forgetSignedIn = registerEnvSecrets(env);
       this.forgetSecrets = () => (forgetConfigured(), forgetSignedIn());
       const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
-      const extra = Object.assign({}, ...this.host.services().map((s) => s(agent, cwd, environment))) as Partial<AgentStartOptions>;
+      const extra = Object.assign({}, ...(await Promise.all(this.host.services().map((s) => s(agent, cwd, environment))))) as Partial<AgentStartOptions>;
       if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };
       if (signIn) {
         extra.onAuthRequired = async (methods) => {

@@ -4,14 +4,15 @@
  * Bundled on its own by esbuild.mjs; stdout is MCP only, diagnostics go to stderr.
  */
 import { connectToolEndpoint, ENV_SOCKET, ENV_TOKEN } from './toolEndpoint';
-import { serveToolsOverStdio } from './mcpToolServer';
+import { serveMcpTools } from './mcpToolServer';
 
 async function main(): Promise<void> {
   const socketPath = process.env[ENV_SOCKET];
   const token = process.env[ENV_TOKEN];
   if (!socketPath || !token) throw new Error(`${ENV_SOCKET} and ${ENV_TOKEN} must be set (Agent Host starts this bridge)`);
   const provider = await connectToolEndpoint(socketPath, token);
-  await serveToolsOverStdio(provider, 'agent-host-ide', '0.1.0');
+  const server = serveMcpTools(provider, { info: { name: 'agent-host-ide', version: '0.1.0' }, input: process.stdin, output: process.stdout });
+  await server.closed;
 }
 
 main().catch((error: unknown) => {

@@ -95,6 +95,15 @@ describe('IDE MCP server (endpoint + stdio bridge + SDK client)', () => {
       const outside = await client.callTool({ name: 'read_project_file', arguments: { path: '/etc/passwd' } });
       assert.equal(outside.isError, true);
       assert.match((outside.content as { text: string }[])[0]!.text, /outside the workspace/);
+
+      assert.deepEqual(await client.ping(), {});
+      // A tools-only server: other MCP methods are unknown (-32601), a tool it does not have is bad params (-32602).
+      await assert.rejects(client.listResources(), (e: { code?: number }) => e.code === -32601);
+      await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e: { code?: number; message?: string }) => e.code === -32602 && /Unknown tool: no_such_tool/.test(e.message ?? ''));
+      // A tool that fails on its arguments answers a result marked isError, which the model reads.
+      const missing = await client.callTool({ name: 'get_document_symbols', arguments: { abspath: path.join(root, 'src', 'missing.ts') } });
+      assert.equal(missing.isError, true);
+      assert.ok((missing.content as { text: string }[])[0]!.text.length > 0);
     } finally {
       await client.close();
     }

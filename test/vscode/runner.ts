@@ -68,10 +68,10 @@ export interface WorkbenchOptions {
   /** Folder of the extension under development (its package.json). Default: the repository. */
   extensionPath?: string;
   /**
-   * A .vsix installed (`code-server --install-extension`) into the run's fresh extensions dir before code-server
+   * A .vsix (or several) installed (`code-server --install-extension`) into the run's fresh extensions dir before code-server
    * starts: the extension then loads from there, as a user's would, and `extensionPath` is not loaded at all.
    */
-  vsix?: string;
+  vsix?: string | readonly string[];
   /** Folder the window opens; the extension's workspace. Must exist. */
   workspace: string;
   /** Added to code-server's environment, which the extension host (and so the agents) inherit. */
@@ -231,7 +231,7 @@ class Session {
       ['Node 24 (run scripts/setup-vscode.sh)', CODE_SERVER_NODE],
       ['Chromium (run scripts/setup-vscode.sh)', CHROMIUM],
       ['workspace folder', opts.workspace],
-      opts.vsix ? ['extension package', opts.vsix] : ['extension folder', opts.extensionPath ?? REPO_ROOT],
+      ...(opts.vsix ? [opts.vsix].flat().map((v) => ['extension package', v] as const) : [['extension folder', opts.extensionPath ?? REPO_ROOT] as const]),
       ...(testsPath ? [['tests module (run npm run build)', testsPath]] : []),
     ] as const) {
       if (!fs.existsSync(p)) throw new Error(`${what} not found: ${p}`);
@@ -321,7 +321,8 @@ class Session {
     if (this.opts.vsix) {
       if (this.testsPath) throw new Error('an extensionTestsPath needs the development extension, not a vsix');
       const t = Date.now();
-      const install = [CODE_SERVER_ENTRY, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', path.resolve(this.opts.vsix)];
+      const packages = [this.opts.vsix].flat();
+      const install = [CODE_SERVER_ENTRY, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, ...packages.flatMap((v) => ['--install-extension', path.resolve(v)])];
       const output = await new Promise<string>((resolve, reject) => {
         execFile(CODE_SERVER_NODE, install, { env, cwd: dirs.home, timeout: 90_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
           fs.appendFileSync(logFile, `${stdout}${stderr}`);
@@ -329,7 +330,7 @@ class Session {
           else resolve(stdout);
         });
       });
-      log(`installed ${path.basename(this.opts.vsix)} in ${Date.now() - t} ms: ${output.trim().split('\n').at(-1) ?? ''}`);
+      log(`installed ${packages.map((v) => path.basename(v)).join(', ')} in ${Date.now() - t} ms: ${output.trim().split('\n').at(-1) ?? ''}`);
       this.mark('install');
     }
     const out = fs.openSync(logFile, 'a');

@@ -14,12 +14,19 @@
  * "allow"). The real dialog is clicked through the UI in test/vscode/main.ts's workbench check.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { AgentHostApi } from '../../../src/extension';
 import { COMMAND_IDS } from '../../../src/views/commandIds';
 import { changedSince, snapshot } from '../../support/fileSnapshot';
 
 const EXTENSION_ID = 'agent-host.agent-host';
+
+/** The IDE tools' socket folders (src/mcp/toolEndpoint.ts) in this run's own TMPDIR (the runner makes it short). */
+function toolSockets(): string[] {
+  return fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('agent-host-ide-'));
+}
 
 /** Answers modal showWarningMessage calls with the first item matching `pattern`; returns the undo. */
 function answerModalsWith(pattern: RegExp): () => void {
@@ -48,6 +55,8 @@ describe('Agent Host in a real VS Code (code-server)', () => {
     assert.ok(ext.isActive, 'extension did not activate');
     assert.ok(api?.manager, 'activate() did not return { manager }');
     assert.equal(api.manager.state, 'stopped');
+    // Activation opens nothing an agent would use: the IDE tools' socket waits for the first agent.
+    assert.deepEqual(toolSockets(), [], 'the IDE tools socket was opened with no agent started');
   });
 
   it('registers exactly the commands of the typed registry (and package.json), none missing, none extra', async () => {
@@ -68,7 +77,7 @@ describe('Agent Host in a real VS Code (code-server)', () => {
   it('runs a whole turn with the configured agent and a file appears in the workspace', async function () {
     const raw = process.env.AGENT_HOST_TEST_AGENT;
     if (!raw) this.skip();
-    const agent = JSON.parse(raw!) as { name: string; command: string; args?: string[]; env?: Record<string, string> };
+    const agent = JSON.parse(raw!) as { name: string; command: string; args?: string[]; env?: Record<string, string>; protocol?: string };
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     assert.ok(folder, 'no workspace folder is open');
 
@@ -94,6 +103,7 @@ describe('Agent Host in a real VS Code (code-server)', () => {
     }
     assert.equal(api.manager.state, 'ready');
     assert.ok(states.includes('busy'), `state never went busy: ${states.join(' → ')}`);
+    if (agent.protocol !== 'rpc') assert.equal(toolSockets().length, 1, 'the ACP agent\'s start (IDE tools on) opened the IDE tools socket');
 
     const changed = changedSince(before, folder);
     console.log(`files written by the agent: ${changed.join(', ') || '(none)'}`);

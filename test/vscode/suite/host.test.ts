@@ -193,7 +193,7 @@ describe('Host services in a real VS Code', () => {
   });
 
   it('the MCP bridge serves the same IDE tools to an MCP client (the official SDK)', async () => {
-    const endpoint = host.endpoint;
+    const endpoint = host.toolEndpoint(); // opened here if no agent has opened it yet
     await endpoint.ready;
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
