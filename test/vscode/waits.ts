@@ -36,11 +36,13 @@ export async function settled(target: Locator, what: string, timeoutMs = 15_000)
 export async function frameWhere(page: Page, predicate: () => boolean, what: string, timeoutMs = 30_000): Promise<Frame> {
   return until(
     async () => {
-      for (const f of page.frames()) {
-        if (f === page.mainFrame()) continue;
-        if (await f.evaluate(predicate).catch(() => false)) return f;
-      }
-      return undefined;
+      // Every frame at once, each for at most 2 s: an evaluate on a frame that is being replaced waits for an
+      // execution context that may never come (seen after opening a session from history: 30 s lost per open).
+      const frames = page.frames().filter((f) => f !== page.mainFrame() && !f.isDetached());
+      const hits = await Promise.all(
+        frames.map((f) => Promise.race([f.evaluate(predicate).catch(() => false), new Promise<false>((r) => setTimeout(() => r(false), 2000).unref())])),
+      );
+      return frames[hits.findIndex(Boolean)];
     },
     { what, timeoutMs, intervalMs: 200 },
   );
