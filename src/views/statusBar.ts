@@ -27,8 +27,12 @@ export class AgentStatusBar implements vscode.Disposable {
     this.item.show();
   }
 
+  /** Whether this window's agent has ever left `stopped`: before that it is "not started", not "stopped". */
+  private started = false;
+
   private update(): void {
     const state = this.manager.state;
+    if (state !== 'stopped') this.started = true;
     const name = this.manager.agentName ?? vscode.l10n.t('no agent');
     if (!vscode.workspace.isTrusted) {
       this.item.text = `$(shield) ${name} — ${vscode.l10n.t('Restricted Mode')}`;
@@ -38,7 +42,7 @@ export class AgentStatusBar implements vscode.Disposable {
       return;
     }
     const label: Record<AgentState, string> = {
-      stopped: vscode.l10n.t('stopped'),
+      stopped: this.started ? vscode.l10n.t('stopped') : vscode.l10n.t('not started'),
       starting: vscode.l10n.t('starting'),
       ready: vscode.l10n.t('ready'),
       busy: vscode.l10n.t('working'),
