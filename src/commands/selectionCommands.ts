@@ -318,6 +318,9 @@ async function testPlan(document: vscode.TextDocument, ctx: TaskContext) {
 }
 
 /** Explain / Docstring / Tests above each function and method; `agentHost.codeLens.enabled` toggles them. */
+/** Test files by the usual names: `*.test.ts`, `*.spec.js`, `test_*.py`, `*_test.py`, `*_test.go`, files under `__tests__/`. */
+const TEST_FILE = /(\.(test|spec)\.[cm]?[jt]sx?$)|(\/test_[^/]*\.py$)|(_test\.(py|go)$)|(\/__tests__\/)/;
+
 class FunctionCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
@@ -330,7 +333,11 @@ class FunctionCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
     // In Restricted Mode no agent runs: no lenses that could only refuse.
     if (!vscode.workspace.isTrusted || !vscode.workspace.getConfiguration('agentHost').get<boolean>('codeLens.enabled', true)) return [];
     const lenses: vscode.CodeLens[] = [];
+    // No lenses in test files (explaining `test(…)` blocks or writing tests for tests helps nobody), nor on the
+    // callbacks the language service lists as functions (`describe('…') callback`).
+    if (TEST_FILE.test(document.uri.path)) return lenses;
     for (const fn of await functionSymbols(document)) {
+      if (/ callback$/.test(fn.name)) continue;
       const at = new vscode.Range(fn.range.start, fn.range.start);
       const args = [document.uri, fn.range];
       lenses.push(

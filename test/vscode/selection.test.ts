@@ -100,13 +100,17 @@ async function palette(page: Page, text: string): Promise<void> {
 
 async function openFile(page: Page, rel: string): Promise<void> {
   // Quick open sometimes misses the first keystrokes right after an editor opened: try again.
+  // The row whose name is exactly the file's: Enter would take whichever row is focused while the list is
+  // still settling (src/format.ts once opened src/format.test.ts).
+  const name = path.basename(rel);
+  const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  const row = page.locator('.quick-input-widget .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
   for (let attempt = 0; ; attempt++) {
     await palette(page, rel);
-    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(rel) }).first();
     if (await row.waitFor({ timeout: 5_000 }).then(() => true, () => attempt >= 3)) break;
     await page.keyboard.press('Escape');
   }
-  await page.keyboard.press('Enter');
+  await row.click();
   await page.locator('.tab.active', { hasText: path.basename(rel) }).waitFor({ timeout: 15_000 });
   await editorReady(page);
 }
@@ -304,6 +308,11 @@ test('selection commands from the editor context menu with opencode in a real VS
     await openFile(page, 'src/cart.ts');
     proxy.holdTask = 'explain';
     const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: /^Explain$/ }).first();
+    await lens.waitFor({ timeout: 30_000 });
+    // A test file gets no lenses (not on its `test(…)` callback either), while cart.ts has them (above).
+    await openFile(page, 'src/format.test.ts');
+    await stillAbsent(() => page.locator('.editor-group-container.active .codelens-decoration a').count(), 3000, 'a CodeLens in a test file');
+    await openFile(page, 'src/cart.ts');
     await lens.waitFor({ timeout: 30_000 });
     await lens.click();
     await until(() => proxy.held.length > 0, { what: 'the CodeLens explanation reaching the model', timeoutMs: 60_000, intervalMs: 200 });
