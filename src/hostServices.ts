@@ -118,7 +118,10 @@ export function createHostServices(
         allowedEnv: () => config().get<string[]>('terminals.allowedEnv', []),
         onDroppedEnv: (names) => log.warn(`${agent.name}: dropped from a terminal command's environment (code-loading variables): ${names.join(', ')}`),
       }),
-      extRequests: { '_agentao.cn/ask_user': askUser, 'elicitation/create': elicit },
+      extRequests: {
+        '_agentao.cn/ask_user': (params: unknown, signal: AbortSignal) => askUser(params, signal, agent.name),
+        'elicitation/create': (params: unknown, signal: AbortSignal) => elicit(params, signal, agent.name),
+      },
       ...(agent.protocol === 'rpc' ? (config().get<boolean>('ideTools.enabled', true) ? { hostTools: ideTools } : {}) : { mcpServers: await mcpServers() }),
     })),
   );

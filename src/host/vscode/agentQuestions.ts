@@ -25,11 +25,16 @@ function optionLabel(o: unknown): { label: string; description?: string } | unde
   return undefined;
 }
 
-/** Free-form question (input box) or a choice (quick pick, optionally multiple, optionally "Other…"). */
-export async function askUser(params: unknown, signal: AbortSignal): Promise<{ outcome: 'answered'; text: string } | { outcome: 'cancelled' }> {
+/**
+ * Free-form question (input box) or a choice (quick pick, optionally multiple, optionally "Other…"). The title
+ * names the agent and carries the question, so it stays in view while the person types (a quick pick's
+ * placeholder goes at the first keystroke).
+ */
+export async function askUser(params: unknown, signal: AbortSignal, agentName?: string): Promise<{ outcome: 'answered'; text: string } | { outcome: 'cancelled' }> {
   const p = (params ?? {}) as AskUser;
   const question = typeof p.question === 'string' ? p.question : vscode.l10n.t('The agent has a question');
-  const title = typeof p.header === 'string' ? p.header : vscode.l10n.t('Question from the agent');
+  const who = agentName ?? vscode.l10n.t('The agent');
+  const title = typeof p.header === 'string' ? vscode.l10n.t('{0} asks ({1}): {2}', who, p.header, question) : vscode.l10n.t('{0} asks: {1}', who, question);
   const options = Array.isArray(p.options) ? p.options.map(optionLabel).filter((o): o is { label: string } => !!o) : [];
   const source = cancellation(signal);
   try {
@@ -76,9 +81,9 @@ interface PropertySchema {
  * ACP `elicitation/create`. Form mode: one input per schema property (enums as quick picks, booleans as
  * yes/no); url mode: shows the host and asks before opening. Answers `{action: accept|decline|cancel}`.
  */
-export async function elicit(params: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function elicit(params: unknown, signal: AbortSignal, agentName?: string): Promise<Record<string, unknown>> {
   const p = (params ?? {}) as { mode?: unknown; message?: unknown; url?: unknown; requestedSchema?: { properties?: Record<string, PropertySchema>; required?: string[] | null } };
-  const message = typeof p.message === 'string' ? p.message : '';
+  const message = vscode.l10n.t('{0} asks: {1}', agentName ?? vscode.l10n.t('The agent'), typeof p.message === 'string' ? p.message : '');
   const source = cancellation(signal);
   try {
     if (p.mode === 'url' && typeof p.url === 'string') {

@@ -172,23 +172,24 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     const asked: string[] = [];
     const stop = await replacing(
       'showQuickPick',
-      async (items: unknown) => {
+      async (items: unknown, options: unknown) => {
         const list = (await items) as vscode.QuickPickItem[];
-        asked.push(`pick ${list.map((i) => i.label).join('|')}`);
+        asked.push(`pick ${list.map((i) => i.label).join('|')} / ${(options as vscode.QuickPickOptions).title ?? ''}`);
         return list[1];
       },
       () =>
         replacing(
           'showInputBox',
           async (o: unknown) => {
-            asked.push(`input ${(o as vscode.InputBoxOptions).prompt}`);
+            asked.push(`input ${(o as vscode.InputBoxOptions).prompt} / ${(o as vscode.InputBoxOptions).title ?? ''}`);
             return 'Ada';
           },
           () => api.manager.prompt('questions please'),
         ),
     );
     assert.equal(stop, 'end_turn');
-    assert.deepEqual(asked.sort(), ['input name', 'pick a.txt|b.txt']);
+    // The agent's name and its question stay in the title (a quick pick's placeholder goes when one types).
+    assert.deepEqual(asked.sort(), ['input name / hostile-ask asks: Your name? (1/1)', 'pick a.txt|b.txt / hostile-ask asks: Which file?']);
     const answers = frames(log).find((f) => f.askAnswer) as { askAnswer: { result: unknown }; elicitationAnswer: { result: unknown } };
     assert.deepEqual(answers.askAnswer.result, { outcome: 'answered', text: 'b.txt' });
     assert.deepEqual(answers.elicitationAnswer.result, { action: 'accept', content: { name: 'Ada' } });
