@@ -144,6 +144,8 @@ export interface ChatRequests {
   editQueued: [{ id: string; text: string }, void];
   selectAgent: [{ name: string }, void];
   newSession: [Record<string, never>, void];
+  /** Restarts the agent and reattaches its session (resume → load → new); the transcript stays. */
+  restart: [Record<string, never>, void];
   /** Another conversation beside this one (same agent unless named); it becomes the active tab. */
   newTab: [{ agent?: string }, void];
   switchTab: [{ id: string }, void];

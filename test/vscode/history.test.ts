@@ -152,6 +152,9 @@ test('session history in the real VS Code: list, open (resume and load), rename,
           el.dispatchEvent(new Event('change', { bubbles: true }));
         });
         await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+        // Switching agent keeps the transcript and draws a line naming the agent that answers from here on.
+        await waitText(frame, '.entry.notice', 'Continued with pi', 30_000);
+        assert.equal(await frame.locator('.msg.agent', { hasText: 'Back in one.' }).count(), 1, 'switching agent lost the transcript');
         await newChat(page, frame);
         await newSession(frame, 'HIST-PI remember the pier', 'Pier noted.');
         await newChat(page, frame);

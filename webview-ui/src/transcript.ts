@@ -375,7 +375,7 @@ export class Transcript {
         send('answerPermission', { permissionId: target.dataset.permission!, optionId: target.dataset.option! });
         break;
       case 'restart':
-        send('newSession', {});
+        send('restart', {});
         break;
       case 'show-log':
         send('showLog', {});

@@ -5,7 +5,7 @@
 import type { ConfigOptionView, ContextChip } from '../../shared/chatProtocol';
 import type { PromptCapabilities } from '../../session/agentSession';
 import { buildPromptParts as buildParts, type PromptContext } from '../../session/promptParts';
-import type { ContentPart } from '../../session/sessionModel';
+import type { ContentPart, NoticeEntity } from '../../session/sessionModel';
 
 function toContext(chip: ContextChip): PromptContext {
   const base = { label: chip.label, ...(chip.uri ? { uri: chip.uri } : {}), ...(chip.text !== undefined ? { text: chip.text } : {}) };
@@ -82,4 +82,9 @@ export function legacyPickers(options: ConfigOptionView[]): { modes: boolean; mo
     modes: !options.some((o) => o.category === 'mode'),
     models: !options.some((o) => o.category === 'model'),
   };
+}
+
+/** The line between one session's transcript and the next (a restart, another agent): which agent answers below. */
+export function sessionDivider(sessionId: string, title: string): NoticeEntity {
+  return { kind: 'notice', id: `divider:${sessionId}:${Date.now()}`, severity: 'info', title };
 }

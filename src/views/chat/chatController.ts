@@ -15,7 +15,7 @@ import type {
   Snapshot,
 } from '../../shared/chatProtocol';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
-import { buildPromptParts, normalizeConfigOptions } from './chatContent';
+import { buildPromptParts, normalizeConfigOptions, sessionDivider } from './chatContent';
 import { boundedHistory } from '../../session/transcriptCopy';
 import { ChatBatch } from './chatBatch';
 import { chatStrings } from './chatStrings';
@@ -195,6 +195,7 @@ export class ChatController implements vscode.Disposable {
       this.tabHistories.delete(id);
       await this.manager.closeTab(id);
     },
+    restart: () => this.manager.restart().then(() => undefined, unlessSuperseded),
     newSession: async () => {
       this.local = [];
       this.history = [];
@@ -373,8 +374,8 @@ export class ChatController implements vscode.Disposable {
     if (this.opening && session.attach.requested === this.opening && session.attach.how === 'loaded') {
       this.history = []; // the agent's replay is the transcript
     }
-    // The previous session's transcript stays visible above the new one.
-    if (this.model) this.history = this.saveHistory();
+    // The previous session's transcript stays visible above the new one, under a divider naming the agent.
+    if (this.model) this.history = [...this.saveHistory(), sessionDivider(session.sessionId, vscode.l10n.t('Continued with {0}', this.manager.agentName ?? session.agentInfo.name))];
     this.session = session;
     this.model = session.model;
     this.editorText = undefined;
