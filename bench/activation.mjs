@@ -16,9 +16,9 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -177,14 +177,12 @@ for (const [p, pkg] of packages.entries()) {
 }
 
 if (write) {
-  const cpu = os.cpus();
-  const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.version}; shared with other work while it ran`;
   const section = [
     '',
     '## Activation in a real VS Code',
     '',
     `Written by \`node bench/activation.mjs\` on ${new Date().toISOString().slice(0, 10)}.`,
-    `Machine: ${machine}.`,
+    `Machine: ${machine('; shared with other work while it ran')}.`,
     '',
     'The production build installed from its .vsix into code-server 4.139.1 (VS Code 1.139.1), an agent configured,',
     'none started, beside a probe extension that does nothing on the same event (`onStartupFinished`). "Shown":',

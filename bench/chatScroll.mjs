@@ -6,9 +6,9 @@
 //   npm run build && node bench/chatScroll.mjs
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -58,8 +58,6 @@ try {
 }
 console.log(JSON.stringify(figures, null, 2));
 
-const cpu = os.cpus();
-const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.version}, headless Chromium (no GPU) through code-server`;
 const f = figures;
 const row = (name, s) => `| ${name} | ${s.ms} | ${s.frames} | ${s.p50} | ${s.p95} | ${s.max} | ${s.long} |`;
 const section = [
@@ -67,7 +65,7 @@ const section = [
   `## Chat webview with ${MESSAGES.toLocaleString('en')} messages and ${TOOLS} tool calls (${label})`,
   '',
   `Written by \`node bench/chatScroll.mjs\` on ${new Date().toISOString().slice(0, 10)}.`,
-  `Machine: ${machine}.`,
+  `Machine: ${machine(', headless Chromium (no GPU) through code-server')}.`,
   '',
   'The fixture agent `test/vscode/chatLongAgent.ts` streams the session in one turn; everything is measured',
   'inside the webview of a real VS Code (performance.now, requestAnimationFrame, `performance.memory`).',

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -74,8 +75,6 @@ try {
   fs.rmSync(workspace, { recursive: true, force: true });
 }
 console.log(JSON.stringify(figures, null, 2));
-const cpu = os.cpus();
-const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.version}, headless Chromium (no GPU) through code-server`;
 const f = figures;
 const row = (name, s) => `| ${name} | ${s.frames} | ${s.p50} | ${s.p95} | ${s.max} | ${s.long} |`;
 const section = [
@@ -83,7 +82,7 @@ const section = [
   `## Chat frames while streaming ${RATE} chunks/s for ${SECONDS} s, and scrolling 2,000 messages`,
   '',
   `Written by \`node bench/chatStream.mjs\` on ${new Date().toISOString().slice(0, 10)}.`,
-  `Machine: ${machine}; 1-minute load average ${loadBefore.toFixed(2)} before the run, ${os.loadavg()[0].toFixed(2)} after.`,
+  `Machine: ${machine(', headless Chromium (no GPU) through code-server')}; 1-minute load average ${loadBefore.toFixed(2)} before the run, ${os.loadavg()[0].toFixed(2)} after.`,
   '',
   `The fixture agent \`test/vscode/chatLongAgent.ts\` streams one markdown answer (${RATE * SECONDS} chunks of a word,`,
   'a paragraph break every 40, a code block every 400) at the rate; the page records requestAnimationFrame',

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -55,12 +56,11 @@ const big = results[N];
 const ratio = big.ms / small.ms;
 console.log(`time ratio ${N}/${N / 10}: ${ratio.toFixed(2)}× (linear would be 10×)`);
 
-const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const heading = '## Permission requests in one turn';
 const section = `${heading}
 
 Written by \`node bench/permissions.mjs\` on ${new Date().toISOString().slice(0, 10)}.
-Machine: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}.
+Machine: ${machine()}.
 
 The CLI (\`--approve-all\`) against \`test/fixtures/intruderAgent.js\` asking N permissions in one turn; wall
 time of the whole CLI process (spawn, initialize, turn, exit) and its peak RSS (VmHWM), median of ${runs} runs.

@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync,
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const runs = Number(process.env.BENCH_RUNS ?? 7);
@@ -87,12 +88,11 @@ const row = (impl) => {
   const bytes = results[impl][0].bytes;
   return `| ${LABEL[impl]} | ${ms(impl)} | ${Math.min(...all)}–${Math.max(...all)} | ${rss(impl)} | ${bytes === undefined ? '' : (bytes / 2 ** 20).toFixed(1)} |`;
 };
-const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const heading = `## One prompt turn streaming ${chunks.toLocaleString('en')} \`agent_message_chunk\` updates`;
 const section = `${heading}
 
 Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}.
-Machine: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}.
+Machine: ${machine()}.
 
 The agent is \`test/fixtures/hostileAgent.js flood\` (chunks of about 12 characters); each client spawns it,
 initializes, opens a session, sends the prompt and returns at \`end_turn\`. Wall time of the whole turn (in

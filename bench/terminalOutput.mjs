@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -83,12 +84,11 @@ const ratioPush = rows[1].push / rows[0].push;
 const ratioTerm = rows[1].term / rows[0].term;
 console.log(`ratio 150 MB / 15 MB: OutputBuffer ${ratioPush.toFixed(2)}x, TerminalService ${ratioTerm.toFixed(2)}x (linear: ~10x)`);
 
-const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const heading = '## Terminal output: 15 MB and 150 MB in 64 KiB chunks';
 const section = `${heading}
 
 Written by \`node bench/terminalOutput.mjs\` on ${new Date().toISOString().slice(0, 10)}.
-Machine: ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; shared with other work.
+Machine: ${machine('; shared with other work')}.
 
 The agent asks for \`outputByteLimit\` 1 TiB; it is capped at ${MAX_OUTPUT_LIMIT / 2 ** 20} MiB. "OutputBuffer": fresh 64 KiB chunks pushed
 into the compiled \`OutputBuffer\`, then \`text()\`, median of ${RUNS} runs. "TerminalService": \`terminal/create\` of a

@@ -7,9 +7,9 @@
 // bench/RESULTS.md.
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -66,14 +66,12 @@ try {
   fs.rmSync(scratch, { recursive: true, force: true });
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const cpu = os.cpus();
-const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.version}, headless Chromium through code-server`;
 const section = [
   '',
   '## Warm start: Enter → `session/prompt` at the agent (opencode, real VS Code)',
   '',
   `Written by \`node bench/warmStart.mjs\` on ${new Date().toISOString().slice(0, 10)}.`,
-  `Machine: ${machine}.`,
+  `Machine: ${machine(', headless Chromium through code-server')}.`,
   '',
   'From the Enter keydown in the chat composer (the page\'s clock) to the line reaching opencode\'s stdin',
   '(`bench/stdinStamp.mjs` wraps the agent), opencode 1.18.33 on the scripted model. Warm: `agentHost.warmStart`',

@@ -1,0 +1,8 @@
+// The "Machine:" line every bench writes into bench/RESULTS.md: cores and CPU model, memory, OS, Node.
+import * as os from 'node:os';
+
+/** `2 × AMD EPYC, 24 GiB, linux 6.1.0, Node v20.20.2`, then `rest` (", headless Chromium…" or "; shared…"). */
+export function machine(rest = '') {
+  const cpu = os.cpus();
+  return `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type().toLowerCase()} ${os.release()}, Node ${process.version}${rest}`;
+}
