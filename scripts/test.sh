@@ -31,7 +31,7 @@ fail=$(awk '/^# fail /{print $3}' test-artifacts/results.tap | tail -1)
 skip=$(awk '/^# skipped /{print $3}' test-artifacts/results.tap | tail -1)
 
 # Nothing may outlive the suite: agents, code-server, Chromium (its profile is under a runner's
-# /tmp/ah-vsc-XXXXXX scratch, in its --user-data-dir), our fixtures.
+# ah-vsc-XXXXXX scratch in the temp folder, in its --user-data-dir), our fixtures.
 sleep 1
 leftovers=$(ps -eo pid=,stat=,args= | awk '$2 !~ /^Z/' \
   | grep -E "$ROOT/\.tools/|$ROOT/out/test/|$ROOT/\.scratch/|agent-host-[a-z]+-[A-Za-z0-9]{6}|/ah-vsc-[A-Za-z0-9]{6}" \

@@ -2,6 +2,7 @@
  * The compatibility report as text (a table for a terminal), JSON (the report as is) and Markdown (a table
  * plus the frames per check), and the cross-agent table of docs/agent-compatibility.md. Pure functions.
  */
+import * as os from 'node:os';
 import { CHECK_IDS, type CheckStatus, type CompatReport } from './checkTypes';
 
 export const STATUS_MARK: Record<CheckStatus, string> = { verified: '✅', claimed: '☑️', absent: '—', failed: '❌' };
@@ -65,8 +66,12 @@ export function stableText(text: string): string {
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>')
     .replace(/\bses_[A-Za-z0-9]+/g, '<id>')
     .replace(/\b\d+(\.\d+)? ?ms\b/g, '<ms>')
-    .replace(/\/tmp\/[^\s"'),]+/g, '<tmp>');
+    .replace(TEMP_PATH, '<tmp>');
 }
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A path under /tmp or under this machine's temp folder (TMPDIR), up to a space, quote, bracket or comma. */
+const TEMP_PATH = new RegExp(`(?:/tmp|${escapeRegExp(os.tmpdir())})[/\\\\][^\\s"'),]+`, 'g');
 
 export interface DocColumn {
   /** Column heading (the agent's id). */

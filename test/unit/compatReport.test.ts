@@ -3,6 +3,8 @@
  * frame evidence (masked token), and the three renderings plus the cross-agent doc (deterministic).
  */
 import assert from 'node:assert/strict';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { capabilityRows, handshakeOf, initializeResult, sessionNewResult } from '../../src/agents/checkHandshake';
 import { render, renderCompatDoc, stableText } from '../../src/agents/checkReport';
@@ -99,7 +101,7 @@ describe('compatibility check: status logic and rendering', () => {
 
   test('the doc: one row per check, a column per agent, notes only for cells not verified, no run details', () => {
     const a = report({ 'exit.stdinEof': 'failed' });
-    a.checks.find((c) => c.id === 'exit.stdinEof')!.evidence.text = 'gone after 120 ms in /tmp/agent-host-check-x/ws for ses_abc123';
+    a.checks.find((c) => c.id === 'exit.stdinEof')!.evidence.text = `gone after 120 ms in ${path.join(os.tmpdir(), 'agent-host-check-x', 'ws')} for ses_abc123`;
     const doc = renderCompatDoc([{ id: 'a', label: 'A 1.0', report: a }, { id: 'b', label: 'B 2.0', report: report({ 'mcp.http': 'claimed' }) }], 'Intro.');
     assert.match(doc, /\| Check \| a \| b \|/);
     assert.match(doc, /\| `exit.stdinEof` \| ❌ \| ✅ \|/);
