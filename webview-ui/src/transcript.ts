@@ -200,11 +200,11 @@ export class Transcript {
     });
   }
 
-  /** Renders items from `from` on (backwards when `step` is -1) within the slice budget; at most `limit`. */
-  private renderSlice(from: number, step: 1 | -1, limit: number): HTMLElement[] {
+  /** Renders items from `from` on (backwards when `step` is -1) within the slice budget; at most a PAGE. */
+  private renderSlice(from: number, step: 1 | -1): HTMLElement[] {
     const t0 = performance.now();
     const nodes: HTMLElement[] = [];
-    for (let i = from; nodes.length < limit && i >= 0 && i < this.items.length; i += step) {
+    for (let i = from; nodes.length < PAGE && i >= 0 && i < this.items.length; i += step) {
       if (nodes.length >= MIN_SLICE && performance.now() - t0 > SLICE_MS) break;
       nodes.push(this.render(this.items[i]!));
     }
@@ -229,7 +229,7 @@ export class Transcript {
   private showEarlier(): void {
     if (this.start === 0) return;
     const before = this.el.scrollHeight;
-    const nodes = this.renderSlice(this.start - 1, -1, PAGE);
+    const nodes = this.renderSlice(this.start - 1, -1);
     const from = this.start - nodes.length;
     this.list.prepend(...nodes);
     this.start = from;
@@ -249,7 +249,7 @@ export class Transcript {
 
   private showLater(): void {
     if (this.end >= this.items.length) return;
-    const nodes = this.renderSlice(this.end, 1, PAGE);
+    const nodes = this.renderSlice(this.end, 1);
     this.list.append(...nodes);
     this.end += nodes.length;
     this.trimTop();
