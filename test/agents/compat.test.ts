@@ -26,8 +26,9 @@ interface Column {
   /** Facts we know: the status each of these checks must have (or, with `!`, must not have). */
   expect: Partial<Record<string, CheckStatus | `!${CheckStatus}`>>;
   /**
-   * Known races in the agent: the check may come out either way from run to run. The test accepts
-   * `failed` or `verified`, and the doc states the race (a ❌ with this text) instead of one run's draw.
+   * Known run-to-run variations in the agent (a race, a tool list that is not always there): the check's
+   * outcome or its evidence differs between runs. The test accepts `failed` or `verified`, and the doc states
+   * the variation (a ❌ with this text) instead of one run's draw.
    */
   racy?: Partial<Record<string, string>>;
 }
@@ -46,6 +47,12 @@ const acp = (id: string, fixture: string, expect: Column['expect'], racy?: Colum
  * header and its message list, and then lists the sessions from those files: whether the list sees the
  * old turns or the rewritten file is a matter of timing (seen both ways on this machine and in CI).
  */
+/** Seen both ways across CI runs of the same pins (the scripted model's recorded decision differs). */
+const QWEN_MCP_VARIES =
+  'Varies: read_project_file was offered through our MCP server (stdio bridge in session/new mcpServers) but never called. ' +
+  "After a shell turn, qwen's next model request either carries no scenario line (the scripted model gives its default answer) " +
+  'or lists no tool that matches (our MCP tools are not among those it offers); the turn ends end_turn either way.';
+
 const GEMINI_LOAD_RACE =
   'Racy: session/load in a new process first rewrites the session file (a fresh header and message list), then reads it; ' +
   'depending on timing it replays the first turn or answers "No previous sessions found for this project". Agent Host then opens a NEW session and says so.';
@@ -57,7 +64,7 @@ const COLUMNS: Column[] = [
   acp('claude-agent-acp', 'claude', { ...ASKS, 'fs.write': 'absent', 'session.resume': 'verified' }),
   // Exits on stdin EOF; edits through client fs; advertises loadSession, which in a new process races with itself.
   acp('gemini', 'gemini', { ...ASKS, 'fs.write': 'verified', 'exit.stdinEof': 'verified' }, { 'session.load': GEMINI_LOAD_RACE }),
-  acp('qwen', 'qwen', { ...ASKS, 'fs.write': 'verified' }),
+  acp('qwen', 'qwen', { ...ASKS, 'fs.write': 'verified' }, { 'mcp.tool': QWEN_MCP_VARIES }),
   // pi has no permission system and writes the disk itself.
   acp('pi-acp', 'pi-acp', { ...TURNS_OK, 'permission.asked': 'absent', 'permission.reject': 'absent', 'fs.write': 'absent' }),
   { id: 'pi', label: PI_RPC.label, installed: PI_RPC.installed, launch: RPC_LAUNCH.pi, expect: { ...RPC, 'mcp.tool': 'absent' } },
