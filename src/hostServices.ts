@@ -63,7 +63,8 @@ export function createHostServices(
   const docs = new VirtualDocuments();
   const rules = new PermissionRuleStore(context.workspaceState);
   const openDiff = async (d: { path: string; oldText: string | null; newText: string }) => {
-    await showDiff(docs, d.path, d.oldText ?? undefined, d.newText, vscode.l10n.t("{0} ↔ agent's proposed edit", vscode.workspace.asRelativePath(d.path)));
+    const title = vscode.l10n.t("{0} ↔ agent's proposed edit", vscode.workspace.asRelativePath(d.path));
+    return showDiff(docs, d.path, d.oldText ?? undefined, d.newText, title, { preview: true, viewColumn: vscode.ViewColumn.Beside });
   };
   const presenter = modalPermissionPresenter(openDiff);
   const broker = new PermissionBroker({

@@ -352,6 +352,11 @@ export class AcpSession implements AgentSession {
       if (signal.aborted || changedNow || decision.outcome === 'cancelled') {
         record('cancelled');
         this.model.upsertToolCall({ id: toolCallId, permission: { outcome: 'cancelled', by: signal.aborted ? 'cancel' : decision.by } });
+        // The person's Cancel (the dialog's Cancel, Escape, the card's Cancel) stops the turn, as the dialog
+        // says; Reject is the answer that lets the agent go on. The answer goes out first.
+        if (!signal.aborted && decision.outcome === 'cancelled' && decision.by === 'user') {
+          setImmediate(() => void this.cancel().catch((e: Error) => this.options.logger.warn(`Cancelling the turn after the permission's Cancel: ${e.message}`)));
+        }
         return { outcome: { outcome: 'cancelled' as const } };
       }
       this.options.logger.info(`Permission for "${toolCall.title}" answered ${decision.optionId} (by ${decision.by}${decision.rule ? `: ${decision.rule}` : ''})`);

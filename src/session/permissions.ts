@@ -107,3 +107,19 @@ export function policyDecider(policy: PolicyName): PermissionDecider {
     return option ? { outcome: 'selected', optionId: option.optionId, by: 'policy' } : { outcome: 'cancelled', by: 'policy' };
   };
 }
+
+/**
+ * A unified diff without its file headers (`Index:`, `====`, `diff --git`, `---`/`+++` before a file's first
+ * hunk): the hunks only. A removed line that reads `-- x` inside a hunk stays.
+ */
+export function cleanPatch(patch: string): string {
+  let header = true;
+  const kept: string[] = [];
+  for (const line of patch.split('\n')) {
+    if (/^(Index: |diff --git )/.test(line)) header = true;
+    else if (line.startsWith('@@')) header = false;
+    if (header && /^(Index: |={4,}\s*$|diff --git |--- |\+\+\+ |new file mode |deleted file mode |index [0-9a-f]+\.\.)/.test(line)) continue;
+    kept.push(line);
+  }
+  return kept.join('\n').trim();
+}

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import type { PermissionPresenter } from '../host/permissionBroker';
-import { commandOf, OPTION_KIND_LABELS, optionContradicts, type PermissionRequestInfo } from '../session/permissions';
+import { cleanPatch, commandOf, OPTION_KIND_LABELS, optionContradicts, type PermissionRequestInfo } from '../session/permissions';
 import type { PermissionOption } from '../session/sessionModel';
 import { permissionOptionLabel } from '../shared/permissionOptions';
+import { closeDiffsShowing } from './virtualDocuments';
 
 /** Formats a tool call's rawInput as the few lines a person needs to decide. */
 export function summarizeRawInput(rawInput: unknown): string {
@@ -14,7 +15,8 @@ export function summarizeRawInput(rawInput: unknown): string {
   const file = o.file_path ?? o.filePath ?? o.filepath ?? o.path ?? o.abspath;
   const lines: string[] = [];
   if (file !== undefined) lines.push(String(file));
-  const content = o.diff ?? o.content ?? o.new_string ?? o.newString ?? o.newText ?? o.patch;
+  const patch = o.diff ?? o.patch;
+  const content = typeof patch === 'string' ? cleanPatch(patch) : (o.content ?? o.new_string ?? o.newString ?? o.newText);
   if (typeof content === 'string') lines.push(content.length > 600 ? `${content.slice(0, 600)}…` : content);
   if (lines.length) return lines.join('\n');
   const json = JSON.stringify(rawInput, null, 1);
@@ -66,39 +68,56 @@ export function permissionTitle(kind: string | undefined, what: string): string 
   }
 }
 
+/** Buttons in a fixed order by kind: Allow once, Always allow, Reject, Always reject, then anything else. */
+const KIND_ORDER = ['allow_once', 'allow_always', 'reject_once', 'reject_always'];
+function byKind(options: readonly PermissionOption[]): PermissionOption[] {
+  const rank = (o: PermissionOption) => (KIND_ORDER.includes(o.kind) ? KIND_ORDER.indexOf(o.kind) : KIND_ORDER.length);
+  return [...options].sort((a, b) => rank(a) - rank(b));
+}
+
 /**
- * A modal dialog with a button per option (labelled by its kind, the agent's wording beside); closing it
- * answers cancelled. When the request carries a diff, "Show Diff" comes first: it opens the diff editor,
- * then the dialog asks again. A request the agent changed while it was open says what changed. An answer
- * given after the request was withdrawn is dropped with a notification (a modal cannot be closed by code).
+ * A modal dialog with a button per option (labelled by its kind, the agent's wording beside, in the order
+ * Allow once, Always allow, Reject, Always reject); closing it (Cancel, Escape) answers cancelled, which
+ * stops the turn — the detail says so. The default button (Enter) is "Show Diff" while the request carries a
+ * diff not yet opened: it opens the diff beside the editor, then the dialog asks again with "Allow once" as
+ * the default; the diff's tab closes once the request is answered. A request the agent changed while it was
+ * open says what changed. An answer given after the request was withdrawn is dropped with a notification (a
+ * modal cannot be closed by code).
  */
-export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType<typeof diffOf>>) => Promise<void>): PermissionPresenter {
+export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType<typeof diffOf>>) => Promise<vscode.Uri>): PermissionPresenter {
   return async ({ request }, signal) => {
     const { toolCall, options } = request;
     const warnings = [
       ...(request.changed?.length ? [vscode.l10n.t('⚠ The agent changed this request while it was being asked:'), ...request.changed.map((c) => `  ${c}`)] : []),
       ...options.filter(optionContradicts).map((o) => vscode.l10n.t('⚠ The option “{0}” is named against what it does ({1}).', o.name, vscode.l10n.t(OPTION_KIND_LABELS[o.kind] ?? o.kind))),
     ];
-    const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput)].filter(Boolean).join('\n\n');
+    const explain = vscode.l10n.t('Reject tells the agent no and lets it go on; Cancel (Escape) stops the turn.');
+    const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput), explain].filter(Boolean).join('\n\n');
     const title = permissionTitle(toolCall.toolKind, toolCall.title || toolCall.id);
     const diff = diffOf(request);
     const showDiff = { title: vscode.l10n.t('Show Diff'), optionId: undefined as string | undefined };
-    const items = options.map((o) => ({ title: optionLabel(o), optionId: o.optionId as string | undefined }));
-    for (;;) {
-      const picked = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...(diff ? [showDiff] : []), ...items);
-      // Withdrawn while it was up (time-out, the agent exited or asked again, a Stop from a key binding):
-      // VS Code cannot close a modal from an extension, so the answer goes nowhere, and the person is told.
-      if (signal.aborted) {
-        if (picked?.optionId !== undefined) {
-          void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: the request "{0}" was withdrawn before you answered; nothing was allowed or recorded.', toolCall.title || toolCall.id));
+    const items = byKind(options).map((o) => ({ title: optionLabel(o), optionId: o.optionId as string | undefined }));
+    let shown: vscode.Uri | undefined;
+    try {
+      for (;;) {
+        const buttons = diff && !shown ? [showDiff, ...items] : [...items, ...(diff ? [showDiff] : [])];
+        const picked = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...buttons);
+        // Withdrawn while it was up (time-out, the agent exited or asked again, a Stop from a key binding):
+        // VS Code cannot close a modal from an extension, so the answer goes nowhere, and the person is told.
+        if (signal.aborted) {
+          if (picked?.optionId !== undefined) {
+            void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: the request "{0}" was withdrawn before you answered; nothing was allowed or recorded.', toolCall.title || toolCall.id));
+          }
+          return undefined;
         }
-        return undefined;
+        if (picked === showDiff && diff) {
+          shown = await openDiff(diff);
+          continue;
+        }
+        return picked?.optionId;
       }
-      if (picked === showDiff && diff) {
-        await openDiff(diff);
-        continue;
-      }
-      return picked?.optionId;
+    } finally {
+      if (shown) await closeDiffsShowing(shown).catch(() => undefined);
     }
   };
 }

@@ -69,7 +69,7 @@ export async function showDiff(
   before: string | vscode.Uri | undefined,
   after: string | vscode.Uri,
   title: string,
-  options: { preview?: boolean } = { preview: true },
+  options: { preview?: boolean; viewColumn?: vscode.ViewColumn } = { preview: true },
 ): Promise<vscode.Uri> {
   const left = before instanceof vscode.Uri ? before : docs.add(file, before ?? '', 'before');
   const right = after instanceof vscode.Uri ? after : docs.add(file, after, 'proposed');

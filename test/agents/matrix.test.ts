@@ -38,15 +38,17 @@ async function prepared(agent: AgentFixture, model: ScriptedModel, name: string)
 }
 
 /** Runs one prompt through AcpSession, recording every frame. */
-async function runTurn(agent: AgentFixture, name: string, policy: PolicyName, prompt: (ws: string) => string, setup?: (ws: string) => void) {
+/** `dialog-cancel`: the person closes the permission dialog (Cancel, Escape), which stops the turn. */
+async function runTurn(agent: AgentFixture, name: string, policy: PolicyName | 'dialog-cancel', prompt: (ws: string) => string, setup?: (ws: string) => void) {
   const model = await startScriptedModel();
   const { scratch, workspace, config } = await prepared(agent, model, name);
   setup?.(workspace);
   const frames: Frame[] = [];
   const asked: string[][] = [];
-  const base = policyDecider(policy);
+  const base = policyDecider(policy === 'dialog-cancel' ? 'deny-all' : policy);
   const decide: PermissionDecider = async (req, signal) => {
     asked.push(req.options.map((o) => o.optionId));
+    if (policy === 'dialog-cancel') return { outcome: 'cancelled', by: 'user' };
     return base(req, signal);
   };
   const logLines: string[] = [];
@@ -164,6 +166,30 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
       // The model was never told the tool succeeded (some agents end the turn without asking it again).
       assert.ok(!run.model.requests.some((r) => r.decision === 'final'), 'the model saw a successful tool result');
       assert.ok(run.asked.length >= 1, 'the agent asked');
+      row.ok = true;
+      run.cleanup();
+    });
+
+    test(`${agent.label}: Cancel in the permission dialog stops the turn`, { ...opts, skip: opts.skip || (q.noPermissionRequests ? 'never asks' : false) }, async () => {
+      const row: Row = { agent: agent.id, case: 'dialog-cancel', ok: false, ms: 0 };
+      rows.push(row);
+      // As for reject: a new file, or an edit for agents that cannot create files through client fs.
+      const original = 'keep = me\n';
+      const run = q.createViaClientFsBroken
+        ? await runTurn(agent, 'dialog-cancel', 'dialog-cancel', (ws) => scenario('edit', { path: path.join(ws, 'kept.txt'), old: 'keep', new: 'lose' }), (ws) => fs.writeFileSync(path.join(ws, 'kept.txt'), original))
+        : await runTurn(agent, 'dialog-cancel', 'dialog-cancel', (ws) => scenario('write', { path: path.join(ws, 'unwritten.txt'), content: 'must not exist\n' }));
+      Object.assign(row, { ms: run.ms, initializeMs: run.initializeMs, stopReason: run.stopReason });
+      const req = run.frames.find((f) => f.dir === 'in' && f.msg.method === 'session/request_permission');
+      assert.ok(req, 'the agent asked for permission');
+      const answer = run.frames.find((f) => f.dir === 'out' && f.msg.id === req.msg.id && 'result' in f.msg);
+      assert.deepEqual((answer?.msg.result as { outcome: unknown }).outcome, { outcome: 'cancelled' });
+      // The answer goes out first, then session/cancel, and the turn ends `cancelled` (not the agent's end_turn).
+      const cancel = run.frames.find((f) => f.dir === 'out' && f.msg.method === 'session/cancel');
+      assert.ok(cancel && answer && cancel.at >= answer.at, 'no session/cancel after the cancelled answer');
+      assert.equal(run.stopReason, 'cancelled');
+      if (q.createViaClientFsBroken) assert.equal(fs.readFileSync(path.join(run.workspace, 'kept.txt'), 'utf8'), original);
+      else assert.equal(fs.existsSync(path.join(run.workspace, 'unwritten.txt')), false);
+      assert.ok(!run.model.requests.some((r) => r.decision === 'final' && /Done/.test(JSON.stringify(r))), 'the model was told the edit succeeded');
       row.ok = true;
       run.cleanup();
     });

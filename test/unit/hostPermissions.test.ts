@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PermissionBroker, type PendingPermission } from '../../src/host/permissionBroker';
 import { commandPrefixOf, memoryStore, PermissionRuleStore } from '../../src/host/permissionRules';
-import { optionContradicts, type PermissionRequestInfo } from '../../src/session/permissions';
+import { cleanPatch, optionContradicts, type PermissionRequestInfo } from '../../src/session/permissions';
 import type { ToolCallEntity } from '../../src/session/sessionModel';
 
 function request(id: string, patch: Partial<ToolCallEntity> = {}): PermissionRequestInfo {
@@ -169,5 +169,28 @@ describe('PermissionBroker', () => {
   it('keeps the program and its first word as a command prefix', () => {
     assert.equal(commandPrefixOf('git status --short'), 'git status');
     assert.equal(commandPrefixOf('ls -la /tmp'), 'ls');
+  });
+});
+
+describe('cleanPatch (the diff in the permission dialog)', () => {
+  it('drops the file headers opencode and git put before the hunks, keeps every hunk line', () => {
+    const patch = [
+      'Index: /ws/a.sql',
+      '===================================================================',
+      '--- /ws/a.sql',
+      '+++ /ws/a.sql',
+      '@@ -1,2 +1,2 @@',
+      '--- an old SQL comment',
+      '+-- a new SQL comment',
+      ' select 1;',
+      'diff --git a/b.txt b/b.txt',
+      'new file mode 100644',
+      'index 0000000..e69de29',
+      '--- /dev/null',
+      '+++ b/b.txt',
+      '@@ -0,0 +1 @@',
+      '+hello',
+    ].join('\n');
+    assert.equal(cleanPatch(patch), ['@@ -1,2 +1,2 @@', '--- an old SQL comment', '+-- a new SQL comment', ' select 1;', '@@ -0,0 +1 @@', '+hello'].join('\n'));
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Host services as a person sees them (Playwright in code-server's workbench): the permission modal with a
- * button per option labelled by its kind (a trap option named against its kind flagged) and "Show Diff" first (the request carries a diff: it opens the diff editor, then the
- * dialog asks again), then — with `agentHost.files.reviewWrites` on — the agent's write shown in the diff
+ * button per option labelled by its kind (a trap option named against its kind flagged) and "Show Diff" as
+ * the default (the request carries a diff: it opens the diff beside, then the dialog asks again with "Allow
+ * once" as the default; the diff closes once answered), Cancel explained and the diff's hunks without headers, then — with `agentHost.files.reviewWrites` on — the agent's write shown in the diff
  * editor with Accept / Reject. Screenshots: test-artifacts/host-permission-modal.png, host-show-diff.png,
  * host-diff-review.png.
  */
@@ -30,6 +31,10 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     shots.push(await info.screenshot('host-permission-modal'));
     const buttons = dialog.locator('.dialog-buttons .monaco-button');
     const labels = (await buttons.allTextContents()).map((l) => l.trim());
+    // The default button: styled primary (not secondary) and focused, so Enter presses it.
+    const primary = async (scope: typeof dialog) =>
+      (await scope.locator('.dialog-buttons .monaco-button').evaluateAll((els) => els.filter((e) => !e.classList.contains('secondary') && e === document.activeElement).map((e) => e.textContent?.trim())))[0];
+    const firstDefault = await primary(dialog);
     const message = (await dialog.locator('.dialog-message-text').first().textContent())?.trim();
     const detail = (await dialog.locator('.dialog-message-detail').first().textContent().catch(() => ''))?.trim();
     console.log(`[host-ui] modal "${message}" detail "${detail}" buttons [${labels.join(' | ')}]`);
@@ -39,18 +44,29 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     if (!labels.includes('⚠ Always allow — “Reject”')) throw new Error(`the trap option is not shown for what it does: [${labels.join(' | ')}]`);
     if (!/named against what it does/.test(detail ?? '')) throw new Error(`the detail does not explain the flagged option: "${detail}"`);
     if (!/Kind: edit/.test(detail ?? '')) throw new Error(`modal detail lacks the tool kind: "${detail}"`);
-    if (!labels.includes('Show Diff')) throw new Error(`no "Show Diff" button for a request with a diff: [${labels.join(' | ')}]`);
+    // The default button (first: Enter) is Show Diff while the diff has not been opened; the detail says what
+    // Cancel does and shows the hunks, not the patch's headers.
+    if (firstDefault !== 'Show Diff') throw new Error(`"Show Diff" is not the default button of a request with a diff (default "${firstDefault}"): [${labels.join(' | ')}]`);
+    if (!/Cancel \(Escape\) stops the turn/.test(detail ?? '')) throw new Error(`the detail does not explain Cancel: "${detail}"`);
+    if (!/\+hello from the smoke agent/.test(detail ?? '') || /Index:|====/.test(detail ?? '')) throw new Error(`the detail's diff is not clean: "${detail}"`);
 
     // Show Diff: the diff editor opens with the proposed text, and the same question comes back.
     await buttons.nth(labels.indexOf('Show Diff')).click();
     await diffShown(page);
     await settled(dialog, 'the permission dialog, asked again');
     shots.push(await info.screenshot('host-show-diff'));
-    const tab = (await page.locator('.tabs-container .tab.active').first().textContent().catch(() => ''))?.trim() ?? '';
+    const proposedTabs = page.locator('.tabs-container .tab', { hasText: 'proposed edit' });
+    const tab = (await proposedTabs.first().textContent().catch(() => ''))?.trim() ?? '';
+    const groups = await page.locator('.editor-group-container').count();
     const again = (await dialog.locator('.dialog-buttons .monaco-button').allTextContents()).map((l) => l.trim());
-    console.log(`[host-ui] after Show Diff: tab "${tab}", dialog again [${again.join(' | ')}]`);
+    console.log(`[host-ui] after Show Diff: tab "${tab}" (${groups} editor groups), dialog again [${again.join(' | ')}]`);
     if (!/proposed edit/.test(tab)) throw new Error(`the diff editor did not open on the proposed edit (tab "${tab}")`);
-    if (again.join('|') !== labels.join('|')) throw new Error(`the dialog did not ask again: [${again.join(' | ')}]`);
+    if (groups < 2) throw new Error(`the diff did not open beside the editor (${groups} editor group)`);
+    // Asked again, the same options; the default is now Allow once.
+    const againDefault = await primary(dialog);
+    if (againDefault !== 'Allow once' || [...again].sort().join('|') !== [...labels].sort().join('|')) {
+      throw new Error(`the dialog did not ask again with Allow once as its default (default "${againDefault}"): [${again.join(' | ')}]`);
+    }
     if (fs.existsSync(path.join(opts.workspace, file))) throw new Error(`${file} was written before anyone allowed it`);
     await dialog.locator('.dialog-buttons .monaco-button').nth(again.indexOf('Allow once')).click();
 
@@ -68,6 +84,8 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     await accept.click();
     await until(() => fs.existsSync(target), { what: `${file} written after Accept`, timeoutMs: 30_000, intervalMs: 250 });
     console.log(`[host-ui] ${file} written after Accept: ${JSON.stringify(fs.readFileSync(target, 'utf8'))}`);
+    // Answered: the diffs the request opened are closed again.
+    await until(async () => (await proposedTabs.count()) === 0, { what: 'the proposed-edit diff tabs closed after the answer', timeoutMs: 15_000, intervalMs: 250 });
   });
   return shots;
 }

@@ -91,6 +91,7 @@ export class ChatController implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         // An agent added while the chat shows with none running: warm start it as if the chat just opened.
         const idle = manager.state === 'stopped' && !manager.error && !manager.current && manager.agents().length > 0;
+        if (e.affectsConfiguration('agentHost.permissions.mode')) this.post({ type: 'header', header: this.header() });
         if (e.affectsConfiguration('agentHost.agents') && this.sinks.size && this.warmStart() && idle) this.manager.ensureStarted().catch((error: Error) => this.log.warn(`Chat: agent did not start: ${error.message}`));
       }),
       // Trusted now: the page becomes the chat (no reload), and the agent warm starts as when the chat opens.
@@ -456,7 +457,8 @@ export class ChatController implements vscode.Disposable {
         return { name: c.name, description: c.description, ...(typeof hint === 'string' ? { hint } : {}) };
       }),
       caps: this.caps(),
-      permissionsInChat: this.broker !== undefined,
+      // With the modal dialog up, the card says where to answer instead of repeating its buttons.
+      permissionsInChat: this.broker !== undefined && vscode.workspace.getConfiguration('agentHost').get<string>('permissions.mode', 'modal') !== 'modal',
       ...(m?.info.title ? { title: m.info.title } : {}),
       ...(rpc ? { rpc } : {}),
     };
