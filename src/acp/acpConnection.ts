@@ -23,6 +23,8 @@ export interface ConnectionMember {
   update(n: SessionNotification): void;
   /** A request of this session's agent the host refused: shown and logged, not only answered. */
   refused?: OnRefused;
+  /** The person answered (or cancelled) a question of this session's agent (an `extRequests` method). */
+  asked?(method: string, params: unknown, result: unknown): void;
 }
 
 /** Spawns the configured agent as an ACP client with `handlers` (the options' logger, limits and tap). */
@@ -94,7 +96,21 @@ export class AcpConnection {
             },
           }
         : {}),
-      ...(options.extRequests ? { extRequests: options.extRequests } : {}),
+      // Each question and its answer is recorded in the asking session's transcript.
+      ...(options.extRequests
+        ? {
+            extRequests: Object.fromEntries(
+              Object.entries(options.extRequests).map(([method, handler]) => [
+                method,
+                async (params: unknown, signal: AbortSignal) => {
+                  const result = await handler(params, signal);
+                  route((params as { sessionId?: string } | null)?.sessionId)?.asked?.(method, params, result);
+                  return result;
+                },
+              ]),
+            ),
+          }
+        : {}),
     };
     this.client = spawnClient(config, options, handlers);
     this.client.onSessionUpdate((n) => {

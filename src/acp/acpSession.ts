@@ -5,6 +5,7 @@ import type { AgentConfig } from '../session/agentConfig';
 import type { AgentExtras, AgentSession, AgentSessionDirectory, AgentSessionInfo, AttachInfo, PromptCapabilities } from '../session/agentSession';
 import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
 import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
+import { questionNotice, questionRecord } from '../session/questionRecord';
 import { SessionModel, type ContentPart } from '../session/sessionModel';
 import { AcpClient } from './acpClient';
 import { ErrorCodes } from './acpErrors';
@@ -121,6 +122,12 @@ export class AcpSession implements AgentSession {
       refused: (method, error) => {
         options.logger.warn(`Refused the agent's ${method}: ${error.message}`);
         session?.model.notice('warning', 'Refused', `${method}: ${error.message}`);
+      },
+      asked: (method, params, result) => {
+        const record = questionRecord(method, params, result);
+        if (!record || !session) return;
+        const { title, detail } = questionNotice(config.name, record);
+        session.model.notice('info', title, detail);
       },
     };
     const connection = await AcpConnection.open(config, options, clientCapabilities(options));

@@ -95,6 +95,8 @@ export class ExtensionUiDispatcher {
     private readonly logger: Logger,
     /** Also tells the session model (notices, status, widgets, title). */
     private readonly observe: (method: string, frame: Record<string, unknown>) => void = () => undefined,
+    /** A dialog was answered (or cancelled, or timed out) — not withdrawn by the agent: for the transcript. */
+    private readonly answered: (frame: Record<string, unknown>, answer: UiAnswer) => void = () => undefined,
   ) {}
 
   /** Dialogs still waiting for the user. */
@@ -114,22 +116,22 @@ export class ExtensionUiDispatcher {
       case 'select': {
         const options = Array.isArray(frame.options) ? frame.options.map(String) : [];
         const req: UiSelectRequest = { ...base, options, ...(Array.isArray(frame.optionDetails) ? { optionDetails: frame.optionDetails as UiSelectRequest['optionDetails'] } : {}) };
-        this.dialog(id, timeout, (s) => (h ? h.select(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
+        this.dialog(frame, timeout, (s) => (h ? h.select(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
         return;
       }
       case 'confirm': {
         const req: UiConfirmRequest = { ...base, message: str('message') ?? '' };
-        this.dialog(id, timeout, (s) => (h ? h.confirm(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { confirmed: v }));
+        this.dialog(frame, timeout, (s) => (h ? h.confirm(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { confirmed: v }));
         return;
       }
       case 'input': {
         const req: UiInputRequest = { ...base, ...(str('placeholder') !== undefined ? { placeholder: str('placeholder') } : {}) };
-        this.dialog(id, timeout, (s) => (h ? h.input(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
+        this.dialog(frame, timeout, (s) => (h ? h.input(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
         return;
       }
       case 'editor': {
         const req: UiEditorRequest = { ...base, ...(str('prefill') !== undefined ? { prefill: str('prefill') } : {}) };
-        this.dialog(id, timeout, (s) => (h ? h.editor(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
+        this.dialog(frame, timeout, (s) => (h ? h.editor(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
         return;
       }
       case 'cancel': {
@@ -173,7 +175,8 @@ export class ExtensionUiDispatcher {
     this.open.clear();
   }
 
-  private dialog<T>(id: string, timeout: number | undefined, ask: (signal: AbortSignal) => Promise<T | undefined>, toAnswer: (v: T | undefined) => UiAnswer | undefined): void {
+  private dialog<T>(frame: Record<string, unknown>, timeout: number | undefined, ask: (signal: AbortSignal) => Promise<T | undefined>, toAnswer: (v: T | undefined) => UiAnswer | undefined): void {
+    const id = String(frame.id ?? '');
     const ctl = new AbortController();
     this.open.set(id, ctl);
     let timedOut = false;
@@ -198,6 +201,7 @@ export class ExtensionUiDispatcher {
         answer = { cancelled: true };
       } else answer = toAnswer(outcome.v) ?? { cancelled: true };
       this.logger.debug(`Extension dialog ${id} answered after ${Date.now() - started} ms: ${JSON.stringify(answer)}`);
+      this.answered(frame, answer);
       this.write({ type: 'extension_ui_response', id, ...answer }).catch((error: Error) =>
         this.logger.debug(`Could not answer extension dialog ${id}: ${error.message}`),
       );

@@ -13,11 +13,12 @@ import type { Logger } from '../core/log';
 import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession } from '../session/agentSession';
 import type { HostToolProvider } from '../session/hostTools';
+import { questionNotice, uiQuestionRecord } from '../session/questionRecord';
 import { SessionModel, type ContentPart } from '../session/sessionModel';
 import type { InterruptMode, QueueMode, RpcState } from './commands';
 import { RpcCommandSurface } from './commandSurface';
 import { detectDialect } from './dialect';
-import { ExtensionUiDispatcher, type RpcUiHandlers } from './extensionUi';
+import { ExtensionUiDispatcher, type RpcUiHandlers, type UiAnswer } from './extensionUi';
 import { FrameMapper } from './frameMapper';
 import { HostToolRunner } from './hostToolRunner';
 import { splitParts } from './piContent';
@@ -69,7 +70,7 @@ export class RpcSession extends RpcCommandSurface {
       this.noteActivity();
       return written;
     };
-    this.ui = new ExtensionUiDispatcher(options.rpcUi, write, options.logger, (method, frame) => this.observeUi(method, frame));
+    this.ui = new ExtensionUiDispatcher(options.rpcUi, write, options.logger, (method, frame) => this.observeUi(method, frame), (frame, answer) => this.recordQuestion(frame, answer));
     this.hostToolRunner = new HostToolRunner(options.hostTools, write, options.logger, options.requestTimeoutMs ?? 60_000);
     connection.onOutput(() => this.noteActivity());
     connection.onFrame((frame) => this.onFrame(frame));
@@ -236,6 +237,14 @@ export class RpcSession extends RpcCommandSurface {
 
   private noteActivity(): void {
     this.activity.fire(this.ui.openDialogs + this.hostToolRunner.runningCalls > 0);
+  }
+
+  /** A dialog's question and answer go into the transcript (one asked before the model exists is only logged). */
+  private recordQuestion(frame: Record<string, unknown>, answer: UiAnswer): void {
+    const record = uiQuestionRecord(frame, answer);
+    if (!record || this.early) return;
+    const { title, detail } = questionNotice(this.config.name, record);
+    this.model.notice('info', title, detail);
   }
 
   private observeUi(method: string, frame: Record<string, unknown>): void {

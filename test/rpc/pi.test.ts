@@ -261,6 +261,10 @@ describe('pi (upstream) extension UI', { skip }, () => {
       assert.deepEqual(sel.request.options, ['Allow', 'Block']);
       assert.equal(sel.answer, 'Allow');
       assert.ok(ui.events.some((e) => e.method === 'setStatus' && /Turn \d+ done/.test(String(e.request.text))));
+      // Each dialog's question and answer stay in the transcript.
+      const asked = session.model.timeline().flatMap((e) => (e.kind === 'notice' && e.title.includes(' asked: ') ? [`${e.title} → ${e.detail ?? ''}`] : []));
+      assert.ok(asked.some((n) => / asked: .+ → Answer: typed by the host$/.test(n)), `the input's question and answer are not in the transcript: ${JSON.stringify(asked)}`);
+      assert.ok(asked.some((n) => / asked: .+ → Answer: Allow$/.test(n)), `the select's question and answer are not in the transcript: ${JSON.stringify(asked)}`);
       // confirm on new_session
       const ns = await session.newSession();
       assert.equal(ns.cancelled, false);

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { applyAcpUpdate } from '../../src/acp/applyUpdate';
 import type { SessionUpdate } from '../../src/acp/types';
 import { SessionModel, type SessionEvent } from '../../src/session/sessionModel';
+import { questionNotice, questionRecord } from '../../src/session/questionRecord';
 
 const apply = (m: SessionModel, u: object) => applyAcpUpdate(m, u as SessionUpdate);
 const text = (t: string) => ({ type: 'text', text: t });
@@ -78,5 +79,16 @@ describe('SessionModel fed by ACP updates', () => {
     assert.deepEqual(states, ['running', 'awaiting_permission', 'running', 'awaiting_permission', 'cancelling', 'idle']);
     assert.equal((m.get('permission', 'p2') as { state: string }).state, 'cancelled');
     assert.equal(m.lastStopReason, 'cancelled');
+  });
+});
+
+describe('questionRecord: what an agent asked and what the person answered', () => {
+  it('ask_user, elicitation (accepted, declined), and other methods', () => {
+    assert.deepEqual(questionRecord('_agentao.cn/ask_user', { question: ' Which file? ' }, { outcome: 'answered', text: 'b.txt' }), { question: 'Which file?', answer: 'b.txt' });
+    assert.deepEqual(questionRecord('_agentao.cn/ask_user', { question: 'Which file?' }, { outcome: 'cancelled' }), { question: 'Which file?', answer: undefined });
+    assert.deepEqual(questionRecord('elicitation/create', { message: 'Your name?' }, { action: 'accept', content: { name: 'Ada', ok: true } }), { question: 'Your name?', answer: 'name: Ada, ok: yes' });
+    assert.deepEqual(questionRecord('elicitation/create', { message: 'Your name?' }, { action: 'decline' }), { question: 'Your name?', answer: undefined });
+    assert.equal(questionRecord('_x/other', {}, {}), undefined);
+    assert.deepEqual(questionNotice('qwen', { question: 'Q?', answer: undefined }), { title: 'qwen asked: Q?', detail: 'No answer (cancelled)' });
   });
 });

@@ -193,6 +193,9 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     const answers = frames(log).find((f) => f.askAnswer) as { askAnswer: { result: unknown }; elicitationAnswer: { result: unknown } };
     assert.deepEqual(answers.askAnswer.result, { outcome: 'answered', text: 'b.txt' });
     assert.deepEqual(answers.elicitationAnswer.result, { action: 'accept', content: { name: 'Ada' } });
+    // Each question and its answer stay in the transcript after the dialogs close.
+    const notices = (api.manager.current?.model.timeline() ?? []).flatMap((e) => (e.kind === 'notice' ? [`${e.title} → ${e.detail ?? ''}`] : []));
+    assert.deepEqual(notices.filter((n) => n.includes(' asked: ')).sort(), ['hostile-ask asked: Which file? → Answer: b.txt', 'hostile-ask asked: Your name? → Answer: name: Ada']);
   });
 
   it('lists the files an agent changed on disk itself, opens their diff, and reverts them', async () => {
