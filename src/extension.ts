@@ -181,6 +181,11 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
       if (refuseInRestrictedMode()) return;
       await chat.controller.handle({ kind: 'request', id: 0, method: 'newSession', params: {} });
     }),
+    // The view's one "+": a new conversation in a tab of its own (the current one keeps running in its tab).
+    registerCommand('agentHost.newChatTab', async () => {
+      if (refuseInRestrictedMode()) return;
+      await chat.controller.handle({ kind: 'request', id: 0, method: 'newTab', params: {} });
+    }),
     // Installs run npm and downloaded programs: not in Restricted Mode.
     registerCommand('agentHost.addAgent', async () => (refuseInRestrictedMode() ? undefined : (await import('./views/addAgent.js')).addAgent(installContext(ctx)))),
     registerCommand('agentHost.manageInstalledAgents', async () =>

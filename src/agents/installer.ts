@@ -184,7 +184,11 @@ async function installNpm(chosen: Extract<ChosenDistribution, { kind: 'npx' }>, 
   const file = inside(staging, rel, `${spec}'s bin "${binName}"`);
   const js = isJavaScript(file);
   if (!js) fs.chmodSync(file, 0o755);
-  const target = path.join(finalDir, rel);
+  // The command is npm's own link (`node_modules/.bin/opencode`), not the file it points to: opencode-ai's
+  // bin is `bin/opencode.exe` on every platform, and the command is what the picker and the log show.
+  const link = path.join('node_modules', '.bin', binName);
+  const viaLink = !js && process.platform !== 'win32' && fs.existsSync(path.join(staging, link)) && fs.realpathSync(path.join(staging, link)) === fs.realpathSync(file);
+  const target = path.join(finalDir, viaLink ? link : rel);
   const node = opts.node ?? (process.versions.electron ? 'node' : process.execPath);
   return {
     command: js ? node : target,

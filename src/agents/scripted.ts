@@ -119,7 +119,8 @@ const SETUPS: Record<string, Setup> = {
       provider: {
         scripted: {
           npm: '@ai-sdk/openai-compatible',
-          name: 'Scripted model',
+          // opencode names a model "<provider>/<model>": not "Scripted model/Scripted model".
+          name: 'Local test server',
           options: { baseURL: openaiBase(modelUrl), apiKey: SCRIPTED_API_KEY },
           models: { 'scripted-model': { name: 'Scripted model', tool_call: true, limit: { context: 128000, output: 8192 } } },
         },

@@ -199,8 +199,6 @@ export interface ChatStrings {
   addProblems: string;
   removeChip: string;
   agent: string;
-  newSession: string;
-  newTab: string;
   closeTab: string;
   tabs: string;
   tabNeedsPermission: string;

@@ -26,6 +26,7 @@ export interface CommandMap {
   'agentHost.focusChat': [[], void];
   'agentHost.addSelectionToChat': [[], void];
   'agentHost.newChat': [[], void];
+  'agentHost.newChatTab': [[], void];
   'agentHost.sessionHistory': [[], void];
   /** The entry added to agentHost.agents, or undefined when the person gave up. */
   'agentHost.addAgent': [[], unknown];
@@ -63,6 +64,7 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.focusChat',
   'agentHost.addSelectionToChat',
   'agentHost.newChat',
+  'agentHost.newChatTab',
   'agentHost.sessionHistory',
   'agentHost.addAgent',
   'agentHost.manageInstalledAgents',

@@ -96,6 +96,26 @@ describe('install from the ACP registry, then a real turn (CLI)', { concurrency:
     });
   }
 
+  // A native npm bin is run through npm's own link, so the command says `opencode`, not the package's
+  // `bin/opencode.exe` (opencode-ai names its binary so on every platform).
+  const opencode = agentById('opencode')!;
+  const ocVersion = opencode.versions['opencode-ai']!;
+  const ocSkip = opencode.installed() || requireAll ? false : 'opencode not installed: run scripts/setup-agents.sh';
+  if (only.length === 0 || only.includes('opencode')) test(`opencode-ai ${ocVersion}: installed as .bin/opencode (no .exe on Linux), and it runs`, { skip: ocSkip, timeout: 240_000 }, async () => {
+    const ocStorage = path.join(scratch, 'oc-storage');
+    const reg = path.join(scratch, 'oc-registry.json');
+    const entry = { id: 'opencode', name: 'OpenCode (registry test)', version: ocVersion, description: 'opencode pinned', distribution: { npx: { package: `opencode-ai@${ocVersion}`, args: ['acp'] } } };
+    fs.writeFileSync(reg, JSON.stringify({ version: '1.0.0', agents: [entry], extensions: [] }));
+    const r = await runCli(['install', 'opencode', '--registry', reg, '--storage', ocStorage, '--format', 'json'], scratch);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as Installed;
+    assert.equal(result.config.command, path.join(ocStorage, 'opencode', ocVersion, 'node_modules', '.bin', 'opencode'));
+    assert.deepEqual(result.config.args, ['acp']);
+    const { execFileSync } = await import('node:child_process');
+    assert.match(execFileSync(result.config.command, ['--version'], { encoding: 'utf8', env: { ...process.env, OPENCODE_DISABLE_AUTOUPDATE: '1' } }), new RegExp(ocVersion.replaceAll('.', '\\.')));
+    fs.rmSync(ocStorage, { recursive: true, force: true });
+  });
+
   if (CASES.length) test('installed lists what was installed; uninstall removes it', async () => {
     const listed = await runCli(['installed', '--storage', storage, '--format', 'json'], scratch);
     assert.equal(listed.code, 0, listed.stderr);

@@ -65,7 +65,7 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
         await send(frame, `DEFAULTS-ONE\nSCENARIO: answer ${JSON.stringify({ text: 'First session done.' })}`);
         await waitText(frame, '.msg.agent', 'First session done.');
         await turnIdle(frame);
-        await frame.locator('[data-testid="new-session"]').click();
+        await runCommand(page, 'Agent Host: New Chat Session');
         await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 30_000 });
         await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
         await pickerShows(frame, mode.id, 'plan');

@@ -15,7 +15,7 @@ import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { repoRoot } from '../support/paths';
 import { openChat, pick, send, turnIdle, waitText } from './chatUi';
-import { withWorkbench } from './runner';
+import { runCommand, withWorkbench } from './runner';
 
 const tab = (frame: Frame, id: string) => frame.locator(`[data-testid="tab-${id}"]`);
 
@@ -49,7 +49,7 @@ test('conversations in tabs: two agents at once, a background permission badged 
         // Tab 1 asks for permission; tab 2 is opened before anyone answers.
         await send(frame, `SCENARIO: shell ${JSON.stringify({ command: 'sleep 8 && echo ONE > one.txt' })}`);
         await frame.locator('.entry.permission [data-action="answer-permission"]').first().waitFor({ timeout: 90_000 });
-        await frame.locator('[data-testid="new-tab"]').click();
+        await runCommand(page, 'Agent Host: New Chat Tab');
         await tab(frame, 't2').waitFor({ timeout: 15_000 });
         await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 15_000 });
         await frame.locator('[data-testid="tab-t1"].attention-permission').waitFor({ timeout: 15_000 });

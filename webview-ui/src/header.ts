@@ -1,5 +1,5 @@
 /**
- * The toolbar: agent picker, connection state, new session; then the session's pickers — config options in
+ * The toolbar: agent picker and connection state (the one "+" is the view's title action); then the session's pickers — config options in
  * the agent's order (legacy modes / models when no option covers them) — and the usage meter.
  */
 import type { ChatStrings, ConfigOptionView, HeaderState, TabView } from '../../src/shared/chatProtocol';
@@ -40,9 +40,8 @@ export class Header {
       icon(state.state === 'starting' || state.state === 'busy' ? 'loading codicon-modifier-spin' : state.state === 'error' ? 'error' : state.state === 'ready' ? 'circle-filled' : 'circle-outline'),
       h('span', { className: 'conn-label' }, stateLabel),
     );
-    const newSession = h('vscode-toolbar-button', { icon: 'add', label: s.newSession, title: s.newSession, 'aria-label': s.newSession, 'data-testid': 'new-session' });
-    newSession.addEventListener('click', () => send('newSession', {}));
-    this.top.replaceChildren(agentSelect, dot, h('span', { className: 'spacer' }), newSession);
+    // No "+" here: the view's title bar has the one "+" (a new conversation tab).
+    this.top.replaceChildren(agentSelect, dot);
 
     const pickers: HTMLElement[] = [];
     const opts = state.configOptions;
@@ -80,9 +79,7 @@ export class Header {
       close.addEventListener('click', () => send('closeTab', { id: t.id }));
       return h('span', { className: `tab-wrap${t.active ? ' active' : ''}` }, tab, ...(tabs.length > 1 ? [close] : []));
     });
-    const add = h('button', { className: 'tab-new', title: s.newTab, 'aria-label': s.newTab, 'data-testid': 'new-tab' }, icon('add'));
-    add.addEventListener('click', () => send('newTab', {}));
-    this.tabs.replaceChildren(...els, add);
+    this.tabs.replaceChildren(...els);
   }
 
   private configPicker(o: ConfigOptionView): HTMLElement {
@@ -114,8 +111,11 @@ export class Header {
     }
     entry.el.dataset.current = value;
     if (entry.el.value !== value) entry.el.value = value;
+    // The full name in the tooltip (the picker may truncate it), and a visible label beside each session picker.
+    const tooltip = `${label}: ${choices.find((c) => c.value === value)?.name ?? value}`;
+    entry.el.title = tooltip;
     if (!iconName) return entry.el;
-    return h('label', { className: 'picker-wrap', title: label }, icon(iconName), entry.el);
+    return h('label', { className: 'picker-wrap', title: tooltip }, icon(iconName), h('span', { className: 'picker-label' }, label), entry.el);
   }
 
   private usage(state: HeaderState, s: ChatStrings): HTMLElement {

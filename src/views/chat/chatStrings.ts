@@ -20,8 +20,6 @@ export function chatStrings(): ChatStrings {
     addProblems: vscode.l10n.t('Problems'),
     removeChip: vscode.l10n.t('Remove {0}'),
     agent: vscode.l10n.t('Agent'),
-    newSession: vscode.l10n.t('New session (restarts the agent)'),
-    newTab: vscode.l10n.t('New conversation in a tab of its own'),
     closeTab: vscode.l10n.t('Close conversation'),
     tabs: vscode.l10n.t('Conversations'),
     tabNeedsPermission: vscode.l10n.t('waiting for your permission'),
