@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { registerSelectionCommands } from './commands/selectionCommands';
 import { createHostServices, type HostServices } from './hostServices';
 import { AgentManager, RestrictedModeError, SupersededStartError, type StartAgent } from './manager/agentManager';
+import { settingsFilesOf, sourceLabel } from './manager/agentSources';
 import { recordSessions } from './manager/sessionRecorder';
 import { defaultStateDir, SessionStore } from './session/sessionStore';
 import type { AddAgentContext } from './views/addAgent';
@@ -50,7 +51,7 @@ const startAgentSession: StartAgent = async (config, options) => (await import('
 export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('Agent Host', { log: true });
-  const manager = new AgentManager(log, startAgentSession, context.workspaceState, context.globalState);
+  const manager = new AgentManager(log, startAgentSession, context.workspaceState, context.globalState, settingsFilesOf(context.globalStorageUri.fsPath));
   running = manager;
   context.subscriptions.push(log, manager);
   const { services: host, disposable: hostDisposable } = createHostServices(context, manager, log);
@@ -130,7 +131,11 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
           return;
         }
         const pick = await vscode.window.showQuickPick(
-          agents.map((a) => ({ label: a.name, description: [a.command, ...(a.args ?? [])].join(' '), detail: a.protocol })),
+          agents.map((a) => ({
+            label: a.name,
+            description: sourceLabel(manager.agentSource(a.name)),
+            detail: `${[path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${a.protocol === 'rpc' ? 'pi RPC' : 'ACP'}`,
+          })),
           { title: vscode.l10n.t('Agent Host: choose the agent') },
         );
         if (pick && pick.label !== manager.agentName) {

@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
-import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+import type { AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
 import type { SignInHandler } from '../session/sessionHost';
 import type { ContentPart, SessionEvent } from '../session/sessionModel';
 import type { TrafficLog } from '../session/traffic';
 import { AgentDefaults, type AgentChoices } from './agentDefaults';
 import { AgentSlot, type LastSession, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention } from './agentSlot';
+import { AgentProblemReporter, type AgentList, readAgentList, type SettingsFiles } from './agentSources';
 
 export { CRASH_POLICY, SupersededStartError } from './agentSlot';
 export { RestrictedModeError, restrictedModeMessage } from './workspaceTrust';
@@ -52,9 +53,18 @@ export class AgentManager implements vscode.Disposable {
   private processHooks: ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[] = [];
   private readonly host: SlotHost;
   /** An agent added or the default changed (Add Agent…, settings): views show the new list at once. */
-  private readonly configListener = vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration('agentHost.agents') || e.affectsConfiguration('agentHost.defaultAgent')) this.stateEmitter.fire(this.state);
-  });
+  private listCache: AgentList | undefined;
+  private readonly problems: AgentProblemReporter;
+  private readonly configListener = vscode.Disposable.from(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('agentHost.agents')) this.listCache = undefined;
+      if (e.affectsConfiguration('agentHost.agents') || e.affectsConfiguration('agentHost.defaultAgent')) this.stateEmitter.fire(this.state);
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      this.listCache = undefined;
+      this.stateEmitter.fire(this.state);
+    }),
+  );
   /** Per-agent defaults and the cache of each agent's last offer (global state). */
   readonly defaults: AgentDefaults;
 
@@ -72,7 +82,10 @@ export class AgentManager implements vscode.Disposable {
     private readonly memento?: vscode.Memento,
     /** Where per-agent defaults and offers are kept (global state). */
     globalMemento?: vscode.Memento,
+    /** The User and Remote settings files, read to merge agents across both (see agentSources.ts). */
+    private readonly settingsFiles: SettingsFiles = {},
   ) {
+    this.problems = new AgentProblemReporter(log);
     this.defaults = new AgentDefaults(globalMemento);
     this.host = {
       log,
@@ -224,14 +237,22 @@ export class AgentManager implements vscode.Disposable {
 
   // ------------------------------------------------------------------ configuration and host hooks
 
+  /** The agents of every settings layer, merged by name (src/manager/agentSources.ts); read again on change. */
   agents(): AgentConfig[] {
-    const raw = vscode.workspace.getConfiguration('agentHost').get<unknown>('agents', []);
-    try {
-      return parseAgentConfigs(raw);
-    } catch (error) {
-      this.log.error(`Invalid agentHost.agents setting: ${(error as Error).message}`);
-      return [];
+    return this.agentList().agents;
+  }
+
+  /** Where an agent's entry comes from ("User", "Remote", "Workspace", "Folder <name>"). */
+  agentSource(name: string): string | undefined {
+    return this.agentList().sources.get(name);
+  }
+
+  private agentList(): AgentList {
+    if (!this.listCache) {
+      this.listCache = readAgentList(this.settingsFiles);
+      this.problems.report(this.listCache.problems);
     }
+    return this.listCache;
   }
 
   /** Adds a provider of session services; later providers override earlier ones key by key. */

@@ -30,6 +30,42 @@ export function parseAgentConfigs(value: unknown): AgentConfig[] {
   throw new Error('Agent configuration must be a list of {name, command, …} or an {"agent_servers": {…}} map');
 }
 
+/** One settings layer of agents (User, Remote, Workspace, …) as written, lowest precedence first. */
+export interface AgentLayer {
+  source: string;
+  value: unknown;
+}
+
+/**
+ * Every layer's valid entries, merged by name (a later layer's entry replaces an earlier one of the same name,
+ * in place), the layer each came from, and one line per entry that has the wrong shape (it is left out; the
+ * others still count).
+ */
+export function mergeAgentLayers(layers: AgentLayer[]): { agents: AgentConfig[]; sources: Map<string, string>; problems: string[] } {
+  const byName = new Map<string, AgentConfig>();
+  const sources = new Map<string, string>();
+  const problems: string[] = [];
+  for (const { source, value } of layers) {
+    if (value === undefined || value === null) continue;
+    const entries: [unknown, string][] = Array.isArray(value)
+      ? value.map((v, i) => [v, `agents[${i}]`])
+      : value && typeof value === 'object'
+        ? Object.entries(((value as Record<string, unknown>).agent_servers ?? value) as Record<string, unknown>).map(([name, v]) => [v && typeof v === 'object' ? { name, ...v } : v, name])
+        : [];
+    if (!Array.isArray(value) && (!value || typeof value !== 'object')) problems.push(`${source}: agentHost.agents must be a list of {name, command, …}`);
+    for (const [v, where] of entries) {
+      try {
+        const agent = validate(v, where);
+        byName.set(agent.name, agent);
+        sources.set(agent.name, source);
+      } catch (error) {
+        problems.push(`${source}: ${(error as Error).message}`);
+      }
+    }
+  }
+  return { agents: [...byName.values()], sources, problems };
+}
+
 function validate(v: unknown, where: string): AgentConfig {
   if (!v || typeof v !== 'object') throw new Error(`${where}: expected an object`);
   const o = v as Record<string, unknown>;

@@ -73,6 +73,8 @@ export interface HeaderState {
   /** The open conversations, in order; one is active. */
   tabs: TabView[];
   agents: string[];
+  /** Where each agent's entry is written ("User settings", …), shown beside its name in the picker. */
+  agentSources?: Record<string, string>;
   agentName?: string;
   state: AgentState;
   /** Why the agent is stopped or failed (first line), when it is. */

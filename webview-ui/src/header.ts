@@ -32,7 +32,10 @@ export class Header {
     const s = this.strings();
     this.renderTabs(state.tabs ?? [], s);
     const stateLabel = { stopped: s.stateStopped, starting: s.stateStarting, ready: s.stateReady, busy: s.stateBusy, error: s.stateError }[state.state];
-    const agentChoices = (state.agents.length ? state.agents : [state.agentName ?? '—']).map((a) => ({ value: a, name: a }));
+    const agentChoices = (state.agents.length ? state.agents : [state.agentName ?? '—']).map((a) => {
+      const source = state.agentSources?.[a];
+      return { value: a, name: a, ...(source ? { description: source } : {}) };
+    });
     const agentSelect = this.select('agent', s.agent, agentChoices, state.agentName ?? '', (v) => send('selectAgent', { name: v }));
     const dot = h(
       'span',

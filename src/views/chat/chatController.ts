@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { PermissionBroker } from '../../host/permissionBroker';
 import { RestrictedModeError, SupersededStartError, type AgentManager } from '../../manager/agentManager';
+import { sourceLabel } from '../../manager/agentSources';
 import type { AgentSession, PromptCapabilities } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
 import type {
@@ -443,6 +444,7 @@ export class ChatController implements vscode.Disposable {
     return {
       tabs: this.manager.tabs(),
       agents: this.manager.agents().map((a) => a.name),
+      agentSources: Object.fromEntries(this.manager.agents().map((a) => [a.name, sourceLabel(this.manager.agentSource(a.name))])),
       ...(this.manager.agentName ? { agentName: this.manager.agentName } : {}),
       state,
       ...(error ? { error } : {}),

@@ -1,0 +1,36 @@
+/**
+ * agentHost.agents from several settings layers: merged by name (a later layer's entry replaces an earlier
+ * one in place), each entry's layer remembered, and an entry with the wrong shape reported and left out while
+ * the others still count.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { mergeAgentLayers } from '../../src/session/agentConfig';
+
+describe('mergeAgentLayers', () => {
+  it('merges User, Remote and Workspace by name and remembers where each came from', () => {
+    const { agents, sources, problems } = mergeAgentLayers([
+      { source: 'User', value: [{ name: 'mine', command: 'my-agent' }, { name: 'shared', command: 'user-version' }] },
+      { source: 'Remote', value: [{ name: 'demo', command: 'opencode', args: ['acp'] }, { name: 'shared', command: 'remote-version' }] },
+      { source: 'Workspace', value: { agent_servers: { team: { command: 'team-agent' } } } },
+    ]);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(agents.map((a) => `${a.name}=${a.command}`), ['mine=my-agent', 'shared=remote-version', 'demo=opencode', 'team=team-agent']);
+    assert.deepEqual(Object.fromEntries(sources), { mine: 'User', shared: 'Remote', demo: 'Remote', team: 'Workspace' });
+  });
+
+  it('reports each wrong entry with its layer and keeps the good ones', () => {
+    const { agents, problems } = mergeAgentLayers([
+      { source: 'User', value: [{ name: 'ok', command: 'x' }, { name: 'no-command' }, 'just a string', { name: 'bad-args', command: 'y', args: 'not a list' }] },
+      { source: 'Remote', value: 42 },
+      { source: 'Workspace', value: undefined },
+    ]);
+    assert.deepEqual(agents.map((a) => a.name), ['ok']);
+    assert.deepEqual(problems, [
+      'User: agents[1]: "command" must be a non-empty string',
+      'User: agents[2]: expected an object',
+      'User: agents[3]: "args" must be a list of strings',
+      'Remote: agentHost.agents must be a list of {name, command, …}',
+    ]);
+  });
+});
