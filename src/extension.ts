@@ -130,7 +130,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
           return;
         }
         const pick = await vscode.window.showQuickPick(
-          agents.map((a) => ({ label: a.name, description: [a.command, ...(a.args ?? [])].join(' '), detail: a.protocol })),
+          agents.map((a) => ({ label: a.name, description: [a.command, ...(a.args ?? [])].join(' '), ...(a.protocol ? { detail: a.protocol } : {}) })),
           { title: vscode.l10n.t('Agent Host: choose the agent') },
         );
         if (pick && pick.label !== manager.agentName) {

@@ -65,8 +65,8 @@ export type ToolInput = { kind: 'json'; args: Record<string, unknown> } | { kind
 
 /** `label` is what gets recorded and logged: side-text, json, answer, think, default-answer, tool:<name>, final, … */
 export type Decision =
-  | { type: 'text'; label: string; text: string; reasoning?: string; scenario?: string }
-  | { type: 'tool'; label: string; tool: OfferedTool; input: ToolInput; scenario?: string };
+  | { type: 'text'; label: string; text: string; reasoning?: string; scenario?: string | undefined }
+  | { type: 'tool'; label: string; tool: OfferedTool; input: ToolInput; scenario?: string | undefined };
 
 export const SIDE_TEXT = 'Scripted session';
 export const DEFAULT_ANSWER =

@@ -221,7 +221,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
           summary.ok = true;
         });
       } catch (err) {
-        summary.error = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        summary.error = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
         throw err;
       } finally {
         await model.close();
@@ -258,7 +258,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
           summary.ok = true;
         });
       } catch (err) {
-        summary.error = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        summary.error = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
         throw err;
       } finally {
         await model.close();
@@ -296,7 +296,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
           summary.ok = true;
         });
       } catch (err) {
-        summary.error = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        summary.error = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
         throw err;
       } finally {
         await model.close();

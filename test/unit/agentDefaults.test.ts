@@ -57,8 +57,8 @@ test('presets: the 8 tested agents and agentao, each found again from its comman
   const ids = PRESETS.map((p) => p.id);
   assert.deepEqual(ids, ['opencode', 'codex-acp', 'claude-agent-acp', 'gemini', 'qwen', 'pi-acp', 'pi', 'omp', 'agentao']);
   for (const p of PRESETS) {
-    const config = presetConfig(p, { command: `/opt/agents/bin/${p.command}` });
-    assert.equal(presetFor({ ...config, preset: undefined })?.id, p.id, `${p.id} from its command`);
+    const { preset: _, ...config } = presetConfig(p, { command: `/opt/agents/bin/${p.command}` });
+    assert.equal(presetFor(config)?.id, p.id, `${p.id} from its command`);
     assert.equal(hasScriptedSetup(p.id), p.scripted, `${p.id}: scripted setup`);
     assert.ok(p.permission.length > 10, `${p.id}: says what makes it ask`);
   }
