@@ -93,13 +93,13 @@ function runAcpx(args: string[], env: Record<string, string>, cwd: string): Prom
 
 function permissionRequests(run: AcpxRun): Array<{ options: Array<{ optionId: string; kind: string }> }> {
   return run.messages
-    .filter((m) => m['method'] === 'session/request_permission')
-    .map((m) => m['params'] as { options: Array<{ optionId: string; kind: string }> });
+    .filter((m) => m.method === 'session/request_permission')
+    .map((m) => m.params as { options: Array<{ optionId: string; kind: string }> });
 }
 
 function stopReason(run: AcpxRun): string | undefined {
   for (const m of run.messages) {
-    const result = m['result'];
+    const result = m.result;
     if (result && typeof result === 'object' && 'stopReason' in result) {
       return String((result as { stopReason: unknown }).stopReason);
     }
@@ -111,7 +111,7 @@ function stopReason(run: AcpxRun): string | undefined {
 function clientMethods(run: AcpxRun): string[] {
   const seen = new Set<string>();
   for (const m of run.messages) {
-    const method = m['method'];
+    const method = m.method;
     if (typeof method === 'string' && 'id' in m && !['initialize', 'session/new', 'session/prompt'].includes(method)) {
       seen.add(method);
     }

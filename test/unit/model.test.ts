@@ -478,7 +478,7 @@ describe('Anthropic Messages (claude)', () => {
 
   it('answers without streaming when stream is absent', async () => {
     const body = claudeBody([claudeUser(WRITE)]);
-    delete body['stream'];
+    delete body.stream;
     const message = (await (await post('/v1/messages', body)).json()) as Json;
     assert.equal(message.type, 'message');
     assert.equal(message.stop_reason, 'tool_use');
