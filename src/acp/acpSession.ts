@@ -6,7 +6,7 @@ import type { AgentExtras, AgentSession, AgentSessionDirectory, AgentSessionInfo
 import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
 import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
 import { SessionModel, type ContentPart } from '../session/sessionModel';
-import { AcpClient } from './acpClient';
+import type { AcpClient } from './acpClient';
 import { ErrorCodes } from './acpErrors';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
 import { AcpConnection, spawnClient, type ConnectionMember } from './acpConnection';

@@ -212,7 +212,7 @@ export class AgentSlot implements vscode.Disposable {
    */
   async newSession(): Promise<AgentSession> {
     const old = this.session;
-    if (!old || old.agentInfo.protocol !== 'acp') return this.restart({ fresh: true });
+    if (old?.agentInfo.protocol !== 'acp') return this.restart({ fresh: true });
     this.generation++;
     this.cancelRestart();
     this.freshNext = true;

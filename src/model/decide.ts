@@ -397,7 +397,7 @@ function editAfterRead(conv: Conversation, scenario: Scenario | undefined): Deci
   if (scenario?.name !== 'edit' || !path || lastResultDenied(conv)) return undefined;
   const reader = readFile(conv.tools, path);
   const calls = conv.toolCallsAfterLastUser ?? [];
-  if (!reader || reader.type !== 'tool' || calls.length === 0 || calls.some((c) => c !== reader.tool.name)) return undefined;
+  if (reader?.type !== 'tool' || calls.length === 0 || calls.some((c) => c !== reader.tool.name)) return undefined;
   return editFile(conv.tools, path, str(scenario.args.old) ?? '', str(scenario.args.new) ?? '');
 }
 

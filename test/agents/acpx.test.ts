@@ -28,7 +28,7 @@ interface AcpxRun {
   ms: number;
   stdout: string;
   stderr: string;
-  messages: Array<Record<string, unknown>>;
+  messages: Record<string, unknown>[];
 }
 
 interface Summary {
@@ -46,7 +46,7 @@ interface Summary {
 const summaries: Summary[] = [];
 
 function quote(arg: string): string {
-  return /^[A-Za-z0-9_\/.,:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Runs acpx in its own process group; kills the whole group when it overruns. */
@@ -77,7 +77,7 @@ function runAcpx(args: string[], env: Record<string, string>, cwd: string): Prom
       clearTimeout(timer);
       // Anything the agent left behind in acpx's group (it should have reaped it) goes now.
       killGroup('SIGKILL');
-      const messages: Array<Record<string, unknown>> = [];
+      const messages: Record<string, unknown>[] = [];
       for (const line of stdout.split('\n')) {
         if (!line.trim().startsWith('{')) continue;
         try {
@@ -163,7 +163,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
     if (summaries.length === 0) return;
     const out = path.join(REPO, 'test-artifacts', 'agents-acpx.json');
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, JSON.stringify(summaries, null, 2) + '\n');
+    fs.writeFileSync(out, `${JSON.stringify(summaries, null, 2)}\n`);
     const rows = summaries.map(
       (s) =>
         `${s.ok ? 'ok  ' : 'FAIL'} ${s.agent.padEnd(9)} ${s.case.padEnd(7)} ${String(s.ms).padStart(6)} ms  ` +

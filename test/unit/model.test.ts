@@ -418,7 +418,7 @@ describe('Anthropic Messages (claude)', () => {
     const types = events.map((e) => e.event).filter((t) => t !== 'ping');
     const deltas = types.filter((t) => t === 'content_block_delta').length;
     assert.ok(deltas >= 1);
-    const expected = ['message_start', 'content_block_start', ...Array<string>(deltas).fill('content_block_delta'), 'content_block_stop'];
+    const expected = ['message_start', 'content_block_start', ...new Array<string>(deltas).fill('content_block_delta'), 'content_block_stop'];
     assert.deepEqual(types, [...expected, 'message_delta', 'message_stop']);
     assert.equal(claudeText(events), 'Scripted session');
     assert.equal(events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason, 'end_turn');

@@ -100,7 +100,7 @@ describe('an untrusted agent through the CLI', () => {
 
   it('a terminal command gets the agent\'s environment: no host secret under inheritEnv false, no loader variables', () => {
     const ws = workspace();
-    const printEnv = `process.stdout.write(JSON.stringify({secret: process.env.HOST_ONLY_SECRET ?? null, preload: process.env.LD_PRELOAD ?? null, nodeOptions: process.env.NODE_OPTIONS ?? null, mine: process.env.AGENT_VAR ?? null, asked: process.env.ASKED ?? null}))`;
+    const printEnv = 'process.stdout.write(JSON.stringify({secret: process.env.HOST_ONLY_SECRET ?? null, preload: process.env.LD_PRELOAD ?? null, nodeOptions: process.env.NODE_OPTIONS ?? null, mine: process.env.AGENT_VAR ?? null, asked: process.env.ASKED ?? null}))';
     const plan = [{ terminal: { command: process.execPath, args: ['-e', printEnv], env: [{ name: 'LD_PRELOAD', value: './evil.so' }, { name: 'NODE_OPTIONS', value: '--require ./evil.js' }, { name: 'ASKED', value: 'yes' }] } }];
     // The agent needs PATH-free node: it runs by absolute path, so a bare env works.
     const { steps, stderr } = runCli(ws, plan, ['--approve-all', '--log-level', 'warn'], { AGENT_VAR: 'configured' }, false);
