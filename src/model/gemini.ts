@@ -102,7 +102,7 @@ function respond(res: ServerResponse, decision: Decision, ctx: ReplyContext): vo
   );
   startSse(res);
   // gemini-cli rejects a stream whose finish reason arrives on an empty chunk, so the last content chunk carries it.
-  chunks.forEach((parts, i) => sendEvent(res, candidate(parts, i === chunks.length - 1)));
+  for (const [i, chunk] of chunks.entries()) sendEvent(res, candidate(chunk, i === chunks.length - 1));
   res.end();
 }
 

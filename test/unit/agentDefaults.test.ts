@@ -35,7 +35,13 @@ test('defaults are validated in the agent config', () => {
 test('the cached offer shows the remembered choices as current, and is written only when it changed', async () => {
   const m = memento();
   let writes = 0;
-  const counting = { ...m, update: async (k: string, v: unknown) => void (writes++, await m.update(k, v)) };
+  const counting = {
+    ...m,
+    update: async (k: string, v: unknown) => {
+      writes++;
+      await m.update(k, v);
+    },
+  };
   const d = new AgentDefaults(counting);
   const offer = {
     modes: { currentModeId: 'build', availableModes: [{ id: 'build', name: 'Build' }, { id: 'plan', name: 'Plan' }] },

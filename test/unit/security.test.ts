@@ -123,7 +123,7 @@ describe('terminal commands as real agents send them', () => {
     );
     assert.equal(steps.length, 2, stderr);
     assert.equal(fs.readFileSync(path.join(ws, 'shell-line.txt'), 'utf8'), 'hi');
-    assert.equal((steps[1]?.output as { result?: { output?: string } }).result?.output, 'a; touch injected.txt');
+    assert.equal((steps[1]?.output as { result?: { output?: string } } | undefined)?.result?.output, 'a; touch injected.txt');
     assert.ok(!fs.existsSync(path.join(ws, 'injected.txt')), 'argv was run through a shell');
   });
 });
