@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ScriptedModel, startScriptedModel } from '../../src/model/scriptedModel';
 
+// biome-ignore lint/suspicious/noExplicitAny: the wire formats' JSON, read deep in ~50 assertions that would otherwise each cast
 type Json = Record<string, any>;
 
 let model: ScriptedModel;
@@ -25,6 +26,7 @@ async function post(urlPath: string, body: unknown): Promise<Response> {
 
 interface SseEvent {
   event?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: as Json above
   data: any;
 }
 

@@ -29,6 +29,7 @@ const SAMPLE = [
   '```ts',
   'function greet(name: string): string {',
   '',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: TypeScript source in the streamed markdown, not a template
   '  return `hi ${name}`;',
   '}',
   '```',
