@@ -40,7 +40,7 @@ fs.mkdirSync('dist/webview', { recursive: true });
 for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/webview/${f}`);
 
 if (watch) {
-  for (const b of builds) (await esbuild.context(b)).watch();
+  for (const b of builds) await (await esbuild.context(b)).watch();
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
 }

@@ -12,8 +12,7 @@ process.stdin.on('data', (chunk) => {
   const now = Date.now();
   child.stdin.write(chunk);
   buffered += chunk.toString('utf8');
-  let nl;
-  while ((nl = buffered.indexOf('\n')) >= 0) {
+  for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
     const line = buffered.slice(0, nl);
     buffered = buffered.slice(nl + 1);
     const m = line.match(/"method"\s*:\s*"([^"]+)"/);

@@ -41,5 +41,5 @@ if (dup) {
   process.exit(1);
 }
 mkdirSync(path.dirname(out), { recursive: true });
-writeFileSync(out, JSON.stringify({ version: '1.0.0', agents, extensions: [] }, null, 2) + '\n');
+writeFileSync(out, `${JSON.stringify({ version: '1.0.0', agents, extensions: [] }, null, 2)}\n`);
 console.log(`${path.relative(process.cwd(), out)}: ${agents.length} agents (${ids.join(', ')})`);

@@ -13,6 +13,12 @@ cd "$ROOT"
 bash scripts/setup.sh
 echo "[test] building"
 npm run --silent build >/dev/null
+# Lint and format first: a finding fails in seconds, not after the long suites.
+echo "[test] lint and format (biome)"
+if ! npm run --silent lint; then
+  echo "[test] FAIL: lint or format (above). Formatting: run 'npm run format'; a lint finding says how to fix it." >&2
+  exit 1
+fi
 
 export AGENT_HOST_REQUIRE_AGENTS=1 # a missing agent fails, never skips silently
 mkdir -p test-artifacts

@@ -7,7 +7,7 @@ import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '
 import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
 import { questionNotice, questionRecord } from '../session/questionRecord';
 import { SessionModel, type ContentPart } from '../session/sessionModel';
-import { AcpClient } from './acpClient';
+import type { AcpClient } from './acpClient';
 import { ErrorCodes } from './acpErrors';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
 import { AcpConnection, spawnClient, type ConnectionMember } from './acpConnection';

@@ -19,7 +19,7 @@ export const acpChunkCoalescer: Coalescer = {
     const u = m.params.update;
     if (!u || typeof u.sessionUpdate !== 'string' || !CHUNKS.has(u.sessionUpdate) || !only(u, ['sessionUpdate', 'content', 'messageId'])) return undefined;
     const c = u.content as { type?: unknown; text?: unknown } | undefined;
-    if (!c || c.type !== 'text' || typeof c.text !== 'string' || !only(c, ['type', 'text'])) return undefined;
+    if (c?.type !== 'text' || typeof c.text !== 'string' || !only(c, ['type', 'text'])) return undefined;
     if (u.messageId !== undefined && typeof u.messageId !== 'string') return undefined;
     return `${String(m.params.sessionId)}\u0000${u.sessionUpdate}\u0000${(u.messageId as string | undefined) ?? ''}`;
   },

@@ -104,7 +104,7 @@ export async function install(entry: RegistryAgent, opts: InstallOptions): Promi
     if (opts.signal?.aborted) throw cancelled('resolve', opts.signal);
     const installed: InstalledAgent = { id: entry.id, name: entry.name, version: chosen.version, kind: chosen.kind, ...partial, installedAt: new Date().toISOString(), dir: finalDir };
     const { dir: _dir, ...record } = installed;
-    fs.writeFileSync(path.join(staging, INSTALL_JSON), JSON.stringify(record, null, 2) + '\n');
+    fs.writeFileSync(path.join(staging, INSTALL_JSON), `${JSON.stringify(record, null, 2)}\n`);
     try {
       fs.renameSync(staging, finalDir);
     } catch (e) {
@@ -253,7 +253,7 @@ function recordChecksum(storage: string, key: string, sha: string): void {
   if (all[key]) return;
   all[key] = sha;
   const tmp = `${checksumsFile(storage)}.${randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(all, null, 2) + '\n');
+  fs.writeFileSync(tmp, `${JSON.stringify(all, null, 2)}\n`);
   fs.renameSync(tmp, checksumsFile(storage));
 }
 

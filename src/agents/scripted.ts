@@ -36,7 +36,7 @@ function mkdirs(...dirs: string[]): void {
 
 function writeJson(file: string, value: unknown): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
+  fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** The sandboxed environment (see the file comment); `extraPath` goes first on PATH. */

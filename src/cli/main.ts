@@ -75,7 +75,7 @@ function resolveAgent(values: Record<string, unknown>, required = true): AgentCo
     if (protocol !== 'acp' && protocol !== 'rpc') fail('--protocol must be acp or rpc', TURN_EXIT_CODES.usage!);
     return { name: 'cli', command: values.command, args: (values.arg as string[] | undefined) ?? [], env, protocol };
   }
-  if (typeof values.config !== 'string') fail('give --config FILE or --command CMD\n\n' + USAGE, TURN_EXIT_CODES.usage!);
+  if (typeof values.config !== 'string') fail(`give --config FILE or --command CMD\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
   try {
     return agentFromFile(values.config, values.agent as string | undefined);
   } catch (error) {

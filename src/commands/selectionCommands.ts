@@ -77,8 +77,8 @@ function chatLabel(task: TaskName, vars: PromptVars): string {
     testCode: vscode.l10n.t('Unit tests'),
     ask: vscode.l10n.t('Ask'),
   };
-  const file = path.basename(vars['file'] ?? '');
-  const what = vars['symbolName'] ? vscode.l10n.t('{0} in {1}', vars['symbolName'], file) : vscode.l10n.t('lines {0} of {1}', vars['lines'] ?? '', file);
+  const file = path.basename(vars.file ?? '');
+  const what = vars.symbolName ? vscode.l10n.t('{0} in {1}', vars.symbolName, file) : vscode.l10n.t('lines {0} of {1}', vars.lines ?? '', file);
   return `${names[task]}: ${what}`;
 }
 
@@ -181,7 +181,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
       const casesAnswer = await ctx.ask(instructions('testCases', vars), [...selectionContexts(tgt), ...symbols], chatLabel('testCases', vars));
       const proposed = parseTestCases(casesAnswer);
       ctx.report(vscode.l10n.t('choose the test cases'));
-      const chosen = await pickTestCases(proposed, vars['symbolName'] || path.basename(document.uri.fsPath), ctx.token);
+      const chosen = await pickTestCases(proposed, vars.symbolName || path.basename(document.uri.fsPath), ctx.token);
       if (!chosen || chosen.length === 0) return;
       const plan = await testPlan(document, ctx);
       if (!plan) return;

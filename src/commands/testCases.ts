@@ -24,14 +24,14 @@ function kindOf(v: unknown, fallback: 'happy' | 'edge'): 'happy' | 'edge' {
 function toCase(raw: unknown, fallback: 'happy' | 'edge'): TestCase | undefined {
   if (typeof raw === 'string') return raw.trim() ? { title: raw.trim(), kind: fallback, description: '' } : undefined;
   if (!isRecord(raw)) return undefined;
-  const title = text(raw['title'] ?? raw['name'] ?? raw['case'] ?? raw['description']);
+  const title = text(raw.title ?? raw.name ?? raw.case ?? raw.description);
   if (!title?.trim()) return undefined;
-  const input = text(raw['input'] ?? raw['inputs'] ?? raw['args'] ?? raw['arguments']);
-  const expected = text(raw['expected'] ?? raw['expected_output'] ?? raw['output'] ?? raw['result']);
+  const input = text(raw.input ?? raw.inputs ?? raw.args ?? raw.arguments);
+  const expected = text(raw.expected ?? raw.expected_output ?? raw.output ?? raw.result);
   return {
     title: title.trim(),
-    kind: kindOf(raw['kind'] ?? raw['type'] ?? raw['category'], fallback),
-    description: text(raw['description'] ?? raw['details']) ?? '',
+    kind: kindOf(raw.kind ?? raw.type ?? raw.category, fallback),
+    description: text(raw.description ?? raw.details) ?? '',
     ...(input !== undefined ? { input } : {}),
     ...(expected !== undefined ? { expected } : {}),
   };

@@ -71,8 +71,8 @@ function jsFramework(view: ProjectView, reference: string | undefined): Framewor
   } catch {
     // unreadable package.json: no evidence
   }
-  const deps = { ...(pkg['devDependencies'] as object | undefined), ...(pkg['dependencies'] as object | undefined) };
-  const script = String((pkg['scripts'] as Record<string, unknown> | undefined)?.['test'] ?? '');
+  const deps = { ...(pkg.devDependencies as object | undefined), ...(pkg.dependencies as object | undefined) };
+  const script = String((pkg.scripts as Record<string, unknown> | undefined)?.test ?? '');
   if ('vitest' in deps || /\bvitest\b/.test(script)) return 'vitest';
   if ('jest' in deps || /\bjest\b/.test(script)) return 'jest';
   if ('mocha' in deps || /\bmocha\b/.test(script)) return 'mocha';

@@ -262,9 +262,9 @@ export class AgentProcess {
     // more, so it is stopped (else every request written to it would wait forever).
     child.stdin.on('error', (error) => {
       this.logger.debug(`agent stdin: ${error.message}`);
-      if (this.exitInfo || this.shuttingDown) return;
+      if (this.ending) return;
       setImmediate(() => {
-        if (this.exitInfo || this.shuttingDown) return;
+        if (this.ending) return;
         this.closedInput = true;
         this.logger.error(`The agent stopped reading its input (${error.message}) but is still running: stopping it`);
         void this.shutdown();
@@ -287,14 +287,19 @@ export class AgentProcess {
     return this.child.pid;
   }
 
+  /** It exited, or its shutdown has begun: nothing more to stop it for. */
+  private get ending(): boolean {
+    return this.exitInfo !== undefined || this.shuttingDown !== undefined;
+  }
+
   /**
    * The agent's stdout ended. An agent that exits does so right after; one still running a moment later can
    * answer nothing more, so it is stopped — its pending requests then fail with its exit, never hang.
    */
   outputClosed(graceMs = 1000): void {
-    if (this.exitInfo || this.shuttingDown) return;
+    if (this.ending) return;
     const timer = setTimeout(() => {
-      if (this.exitInfo || this.shuttingDown) return;
+      if (this.ending) return;
       this.closedOutput = true;
       this.logger.error('The agent closed its output but is still running: stopping it');
       void this.shutdown();
@@ -307,7 +312,7 @@ export class AgentProcess {
    * answer more, so it is stopped (else what waits, and every request behind it, would wait forever).
    */
   inputStalled(bytes: number, ms: number): void {
-    if (this.exitInfo || this.shuttingDown) return;
+    if (this.ending) return;
     this.closedInput = true;
     this.logger.error(`The agent has not read its input for ${ms} ms (${bytes} bytes wait for it) but is still running: stopping it`);
     void this.shutdown();

@@ -64,18 +64,20 @@ export function registerSecret(value: string): () => void {
 }
 
 /**
- * Registers the secrets among an agent's configured `env`: the value of every secret-looking name (see
- * KEY), and any value shaped like a credential (20+ characters of letters, digits and `-_.=+`, with both
- * letters and digits). Returns how to forget them.
+ * Registers the secrets among an agent's environments (its configured `env`, the sign-in's): the value of every
+ * secret-looking name (see KEY), and any value shaped like a credential (20+ characters of letters, digits
+ * and `-_.=+`, with both letters and digits). Returns how to forget them.
  */
-export function registerEnvSecrets(env: Record<string, string> | undefined): () => void {
+export function registerEnvSecrets(...envs: (Record<string, string> | undefined)[]): () => void {
   const forget: (() => void)[] = [];
-  for (const [name, value] of Object.entries(env ?? {})) {
+  for (const [name, value] of envs.flatMap((env) => Object.entries(env ?? {}))) {
     const secretName = new RegExp(`^(?:${KEY})$`, 'i').test(name);
     const credential = /^[A-Za-z0-9_\-.=+]{20,}$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value);
     if (secretName || credential) forget.push(registerSecret(value));
   }
-  return () => forget.forEach((f) => f());
+  return () => {
+    for (const f of forget) f();
+  };
 }
 
 /** Names that hold secrets: anything with TOKEN, KEY, SECRET, PASSWORD or CREDENTIAL in it, and authorization. */

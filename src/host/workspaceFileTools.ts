@@ -27,7 +27,7 @@ export function outlineSymbols(text: string): IdeSymbolNode[] {
   text.split('\n').forEach((line, i) => {
     for (const { kind, re } of SYMBOL_PATTERNS) {
       const m = re.exec(line);
-      if (!m || !m[1]) continue;
+      if (!m?.[1]) continue;
       const character = line.indexOf(m[1]);
       const end = { line: i, character: character + m[1].length };
       out.push({

@@ -212,7 +212,7 @@ export class AgentSlot implements vscode.Disposable {
    */
   async newSession(): Promise<AgentSession> {
     const old = this.session;
-    if (!old || old.agentInfo.protocol !== 'acp') return this.restart({ fresh: true });
+    if (old?.agentInfo.protocol !== 'acp') return this.restart({ fresh: true });
     this.generation++;
     this.cancelRestart();
     this.freshNext = true;
@@ -347,9 +347,7 @@ export class AgentSlot implements vscode.Disposable {
     try {
       const env = signIn ? await signIn.env(agent) : {};
       this.forgetSecrets();
-      const forgetConfigured = registerEnvSecrets(agent.env);
-      const forgetSignedIn = registerEnvSecrets(env);
-      this.forgetSecrets = () => (forgetConfigured(), forgetSignedIn());
+      this.forgetSecrets = registerEnvSecrets(agent.env, env);
       const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
       const extra = Object.assign({}, ...(await Promise.all(this.host.services().map((s) => s(agent, cwd, environment))))) as Partial<AgentStartOptions>;
       if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };

@@ -24,38 +24,38 @@ import {
 /** Tool results travel in user-role messages; a message carrying any is a result, not a prompt. */
 function toEntry(message: unknown): Entry {
   if (!isRecord(message)) return { kind: 'system' };
-  const content = message['content'];
+  const content = message.content;
   const blocks = Array.isArray(content) ? content.filter(isRecord) : [];
-  if (message['role'] === 'assistant') {
-    return { kind: 'assistant', calls: blocks.filter((b) => b['type'] === 'tool_use').map((b) => String(b['name'])) };
+  if (message.role === 'assistant') {
+    return { kind: 'assistant', calls: blocks.filter((b) => b.type === 'tool_use').map((b) => String(b.name)) };
   }
-  if (message['role'] !== 'user') return { kind: 'system' };
-  const results = blocks.filter((b) => b['type'] === 'tool_result');
+  if (message.role !== 'user') return { kind: 'system' };
+  const results = blocks.filter((b) => b.type === 'tool_result');
   const last = results[results.length - 1];
   if (!last) return { kind: 'user', text: textOf(content) };
-  return { kind: 'result', text: resultText(last['content'] ?? ''), isError: last['is_error'] === true };
+  return { kind: 'result', text: resultText(last.content ?? ''), isError: last.is_error === true };
 }
 
 function toTool(entry: unknown): OfferedTool | undefined {
   // Server tools (web_search_…, bash_…) have a `type` and no input_schema; the script cannot call them.
-  if (!isRecord(entry) || typeof entry['name'] !== 'string' || !isRecord(entry['input_schema'])) return undefined;
-  return { name: entry['name'], kind: 'function', schema: entry['input_schema'] };
+  if (!isRecord(entry) || typeof entry.name !== 'string' || !isRecord(entry.input_schema)) return undefined;
+  return { name: entry.name, kind: 'function', schema: entry.input_schema };
 }
 
 function toConversation(body: Record<string, unknown>): Conversation {
-  const messages = Array.isArray(body['messages']) ? body['messages'] : [];
-  const choice = isRecord(body['tool_choice']) ? body['tool_choice'] : {};
-  const declared = Array.isArray(body['tools']) ? body['tools'] : [];
-  const tools = choice['type'] === 'none' ? [] : declared.map(toTool).filter((t): t is OfferedTool => t !== undefined);
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const choice = isRecord(body.tool_choice) ? body.tool_choice : {};
+  const declared = Array.isArray(body.tools) ? body.tools : [];
+  const tools = choice.type === 'none' ? [] : declared.map(toTool).filter((t): t is OfferedTool => t !== undefined);
   const conv: Conversation = { ...summarizeTurn(messages.map(toEntry)), tools };
-  if (choice['type'] === 'any') conv.forcedTool = '*';
-  if (choice['type'] === 'tool' && typeof choice['name'] === 'string') conv.forcedTool = choice['name'];
+  if (choice.type === 'any') conv.forcedTool = '*';
+  if (choice.type === 'tool' && typeof choice.name === 'string') conv.forcedTool = choice.name;
   return conv;
 }
 
 /** `POST …/messages/count_tokens`. */
 export function countTokens(body: Record<string, unknown>): { input_tokens: number } {
-  return { input_tokens: estimateTokens({ system: body['system'], messages: body['messages'], tools: body['tools'] }) };
+  return { input_tokens: estimateTokens({ system: body.system, messages: body.messages, tools: body.tools }) };
 }
 
 function respond(res: ServerResponse, decision: Decision, ctx: ReplyContext): void {

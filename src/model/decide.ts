@@ -65,8 +65,8 @@ export type ToolInput = { kind: 'json'; args: Record<string, unknown> } | { kind
 
 /** `label` is what gets recorded and logged: side-text, json, answer, think, default-answer, tool:<name>, final, … */
 export type Decision =
-  | { type: 'text'; label: string; text: string; reasoning?: string; scenario?: string }
-  | { type: 'tool'; label: string; tool: OfferedTool; input: ToolInput; scenario?: string };
+  | { type: 'text'; label: string; text: string; reasoning?: string; scenario?: string | undefined }
+  | { type: 'tool'; label: string; tool: OfferedTool; input: ToolInput; scenario?: string | undefined };
 
 export const SIDE_TEXT = 'Scripted session';
 export const DEFAULT_ANSWER =
@@ -205,7 +205,7 @@ function findEditsArray(tool: OfferedTool): { key: string; item: JsonSchema; key
   for (const [key, prop] of Object.entries(schemaProperties(schemaOf(tool)))) {
     const resolved = resolveSchema(prop, tool.schema);
     if (schemaType(resolved) !== 'array') continue;
-    const item = resolveSchema(resolved['items'], tool.schema);
+    const item = resolveSchema(resolved.items, tool.schema);
     const keys = findOldNew(item);
     if (keys) return { key, item, keys };
   }
@@ -275,7 +275,7 @@ function shellArgs(tool: OfferedTool, command: string): Record<string, unknown> 
   const args = sampleObject(tool.schema ?? {});
   // codex's `shell` takes an argv array; everyone else a command line.
   args[key] = propertyType(tool, key) === 'array' ? ['bash', '-lc', command] : command;
-  if ('description' in args) args['description'] = 'Run command';
+  if ('description' in args) args.description = 'Run command';
   return args;
 }
 
@@ -339,7 +339,7 @@ function callNamed(tools: OfferedTool[], name: string, given: Record<string, unk
   const tool = tools.find((t) => t.name.toLowerCase().includes(needle) || (t.callName ?? '').toLowerCase().includes(needle));
   if (!tool) return noTool(`match "${name}" (offered: ${tools.map((t) => t.name).join(', ')})`, scenario);
   if (tool.kind === 'custom') {
-    const input = typeof given['input'] === 'string' ? given['input'] : JSON.stringify(given);
+    const input = typeof given.input === 'string' ? given.input : JSON.stringify(given);
     return { type: 'tool', label: `tool:${tool.name}`, tool, input: { kind: 'raw', input }, scenario };
   }
   return jsonCall(tool, { ...sampleObject(tool.schema ?? {}), ...given }, '', scenario);
@@ -370,35 +370,35 @@ function finalAnswer(conv: Conversation, scenario: Scenario | undefined): Decisi
     return { type: 'text', label: 'final-denied', text: DENIED_TEXT + tag, scenario: name };
   }
   const args = scenario?.args ?? {};
-  const file = basename(str(args['path']) ?? '');
+  const file = basename(str(args.path) ?? '');
   let done = 'Done.';
   if (name === 'write') done = `Done: wrote ${file}.`;
   else if (name === 'edit') done = `Done: edited ${file}.`;
-  else if (name === 'shell') done = `Done: ran \`${str(args['command']) ?? ''}\`.`;
+  else if (name === 'shell') done = `Done: ran \`${str(args.command) ?? ''}\`.`;
   else if (name === 'tool') {
     const excerpt = conv.lastToolResultText.replace(/\s+/g, ' ').trim().slice(0, 200);
-    done = `Done: called ${str(args['name']) ?? 'the tool'}. Result: ${excerpt}`;
+    done = `Done: called ${str(args.name) ?? 'the tool'}. Result: ${excerpt}`;
   }
   return { type: 'text', label: 'final', text: done + tag, scenario: name };
 }
 
 function scriptedText(scenario: Scenario): Decision {
   if (scenario.name === 'think') {
-    const reasoning = str(scenario.args['text']) ?? 'Thinking it over.';
-    const text = str(scenario.args['answer']) ?? 'Thought it through. [scenario: think]';
+    const reasoning = str(scenario.args.text) ?? 'Thinking it over.';
+    const text = str(scenario.args.answer) ?? 'Thought it through. [scenario: think]';
     return { type: 'text', label: 'think', text, reasoning, scenario: 'think' };
   }
-  return { type: 'text', label: 'answer', text: str(scenario.args['text']) ?? DEFAULT_ANSWER, scenario: scenario.name };
+  return { type: 'text', label: 'answer', text: str(scenario.args.text) ?? DEFAULT_ANSWER, scenario: scenario.name };
 }
 
 /** The edit scenario reads first (like a real model); once only reads have been answered, it edits. */
 function editAfterRead(conv: Conversation, scenario: Scenario | undefined): Decision | undefined {
-  const path = str(scenario?.args['path']);
+  const path = str(scenario?.args.path);
   if (scenario?.name !== 'edit' || !path || lastResultDenied(conv)) return undefined;
   const reader = readFile(conv.tools, path);
   const calls = conv.toolCallsAfterLastUser ?? [];
-  if (!reader || reader.type !== 'tool' || calls.length === 0 || calls.some((c) => c !== reader.tool.name)) return undefined;
-  return editFile(conv.tools, path, str(scenario.args['old']) ?? '', str(scenario.args['new']) ?? '');
+  if (reader?.type !== 'tool' || calls.length === 0 || calls.some((c) => c !== reader.tool.name)) return undefined;
+  return editFile(conv.tools, path, str(scenario.args.old) ?? '', str(scenario.args.new) ?? '');
 }
 
 function forcedTool(conv: Conversation): OfferedTool | undefined {
@@ -433,23 +433,23 @@ export function decide(conv: Conversation): Decision {
     return { type: 'text', label: 'default-answer', text: DEFAULT_ANSWER };
   }
   const args = scenario.args;
-  const path = str(args['path']);
+  const path = str(args.path);
   switch (scenario.name) {
     case 'answer':
     case 'think':
       return scriptedText(scenario);
     case 'write':
-      return path ? writeFile(conv.tools, path, str(args['content']) ?? '') : badScenario(scenario, '"path"');
+      return path ? writeFile(conv.tools, path, str(args.content) ?? '') : badScenario(scenario, '"path"');
     case 'edit':
       if (!path) return badScenario(scenario, '"path"');
-      return readFile(conv.tools, path) ?? editFile(conv.tools, path, str(args['old']) ?? '', str(args['new']) ?? '');
+      return readFile(conv.tools, path) ?? editFile(conv.tools, path, str(args.old) ?? '', str(args.new) ?? '');
     case 'shell': {
-      const command = str(args['command']);
+      const command = str(args.command);
       return command ? runShell(conv.tools, command) : badScenario(scenario, '"command"');
     }
     case 'tool': {
-      const toolName = str(args['name']);
-      const given = isRecord(args['args']) ? args['args'] : {};
+      const toolName = str(args.name);
+      const given = isRecord(args.args) ? args.args : {};
       return toolName ? callNamed(conv.tools, toolName, given) : badScenario(scenario, '"name"');
     }
     default:

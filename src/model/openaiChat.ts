@@ -21,15 +21,15 @@ import {
 
 function toEntry(message: unknown): Entry {
   if (!isRecord(message)) return { kind: 'system' };
-  switch (message['role']) {
+  switch (message.role) {
     case 'user':
-      return { kind: 'user', text: textOf(message['content']) };
+      return { kind: 'user', text: textOf(message.content) };
     case 'tool':
     case 'function':
-      return { kind: 'result', text: resultText(message['content']) };
+      return { kind: 'result', text: resultText(message.content) };
     case 'assistant': {
-      const calls = Array.isArray(message['tool_calls']) ? message['tool_calls'] : [];
-      return { kind: 'assistant', calls: calls.map((c) => (isRecord(c) && isRecord(c['function']) ? String(c['function']['name']) : '')) };
+      const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+      return { kind: 'assistant', calls: calls.map((c) => (isRecord(c) && isRecord(c.function) ? String(c.function.name) : '')) };
     }
     default:
       return { kind: 'system' };
@@ -38,27 +38,27 @@ function toEntry(message: unknown): Entry {
 
 function toTool(entry: unknown): OfferedTool | undefined {
   // `tools: [{type:'function', function:{…}}]`, or the legacy `functions: [{…}]`.
-  const fn = isRecord(entry) && isRecord(entry['function']) ? entry['function'] : entry;
-  if (!isRecord(fn) || typeof fn['name'] !== 'string') return undefined;
-  const params = fn['parameters'];
-  return { name: fn['name'], kind: 'function', ...(isRecord(params) ? { schema: params } : {}) };
+  const fn = isRecord(entry) && isRecord(entry.function) ? entry.function : entry;
+  if (!isRecord(fn) || typeof fn.name !== 'string') return undefined;
+  const params = fn.parameters;
+  return { name: fn.name, kind: 'function', ...(isRecord(params) ? { schema: params } : {}) };
 }
 
 function toConversation(body: Record<string, unknown>): Conversation {
-  const messages = Array.isArray(body['messages']) ? body['messages'] : [];
-  const declared = [body['tools'], body['functions']].flatMap((list) => (Array.isArray(list) ? list : []));
-  const choice = body['tool_choice'];
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const declared = [body.tools, body.functions].flatMap((list) => (Array.isArray(list) ? list : []));
+  const choice = body.tool_choice;
   const tools = choice === 'none' ? [] : declared.map(toTool).filter((t): t is OfferedTool => t !== undefined);
   const conv: Conversation = { ...summarizeTurn(messages.map(toEntry)), tools };
   if (choice === 'required') conv.forcedTool = '*';
-  else if (isRecord(choice) && isRecord(choice['function']) && typeof choice['function']['name'] === 'string') {
-    conv.forcedTool = choice['function']['name'];
+  else if (isRecord(choice) && isRecord(choice.function) && typeof choice.function.name === 'string') {
+    conv.forcedTool = choice.function.name;
   }
-  const format = body['response_format'];
-  if (isRecord(format) && format['type'] === 'json_object') conv.jsonAnswer = true;
-  if (isRecord(format) && format['type'] === 'json_schema') {
-    const spec = format['json_schema'];
-    conv.jsonAnswer = isRecord(spec) && isRecord(spec['schema']) ? spec['schema'] : true;
+  const format = body.response_format;
+  if (isRecord(format) && format.type === 'json_object') conv.jsonAnswer = true;
+  if (isRecord(format) && format.type === 'json_schema') {
+    const spec = format.json_schema;
+    conv.jsonAnswer = isRecord(spec) && isRecord(spec.schema) ? spec.schema : true;
   }
   return conv;
 }
@@ -74,9 +74,9 @@ function respond(res: ServerResponse, decision: Decision, ctx: ReplyContext): vo
 
   if (!ctx.stream) {
     const message: Record<string, unknown> = { role: 'assistant', content: decision.type === 'text' ? decision.text : null };
-    if (decision.type === 'text' && decision.reasoning) message['reasoning_content'] = decision.reasoning;
+    if (decision.type === 'text' && decision.reasoning) message.reasoning_content = decision.reasoning;
     if (decision.type === 'tool') {
-      message['tool_calls'] = [{ id: callId, type: 'function', function: { name, arguments: argumentsJson(decision) } }];
+      message.tool_calls = [{ id: callId, type: 'function', function: { name, arguments: argumentsJson(decision) } }];
     }
     const choices = [{ index: 0, message, finish_reason: finish }];
     sendJson(res, 200, { id, object: 'chat.completion', created, model: ctx.model, choices, usage });

@@ -24,19 +24,19 @@ const RESULT_TYPES = ['function_call_output', 'custom_tool_call_output', 'mcp_to
 
 function toEntry(item: unknown): Entry {
   if (!isRecord(item)) return { kind: 'system' };
-  const type = item['type'];
-  if (type === 'message' || (type === undefined && typeof item['role'] === 'string')) {
-    if (item['role'] === 'user') return { kind: 'user', text: textOf(item['content']) };
-    return item['role'] === 'assistant' ? { kind: 'assistant' } : { kind: 'system' };
+  const type = item.type;
+  if (type === 'message' || (type === undefined && typeof item.role === 'string')) {
+    if (item.role === 'user') return { kind: 'user', text: textOf(item.content) };
+    return item.role === 'assistant' ? { kind: 'assistant' } : { kind: 'system' };
   }
   if (typeof type === 'string' && RESULT_TYPES.includes(type)) {
-    const output = item['output'];
+    const output = item.output;
     // Codex sends a failed call's output as `{content, success: false}`.
-    return { kind: 'result', text: resultText(output), isError: isRecord(output) && output['success'] === false };
+    return { kind: 'result', text: resultText(output), isError: isRecord(output) && output.success === false };
   }
   if (type === 'function_call' || type === 'custom_tool_call') {
-    const name = String(item['name']);
-    return { kind: 'assistant', calls: [typeof item['namespace'] === 'string' ? joinNamespace(item['namespace'], name) : name] };
+    const name = String(item.name);
+    return { kind: 'assistant', calls: [typeof item.namespace === 'string' ? joinNamespace(item.namespace, name) : name] };
   }
   return { kind: 'assistant' };
 }
@@ -47,40 +47,40 @@ function joinNamespace(namespace: string, name: string): string {
 }
 
 function toTools(entry: unknown, namespace?: string): OfferedTool[] {
-  if (!isRecord(entry) || typeof entry['name'] !== 'string') return [];
-  const name = entry['name'];
+  if (!isRecord(entry) || typeof entry.name !== 'string') return [];
+  const name = entry.name;
   const inNamespace = namespace === undefined ? {} : { namespace, callName: name };
   const fullName = namespace === undefined ? name : joinNamespace(namespace, name);
-  switch (entry['type']) {
+  switch (entry.type) {
     case 'function': {
-      const params = entry['parameters'];
+      const params = entry.parameters;
       return [{ name: fullName, kind: 'function', ...inNamespace, ...(isRecord(params) ? { schema: params } : {}) }];
     }
     case 'custom':
       return [{ name: fullName, kind: 'custom', ...inNamespace }];
     case 'namespace':
-      return Array.isArray(entry['tools']) ? entry['tools'].flatMap((t) => toTools(t, name)) : [];
+      return Array.isArray(entry.tools) ? entry.tools.flatMap((t) => toTools(t, name)) : [];
     default:
       return []; // hosted tools (web_search, local_shell, tool_search) have no call the script could make
   }
 }
 
 function toConversation(body: Record<string, unknown>): Conversation {
-  const input = body['input'];
+  const input = body.input;
   const items = typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? input : [];
-  const choice = body['tool_choice'];
-  const declared = Array.isArray(body['tools']) ? body['tools'] : [];
+  const choice = body.tool_choice;
+  const declared = Array.isArray(body.tools) ? body.tools : [];
   const tools = choice === 'none' ? [] : declared.flatMap((t) => toTools(t));
   const conv: Conversation = { ...summarizeTurn(items.map(toEntry)), tools };
   if (choice === 'required') conv.forcedTool = '*';
-  else if (isRecord(choice) && typeof choice['name'] === 'string') {
-    conv.forcedTool = typeof choice['namespace'] === 'string' ? joinNamespace(choice['namespace'], choice['name']) : choice['name'];
+  else if (isRecord(choice) && typeof choice.name === 'string') {
+    conv.forcedTool = typeof choice.namespace === 'string' ? joinNamespace(choice.namespace, choice.name) : choice.name;
   }
-  const text = body['text'];
-  const format = isRecord(text) ? text['format'] : undefined;
-  if (isRecord(format) && format['type'] === 'json_object') conv.jsonAnswer = true;
-  if (isRecord(format) && format['type'] === 'json_schema') {
-    conv.jsonAnswer = isRecord(format['schema']) ? format['schema'] : true;
+  const text = body.text;
+  const format = isRecord(text) ? text.format : undefined;
+  if (isRecord(format) && format.type === 'json_object') conv.jsonAnswer = true;
+  if (isRecord(format) && format.type === 'json_schema') {
+    conv.jsonAnswer = isRecord(format.schema) ? format.schema : true;
   }
   return conv;
 }
@@ -138,8 +138,8 @@ function respond(res: ServerResponse, decision: Decision, ctx: ReplyContext): vo
   emit('response.created', { response: response('in_progress', []) });
   emit('response.in_progress', { response: response('in_progress', []) });
   items.forEach((item, outputIndex) => {
-    const at = { item_id: item['id'], output_index: outputIndex };
-    switch (item['type']) {
+    const at = { item_id: item.id, output_index: outputIndex };
+    switch (item.type) {
       case 'reasoning': {
         const text = decision.type === 'text' ? decision.reasoning ?? '' : '';
         emit('response.output_item.added', { output_index: outputIndex, item: { ...item, summary: [] } });
@@ -160,14 +160,14 @@ function respond(res: ServerResponse, decision: Decision, ctx: ReplyContext): vo
         break;
       }
       case 'function_call': {
-        const args = String(item['arguments']);
+        const args = String(item.arguments);
         emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', arguments: '' } });
         for (const delta of splitEvenly(args)) emit('response.function_call_arguments.delta', { ...at, delta });
         emit('response.function_call_arguments.done', { ...at, arguments: args });
         break;
       }
       case 'custom_tool_call': {
-        const input = String(item['input']);
+        const input = String(item.input);
         emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', input: '' } });
         for (const delta of splitEvenly(input)) emit('response.custom_tool_call_input.delta', { ...at, delta });
         emit('response.custom_tool_call_input.done', { ...at, input });

@@ -23,12 +23,12 @@ function lookupRef(root: unknown, ref: string): JsonSchema | undefined {
 export function resolveSchema(schema: unknown, root: unknown = schema): JsonSchema {
   let current: JsonSchema = isRecord(schema) ? schema : {};
   for (let hops = 0; hops < 16; hops++) {
-    const ref = current['$ref'];
+    const ref = current.$ref;
     if (typeof ref === 'string' && ref.startsWith('#/')) {
       current = lookupRef(root, ref) ?? {};
       continue;
     }
-    const branches = current['anyOf'] ?? current['oneOf'];
+    const branches = current.anyOf ?? current.oneOf;
     if (Array.isArray(branches)) {
       const pick = branches.find((b) => isRecord(b) && schemaType(resolveSchema(b, root)) !== 'null');
       const { anyOf: _a, oneOf: _o, ...rest } = current;
@@ -42,24 +42,24 @@ export function resolveSchema(schema: unknown, root: unknown = schema): JsonSche
 
 /** The schema's type in lower case (Gemini sends `OBJECT`, `STRING`), ignoring `null` in type unions. */
 export function schemaType(schema: JsonSchema): string | undefined {
-  const declared = schema['type'];
+  const declared = schema.type;
   const names = (Array.isArray(declared) ? declared : [declared])
     .filter((t): t is string => typeof t === 'string')
     .map((t) => t.toLowerCase());
   const first = names.find((t) => t !== 'null') ?? names[0];
   if (first) return first;
-  if (isRecord(schema['properties'])) return 'object';
-  if (schema['items'] !== undefined) return 'array';
+  if (isRecord(schema.properties)) return 'object';
+  if (schema.items !== undefined) return 'array';
   return undefined;
 }
 
 export function schemaProperties(schema: JsonSchema): Record<string, unknown> {
-  const props = schema['properties'];
+  const props = schema.properties;
   return isRecord(props) ? props : {};
 }
 
 export function requiredKeys(schema: JsonSchema): string[] {
-  const req = schema['required'];
+  const req = schema.required;
   return Array.isArray(req) ? req.filter((k): k is string => typeof k === 'string') : [];
 }
 
@@ -100,12 +100,12 @@ function numberFor(key: string, schema: JsonSchema, integer: boolean): number {
 /** A type-appropriate value for `schema`; `key` (the property name) picks friendlier strings and numbers. */
 export function sampleValue(schema: unknown, root: unknown, key = '', depth = 0): unknown {
   const s = resolveSchema(schema, root);
-  if ('const' in s) return s['const'];
-  const choices = s['enum'];
+  if ('const' in s) return s.const;
+  const choices = s.enum;
   if (Array.isArray(choices) && choices.length > 0) {
     return choices.find((c) => typeof c === 'string' && PREFERRED_ENUM_VALUES.includes(c)) ?? choices[0];
   }
-  if ('default' in s) return s['default'];
+  if ('default' in s) return s.default;
   switch (schemaType(s)) {
     case 'integer':
       return numberFor(key, s, true);
@@ -116,8 +116,8 @@ export function sampleValue(schema: unknown, root: unknown, key = '', depth = 0)
     case 'null':
       return null;
     case 'array': {
-      const minItems = typeof s['minItems'] === 'number' ? s['minItems'] : 0;
-      return minItems > 0 && depth < 8 ? [sampleValue(s['items'], root, key, depth + 1)] : [];
+      const minItems = typeof s.minItems === 'number' ? s.minItems : 0;
+      return minItems > 0 && depth < 8 ? [sampleValue(s.items, root, key, depth + 1)] : [];
     }
     case 'object':
       return depth < 8 ? sampleObject(s, root, false, depth + 1) : {};

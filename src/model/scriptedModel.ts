@@ -149,7 +149,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     if (decision.scenario !== undefined) entry.scenario = decision.scenario;
     if (decision.type === 'tool') entry.tool = decision.tool.name;
     record(entry);
-    const stream = found.stream ?? body['stream'] === true;
+    const stream = found.stream ?? body.stream === true;
     found.format.respond(res, decision, { body, stream, model: modelName(body), inputTokens: estimateTokens(body) });
   }
 

@@ -57,8 +57,8 @@ export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) return content.map(textOf).filter((t) => t !== '').join('\n');
   if (isRecord(content)) {
-    if (typeof content['text'] === 'string') return content['text'];
-    if (content['content'] !== undefined) return textOf(content['content']);
+    if (typeof content.text === 'string') return content.text;
+    if (content.content !== undefined) return textOf(content.content);
   }
   return '';
 }
@@ -71,7 +71,7 @@ export function resultText(output: unknown): string {
 }
 
 export function modelName(body: Record<string, unknown>, fallback = 'scripted-model'): string {
-  return typeof body['model'] === 'string' ? body['model'] : fallback;
+  return typeof body.model === 'string' ? body.model : fallback;
 }
 
 /** A message reduced to what the decision needs. `system` entries (system/developer prompts) are transparent. */

@@ -115,7 +115,7 @@ export class ExtensionUiDispatcher {
     switch (method) {
       case 'select': {
         const options = Array.isArray(frame.options) ? frame.options.map(String) : [];
-        const req: UiSelectRequest = { ...base, options, ...(Array.isArray(frame.optionDetails) ? { optionDetails: frame.optionDetails as UiSelectRequest['optionDetails'] } : {}) };
+        const req: UiSelectRequest = { ...base, options, ...(Array.isArray(frame.optionDetails) ? { optionDetails: frame.optionDetails as NonNullable<UiSelectRequest['optionDetails']> } : {}) };
         this.dialog(frame, timeout, (s) => (h ? h.select(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
         return;
       }
@@ -125,12 +125,14 @@ export class ExtensionUiDispatcher {
         return;
       }
       case 'input': {
-        const req: UiInputRequest = { ...base, ...(str('placeholder') !== undefined ? { placeholder: str('placeholder') } : {}) };
+        const placeholder = str('placeholder');
+        const req: UiInputRequest = { ...base, ...(placeholder !== undefined ? { placeholder } : {}) };
         this.dialog(frame, timeout, (s) => (h ? h.input(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
         return;
       }
       case 'editor': {
-        const req: UiEditorRequest = { ...base, ...(str('prefill') !== undefined ? { prefill: str('prefill') } : {}) };
+        const prefill = str('prefill');
+        const req: UiEditorRequest = { ...base, ...(prefill !== undefined ? { prefill } : {}) };
         this.dialog(frame, timeout, (s) => (h ? h.editor(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
         return;
       }

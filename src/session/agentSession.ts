@@ -55,7 +55,7 @@ export interface AgentSession {
   readonly promptCapabilities: PromptCapabilities;
   readonly attach: AttachInfo;
   /** The agent's own session store over this connection (ACP `session/list`, `session/delete`). */
-  readonly directory?: Omit<AgentSessionDirectory, 'close'>;
+  readonly directory?: Omit<AgentSessionDirectory, 'close'> | undefined;
   /** The agent's own queue of messages sent while a turn streams (pi RPC). */
   readonly queue?: StreamingQueue;
   /** The agent's command surface beyond prompting ("Agent Commands…"; pi RPC). */

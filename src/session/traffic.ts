@@ -62,7 +62,7 @@ export class TrafficLog {
 
   /** A frame read from (`in`) or written to (`out`) the agent. */
   frame(dir: 'in' | 'out', frame: unknown, at = Date.now()): void {
-    const f = (frame ?? {}) as { id?: string | number; method?: unknown; error?: unknown; result?: unknown; type?: unknown; command?: unknown };
+    const f = (frame ?? {}) as { id?: string | number | null; method?: unknown; error?: unknown; result?: unknown; type?: unknown; command?: unknown };
     let json: string;
     try {
       json = JSON.stringify(maskFrame(frame)) ?? 'null';
@@ -72,15 +72,15 @@ export class TrafficLog {
     const entry: Omit<TrafficEntry, 'seq'> = { at, dir, kind: 'notification', size: json.length, text: json.length > TEXT_LIMIT ? `${json.slice(0, TEXT_LIMIT)}…` : json };
     // JSON-RPC (ACP) frames; pi RPC frames say `type` (a command or "response"/an event) instead.
     const method = typeof f.method === 'string' ? f.method : typeof f.command === 'string' ? f.command : typeof f.type === 'string' && f.type !== 'response' ? f.type : undefined;
-    const hasId = f.id !== undefined && f.id !== null;
+    const id = f.id ?? undefined;
     if (method !== undefined) entry.method = method;
-    if (hasId) entry.id = f.id;
-    if (hasId && method !== undefined && (typeof f.method === 'string' || f.type !== 'response')) {
+    if (id !== undefined) entry.id = id;
+    if (id !== undefined && method !== undefined && (typeof f.method === 'string' || f.type !== 'response')) {
       entry.kind = 'request';
-      this.pending.set(`${dir}:${String(f.id)}`, { at, method });
-    } else if (hasId) {
+      this.pending.set(`${dir}:${String(id)}`, { at, method });
+    } else if (id !== undefined) {
       // The answer travels the other way from its request.
-      const key = `${dir === 'in' ? 'out' : 'in'}:${String(f.id)}`;
+      const key = `${dir === 'in' ? 'out' : 'in'}:${String(id)}`;
       const req = this.pending.get(key);
       this.pending.delete(key);
       entry.kind = f.error !== undefined ? 'error' : 'response';

@@ -28,7 +28,7 @@ interface AcpxRun {
   ms: number;
   stdout: string;
   stderr: string;
-  messages: Array<Record<string, unknown>>;
+  messages: Record<string, unknown>[];
 }
 
 interface Summary {
@@ -46,7 +46,7 @@ interface Summary {
 const summaries: Summary[] = [];
 
 function quote(arg: string): string {
-  return /^[A-Za-z0-9_\/.,:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Runs acpx in its own process group; kills the whole group when it overruns. */
@@ -77,7 +77,7 @@ function runAcpx(args: string[], env: Record<string, string>, cwd: string): Prom
       clearTimeout(timer);
       // Anything the agent left behind in acpx's group (it should have reaped it) goes now.
       killGroup('SIGKILL');
-      const messages: Array<Record<string, unknown>> = [];
+      const messages: Record<string, unknown>[] = [];
       for (const line of stdout.split('\n')) {
         if (!line.trim().startsWith('{')) continue;
         try {
@@ -93,13 +93,13 @@ function runAcpx(args: string[], env: Record<string, string>, cwd: string): Prom
 
 function permissionRequests(run: AcpxRun): Array<{ options: Array<{ optionId: string; kind: string }> }> {
   return run.messages
-    .filter((m) => m['method'] === 'session/request_permission')
-    .map((m) => m['params'] as { options: Array<{ optionId: string; kind: string }> });
+    .filter((m) => m.method === 'session/request_permission')
+    .map((m) => m.params as { options: Array<{ optionId: string; kind: string }> });
 }
 
 function stopReason(run: AcpxRun): string | undefined {
   for (const m of run.messages) {
-    const result = m['result'];
+    const result = m.result;
     if (result && typeof result === 'object' && 'stopReason' in result) {
       return String((result as { stopReason: unknown }).stopReason);
     }
@@ -111,7 +111,7 @@ function stopReason(run: AcpxRun): string | undefined {
 function clientMethods(run: AcpxRun): string[] {
   const seen = new Set<string>();
   for (const m of run.messages) {
-    const method = m['method'];
+    const method = m.method;
     if (typeof method === 'string' && 'id' in m && !['initialize', 'session/new', 'session/prompt'].includes(method)) {
       seen.add(method);
     }
@@ -163,7 +163,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
     if (summaries.length === 0) return;
     const out = path.join(REPO, 'test-artifacts', 'agents-acpx.json');
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, JSON.stringify(summaries, null, 2) + '\n');
+    fs.writeFileSync(out, `${JSON.stringify(summaries, null, 2)}\n`);
     const rows = summaries.map(
       (s) =>
         `${s.ok ? 'ok  ' : 'FAIL'} ${s.agent.padEnd(9)} ${s.case.padEnd(7)} ${String(s.ms).padStart(6)} ms  ` +
@@ -221,7 +221,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
           summary.ok = true;
         });
       } catch (err) {
-        summary.error = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        summary.error = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
         throw err;
       } finally {
         await model.close();
@@ -258,7 +258,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
           summary.ok = true;
         });
       } catch (err) {
-        summary.error = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        summary.error = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
         throw err;
       } finally {
         await model.close();
@@ -296,7 +296,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
           summary.ok = true;
         });
       } catch (err) {
-        summary.error = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        summary.error = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
         throw err;
       } finally {
         await model.close();

@@ -151,7 +151,7 @@ const opencode: AgentFixture = {
       'Sends a title-generation request (no tools) to the model besides the turn.',
     ],
   },
-  prepare: scriptedPrepare('opencode', ACP_LAUNCH['opencode']!),
+  prepare: scriptedPrepare('opencode', ACP_LAUNCH.opencode!),
 };
 
 // ---------------------------------------------------------------------------------------------- codex
@@ -230,7 +230,7 @@ const gemini: AgentFixture = {
         'Without client fs (acpx --no-fs) it writes the file itself after asking.',
     ],
   },
-  prepare: scriptedPrepare('gemini', ACP_LAUNCH['gemini']!),
+  prepare: scriptedPrepare('gemini', ACP_LAUNCH.gemini!),
 };
 
 // ---------------------------------------------------------------------------------------------- qwen
@@ -258,7 +258,7 @@ const qwen: AgentFixture = {
       'Model: OpenAI chat completions.',
     ],
   },
-  prepare: scriptedPrepare('qwen', ACP_LAUNCH['qwen']!),
+  prepare: scriptedPrepare('qwen', ACP_LAUNCH.qwen!),
 };
 
 // ---------------------------------------------------------------------------------------------- pi-acp

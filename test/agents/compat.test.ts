@@ -30,7 +30,7 @@ interface Column {
    * outcome or its evidence differs between runs. The test accepts `failed` or `verified`, and the doc states
    * the variation (a ❌ with this text) instead of one run's draw.
    */
-  racy?: Partial<Record<string, string>>;
+  racy?: Partial<Record<string, string>> | undefined;
 }
 
 const TURNS_OK = { initialize: 'verified', 'session.new': 'verified', 'prompt.turn': 'verified' } as const;

@@ -113,7 +113,8 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
         assert.equal(fs.existsSync(target), false, 'the known gemini bug seems fixed: update the quirk');
         const read = run.frames.find((f) => f.dir === 'in' && f.msg.method === 'fs/read_text_file');
         const answer = run.frames.find((f) => f.dir === 'out' && f.msg.id === read?.msg.id && 'error' in f.msg);
-        assert.equal((answer?.msg.error as { code: number }).code, -32002);
+        assert.ok(answer, 'the read was answered with an error');
+        assert.equal((answer.msg.error as { code: number }).code, -32002);
         assert.match(agentText(run), /not allowed/);
         row.note = 'known bug: cannot create a new file through client fs';
       } else {
@@ -124,8 +125,9 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
         const req = run.frames.find((f) => f.dir === 'in' && f.msg.method === 'session/request_permission');
         assert.ok(req, 'the agent asked for permission');
         const answer = run.frames.find((f) => f.dir === 'out' && f.msg.id === req.msg.id && 'result' in f.msg);
+        assert.ok(answer, 'the permission request was answered');
         const offered = (req.msg.params as { options: { optionId: string; kind: string }[] }).options;
-        const chosen = (answer?.msg.result as { outcome: { optionId: string } }).outcome.optionId;
+        const chosen = (answer.msg.result as { outcome: { optionId: string } }).outcome.optionId;
         assert.ok(offered.some((o) => o.optionId === chosen && o.kind.startsWith('allow')), `answered with an offered allow option (${chosen})`);
         const toolCall = run.session.model.toolCall((req.msg.params as { toolCall: { toolCallId: string } }).toolCall.toolCallId);
         assert.equal(toolCall?.permission?.optionId, chosen);
@@ -182,10 +184,11 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
       const req = run.frames.find((f) => f.dir === 'in' && f.msg.method === 'session/request_permission');
       assert.ok(req, 'the agent asked for permission');
       const answer = run.frames.find((f) => f.dir === 'out' && f.msg.id === req.msg.id && 'result' in f.msg);
-      assert.deepEqual((answer?.msg.result as { outcome: unknown }).outcome, { outcome: 'cancelled' });
+      assert.ok(answer, 'the permission request was answered');
+      assert.deepEqual((answer.msg.result as { outcome: unknown }).outcome, { outcome: 'cancelled' });
       // The answer goes out first, then session/cancel, and the turn ends `cancelled` (not the agent's end_turn).
       const cancel = run.frames.find((f) => f.dir === 'out' && f.msg.method === 'session/cancel');
-      assert.ok(cancel && answer && cancel.at >= answer.at, 'no session/cancel after the cancelled answer');
+      assert.ok(cancel && cancel.at >= answer.at, 'no session/cancel after the cancelled answer');
       assert.equal(run.stopReason, 'cancelled');
       if (q.createViaClientFsBroken) assert.equal(fs.readFileSync(path.join(run.workspace, 'kept.txt'), 'utf8'), original);
       else assert.equal(fs.existsSync(path.join(run.workspace, 'unwritten.txt')), false);

@@ -163,7 +163,7 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
 
   it('aborts a running turn', T, async () => {
     const turn = session.prompt([{ type: 'text', text: 'SCENARIO: shell {"command":"sleep 20"}' }]);
-    await until(() => session.model.timeline().filter((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 20/.test(e.title)).length > 0, { what: 'sleep 20', timeoutMs: 15_000, intervalMs: 20 });
+    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep 20/.test(e.title)), { what: 'sleep 20', timeoutMs: 15_000, intervalMs: 20 });
     await session.cancel();
     assert.equal((await turn).stopReason, 'cancelled');
   });

@@ -35,7 +35,13 @@ test('defaults are validated in the agent config', () => {
 test('the cached offer shows the remembered choices as current, and is written only when it changed', async () => {
   const m = memento();
   let writes = 0;
-  const counting = { ...m, update: async (k: string, v: unknown) => void (writes++, await m.update(k, v)) };
+  const counting = {
+    ...m,
+    update: async (k: string, v: unknown) => {
+      writes++;
+      await m.update(k, v);
+    },
+  };
   const d = new AgentDefaults(counting);
   const offer = {
     modes: { currentModeId: 'build', availableModes: [{ id: 'build', name: 'Build' }, { id: 'plan', name: 'Plan' }] },
@@ -57,8 +63,8 @@ test('presets: the 8 tested agents and agentao, each found again from its comman
   const ids = PRESETS.map((p) => p.id);
   assert.deepEqual(ids, ['opencode', 'codex-acp', 'claude-agent-acp', 'gemini', 'qwen', 'pi-acp', 'pi', 'omp', 'agentao']);
   for (const p of PRESETS) {
-    const config = presetConfig(p, { command: `/opt/agents/bin/${p.command}` });
-    assert.equal(presetFor({ ...config, preset: undefined })?.id, p.id, `${p.id} from its command`);
+    const { preset: _, ...config } = presetConfig(p, { command: `/opt/agents/bin/${p.command}` });
+    assert.equal(presetFor(config)?.id, p.id, `${p.id} from its command`);
     assert.equal(hasScriptedSetup(p.id), p.scripted, `${p.id}: scripted setup`);
     assert.ok(p.permission.length > 10, `${p.id}: says what makes it ask`);
   }

@@ -69,8 +69,8 @@ describe('agent catalog', () => {
         if (v === undefined) continue;
         assert.ok(v === scratch || v.startsWith(scratch + path.sep), `${k}=${v} is outside scratch`);
       }
-      assert.ok(spec.env['HOME']?.startsWith(scratch), 'HOME must be in scratch');
-      assert.ok(spec.env['TMPDIR']?.startsWith(scratch), 'TMPDIR must be in scratch');
+      assert.ok(spec.env.HOME?.startsWith(scratch), 'HOME must be in scratch');
+      assert.ok(spec.env.TMPDIR?.startsWith(scratch), 'TMPDIR must be in scratch');
       for (const [k, v] of Object.entries(spec.env)) {
         assert.ok(!v.startsWith('REAL-'), `${k} leaked from the caller's environment`);
       }
@@ -89,40 +89,40 @@ describe('agent catalog', () => {
     };
 
     const oc = await prep('opencode');
-    const ocConfig = JSON.parse(fs.readFileSync(path.join(oc.spec.env['XDG_CONFIG_HOME']!, 'opencode', 'opencode.json'), 'utf8'));
+    const ocConfig = JSON.parse(fs.readFileSync(path.join(oc.spec.env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), 'utf8'));
     // What makes each agent ask is the preset's own args/env (src/agents/presets.ts), launched as shipped.
-    const ocPermission = JSON.parse(oc.spec.env['OPENCODE_PERMISSION']!);
+    const ocPermission = JSON.parse(oc.spec.env.OPENCODE_PERMISSION!);
     assert.equal(ocPermission.edit, 'ask');
     assert.equal(ocPermission.bash, 'ask');
     assert.equal(ocConfig.permission, undefined, 'the permission config belongs to the preset, not to the scripted setup');
     assert.equal(ocConfig.provider.scripted.options.baseURL, `${MODEL_URL}/v1`);
 
     const cx = await prep('codex');
-    const toml = fs.readFileSync(path.join(cx.spec.env['CODEX_HOME']!, 'config.toml'), 'utf8');
+    const toml = fs.readFileSync(path.join(cx.spec.env.CODEX_HOME!, 'config.toml'), 'utf8');
     assert.deepEqual(cx.spec.args.slice(-2), ['-c', 'approval_policy="untrusted"']);
     assert.doesNotMatch(toml, /approval_policy/);
     assert.match(toml, /^wire_api = "responses"$/m);
     assert.match(toml, new RegExp(`^base_url = "${MODEL_URL}/v1"$`, 'm'));
 
     const cl = await prep('claude');
-    assert.equal(cl.spec.env['ANTHROPIC_BASE_URL'], MODEL_URL);
-    assert.ok(cl.spec.env['IS_SANDBOX'] === undefined || cl.spec.env['IS_SANDBOX'] === '1');
-    const clSettings = JSON.parse(fs.readFileSync(path.join(cl.spec.env['CLAUDE_CONFIG_DIR']!, 'settings.json'), 'utf8'));
+    assert.equal(cl.spec.env.ANTHROPIC_BASE_URL, MODEL_URL);
+    assert.ok(cl.spec.env.IS_SANDBOX === undefined || cl.spec.env.IS_SANDBOX === '1');
+    const clSettings = JSON.parse(fs.readFileSync(path.join(cl.spec.env.CLAUDE_CONFIG_DIR!, 'settings.json'), 'utf8'));
     assert.equal(clSettings.permissions.defaultMode, 'default');
 
     const gm = await prep('gemini');
-    const gmSettings = JSON.parse(fs.readFileSync(path.join(gm.spec.env['HOME']!, '.gemini', 'settings.json'), 'utf8'));
+    const gmSettings = JSON.parse(fs.readFileSync(path.join(gm.spec.env.HOME!, '.gemini', 'settings.json'), 'utf8'));
     assert.equal(gmSettings.security.auth.selectedType, 'gemini-api-key');
     assert.deepEqual(gm.spec.args.slice(-3), ['--acp', '--approval-mode', 'default']);
 
     const qw = await prep('qwen');
-    const qwSettings = JSON.parse(fs.readFileSync(path.join(qw.spec.env['HOME']!, '.qwen', 'settings.json'), 'utf8'));
+    const qwSettings = JSON.parse(fs.readFileSync(path.join(qw.spec.env.HOME!, '.qwen', 'settings.json'), 'utf8'));
     assert.equal(qwSettings.tools?.approvalMode, undefined);
     assert.deepEqual(qw.spec.args.slice(-3), ['--acp', '--approval-mode', 'default']);
-    assert.equal(qw.spec.env['OPENAI_BASE_URL'], `${MODEL_URL}/v1`);
+    assert.equal(qw.spec.env.OPENAI_BASE_URL, `${MODEL_URL}/v1`);
 
     const pi = await prep('pi-acp');
-    const models = JSON.parse(fs.readFileSync(path.join(pi.spec.env['PI_CODING_AGENT_DIR']!, 'models.json'), 'utf8'));
+    const models = JSON.parse(fs.readFileSync(path.join(pi.spec.env.PI_CODING_AGENT_DIR!, 'models.json'), 'utf8'));
     assert.equal(models.providers.scripted.baseUrl, `${MODEL_URL}/v1`);
     assert.ok(AGENTS.find((a) => a.id === 'pi-acp')!.quirks.noPermissionRequests);
   });

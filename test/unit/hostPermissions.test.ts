@@ -96,7 +96,11 @@ describe('PermissionBroker', () => {
     const rules = new PermissionRuleStore(memoryStore());
     await rules.add({ action: 'reject', toolKind: 'execute', commandPrefix: 'rm -rf' });
     let presented = 0;
-    const broker = new PermissionBroker({ rules, presenter: () => async () => (presented++, 'once') });
+    const broker = new PermissionBroker({ rules, presenter: () => async () => {
+        presented++;
+        return 'once';
+      },
+    });
     const decision = await broker.decide(request('x', { toolKind: 'execute', rawInput: { command: 'rm -rf build' } }), never);
     assert.deepEqual(decision, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute command "rm -rf …"' });
     assert.equal(presented, 0);
@@ -109,7 +113,11 @@ describe('PermissionBroker', () => {
   it('an "always" answer becomes a workspace rule that answers the next request; revoking it asks again', async () => {
     const rules = new PermissionRuleStore(memoryStore());
     let presented = 0;
-    const broker = new PermissionBroker({ rules, presenter: () => async () => (presented++, 'always') });
+    const broker = new PermissionBroker({ rules, presenter: () => async () => {
+        presented++;
+        return 'always';
+      },
+    });
     const call = { toolKind: 'execute', rawInput: { command: ['npm', 'test', '--', '--watch'] } };
     assert.equal((await broker.decide(request('1', call), never)).by, 'user');
     await tick();

@@ -134,7 +134,10 @@ test('RPC traces follow the log level: off while the log does not show traces, o
   const channel = {
     ...streamLogger((l) => lines.push(l), 'trace'),
     logLevel: 3,
-    onDidChangeLogLevel: (listener: () => void) => (listeners.add(listener), { dispose: () => listeners.delete(listener) }),
+    onDidChangeLogLevel: (listener: () => void) => {
+      listeners.add(listener);
+      return { dispose: () => listeners.delete(listener) };
+    },
   };
   const logger = redactingLogger(channel);
   const session = await AcpSession.start(

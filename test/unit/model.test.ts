@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ScriptedModel, startScriptedModel } from '../../src/model/scriptedModel';
 
+// biome-ignore lint/suspicious/noExplicitAny: the wire formats' JSON, read deep in ~50 assertions that would otherwise each cast
 type Json = Record<string, any>;
 
 let model: ScriptedModel;
@@ -25,6 +26,7 @@ async function post(urlPath: string, body: unknown): Promise<Response> {
 
 interface SseEvent {
   event?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: as Json above
   data: any;
 }
 
@@ -418,7 +420,7 @@ describe('Anthropic Messages (claude)', () => {
     const types = events.map((e) => e.event).filter((t) => t !== 'ping');
     const deltas = types.filter((t) => t === 'content_block_delta').length;
     assert.ok(deltas >= 1);
-    const expected = ['message_start', 'content_block_start', ...Array<string>(deltas).fill('content_block_delta'), 'content_block_stop'];
+    const expected = ['message_start', 'content_block_start', ...new Array<string>(deltas).fill('content_block_delta'), 'content_block_stop'];
     assert.deepEqual(types, [...expected, 'message_delta', 'message_stop']);
     assert.equal(claudeText(events), 'Scripted session');
     assert.equal(events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason, 'end_turn');
@@ -478,7 +480,7 @@ describe('Anthropic Messages (claude)', () => {
 
   it('answers without streaming when stream is absent', async () => {
     const body = claudeBody([claudeUser(WRITE)]);
-    delete body['stream'];
+    delete body.stream;
     const message = (await (await post('/v1/messages', body)).json()) as Json;
     assert.equal(message.type, 'message');
     assert.equal(message.stop_reason, 'tool_use');

@@ -28,7 +28,9 @@ const SNAPSHOT_IDS = ['agentao', 'auggie', 'claude-acp', 'claude-code-acp', 'cod
 const snapshot = () => parseRegistry(fs.readFileSync(SNAPSHOT, 'utf8'));
 const agent = (id: string): RegistryAgent => snapshot().registry.agents.find((a) => a.id === id)!;
 const scratch: string[] = [];
-after(() => scratch.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of scratch) fs.rmSync(d, { recursive: true, force: true });
+});
 
 describe('registry: parsing', () => {
   test('the bundled snapshot holds every agent entry, each valid', () => {

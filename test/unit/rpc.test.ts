@@ -93,9 +93,13 @@ describe('RpcConnection against a fake agent', () => {
   it('matches id-less "Unknown command" answers to the oldest pending command of that name', async () => {
     const { conn, logger } = connect();
     const order: string[] = [];
-    const first = conn.send({ type: 'frobnicate' }).then((r) => (order.push('first'), r));
-    const other = conn.send({ type: 'zap' }).then((r) => (order.push('zap'), r));
-    const second = conn.send({ type: 'frobnicate' }).then((r) => (order.push('second'), r));
+    const noting = (name: string) => <T>(r: T): T => {
+      order.push(name);
+      return r;
+    };
+    const first = conn.send({ type: 'frobnicate' }).then(noting('first'));
+    const other = conn.send({ type: 'zap' }).then(noting('zap'));
+    const second = conn.send({ type: 'frobnicate' }).then(noting('second'));
     const rs = await Promise.all([first, other, second]);
     assert.deepEqual(order, ['first', 'zap', 'second']);
     for (const r of rs) assert.match(r.error ?? '', /Unknown command/);
@@ -203,7 +207,12 @@ describe('RpcSession against a fake agent', () => {
       call: async (name, args, signal, onUpdate) => {
         if (name === 'boom') throw new Error('tool exploded');
         if (name === 'slow') {
-          await new Promise<void>((resolve) => signal.addEventListener('abort', () => ((aborted = true), resolve())));
+          await new Promise<void>((resolve) =>
+            signal.addEventListener('abort', () => {
+              aborted = true;
+              resolve();
+            }),
+          );
           return { content: [{ type: 'text', text: 'late' }] };
         }
         onUpdate({ content: [{ type: 'text', text: 'working' }] });

@@ -100,7 +100,7 @@ describe('an untrusted agent through the CLI', () => {
 
   it('a terminal command gets the agent\'s environment: no host secret under inheritEnv false, no loader variables', () => {
     const ws = workspace();
-    const printEnv = `process.stdout.write(JSON.stringify({secret: process.env.HOST_ONLY_SECRET ?? null, preload: process.env.LD_PRELOAD ?? null, nodeOptions: process.env.NODE_OPTIONS ?? null, mine: process.env.AGENT_VAR ?? null, asked: process.env.ASKED ?? null}))`;
+    const printEnv = 'process.stdout.write(JSON.stringify({secret: process.env.HOST_ONLY_SECRET ?? null, preload: process.env.LD_PRELOAD ?? null, nodeOptions: process.env.NODE_OPTIONS ?? null, mine: process.env.AGENT_VAR ?? null, asked: process.env.ASKED ?? null}))';
     const plan = [{ terminal: { command: process.execPath, args: ['-e', printEnv], env: [{ name: 'LD_PRELOAD', value: './evil.so' }, { name: 'NODE_OPTIONS', value: '--require ./evil.js' }, { name: 'ASKED', value: 'yes' }] } }];
     // The agent needs PATH-free node: it runs by absolute path, so a bare env works.
     const { steps, stderr } = runCli(ws, plan, ['--approve-all', '--log-level', 'warn'], { AGENT_VAR: 'configured' }, false);
@@ -123,7 +123,7 @@ describe('terminal commands as real agents send them', () => {
     );
     assert.equal(steps.length, 2, stderr);
     assert.equal(fs.readFileSync(path.join(ws, 'shell-line.txt'), 'utf8'), 'hi');
-    assert.equal((steps[1]?.output as { result?: { output?: string } }).result?.output, 'a; touch injected.txt');
+    assert.equal((steps[1]?.output as { result?: { output?: string } } | undefined)?.result?.output, 'a; touch injected.txt');
     assert.ok(!fs.existsSync(path.join(ws, 'injected.txt')), 'argv was run through a shell');
   });
 });

@@ -130,7 +130,11 @@ function watchSession(session: AgentSession, threshold: number) {
       if (e.type === 'turn') watch.turn(e.state !== 'idle');
     }),
   ];
-  return { watch, seen, waits, dispose: () => (off.forEach((f) => f()), watch.dispose()) };
+  const dispose = () => {
+    for (const f of off) f();
+    watch.dispose();
+  };
+  return { watch, seen, waits, dispose };
 }
 
 async function until(what: string, ok: () => boolean, timeoutMs = 10_000): Promise<void> {

@@ -39,5 +39,5 @@ test('text: the streamed message is printed exactly once, chunk by chunk', () =>
   const r = cli('text');
   assert.equal(r.status, 0, r.stderr);
   assert.equal((r.stdout.match(/chunk \d+ /g) ?? []).length, CHUNKS);
-  assert.ok(r.stdout.includes(`chunk 0 chunk 1 `) && r.stdout.includes(`chunk ${CHUNKS - 1} `));
+  assert.ok(r.stdout.includes('chunk 0 chunk 1 ') && r.stdout.includes(`chunk ${CHUNKS - 1} `));
 });

@@ -52,7 +52,13 @@ async function palette(page: Page, title: string): Promise<void> {
 /** The clipboard once it holds something other than `before` (polled: a page predicate's promise is not awaited). */
 async function clipboardOtherThan(page: Page, before: string, timeoutMs = 15_000): Promise<string> {
   let text = before;
-  await until(async () => (text = await page.evaluate(() => navigator.clipboard.readText())) !== before, { what: 'the clipboard to change', timeoutMs, intervalMs: 200 });
+  await until(
+    async () => {
+      text = await page.evaluate(() => navigator.clipboard.readText());
+      return text !== before;
+    },
+    { what: 'the clipboard to change', timeoutMs, intervalMs: 200 },
+  );
   return text;
 }
 

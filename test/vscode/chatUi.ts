@@ -210,6 +210,7 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
       '',
       '```ts',
       'export function greet(name: string): string {',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: TypeScript source shown in the chat, not a template
       '  return `Hello, ${name}!`; // a comment',
       '}',
       '```',

@@ -138,7 +138,10 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         // with "Parser work" and without HIST-TWO. Its only other state is the old one, with HIST-TWO.
         const listed = () => page.locator('.quick-input-widget .monaco-list-row').evaluateAll((els) => els.map((r) => r.textContent ?? ''));
         let labels: string[] = [];
-        await until(async () => (labels = await listed()).some((l) => l.includes('Parser work')) && !labels.some((l) => l.includes('HIST-TWO')), {
+        await until(async () => {
+          labels = await listed();
+          return labels.some((l) => l.includes('Parser work')) && !labels.some((l) => l.includes('HIST-TWO'));
+        }, {
           what: () => `the list without HIST-TWO (it shows ${JSON.stringify(labels)})`,
           timeoutMs: 15_000,
         });

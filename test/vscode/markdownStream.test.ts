@@ -29,6 +29,7 @@ const SAMPLE = [
   '```ts',
   'function greet(name: string): string {',
   '',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: TypeScript source in the streamed markdown, not a template
   '  return `hi ${name}`;',
   '}',
   '```',
@@ -132,7 +133,7 @@ test('block boundaries: after a blank line at column 0, never inside a fence or 
       ['x\n\ny\n\nz\n', 3, 6, 'from a boundary on'],
     ];
     const got = await page.evaluate((cs) => cs.map(([src, from]) => (window as unknown as { MD: { blockBoundary(s: string, f: number): number } }).MD.blockBoundary(src, from)), cases);
-    cases.forEach(([, , want, what], k) => assert.equal(got[k], want, what));
+    for (const [k, [, , want, what]] of cases.entries()) assert.equal(got[k], want, what);
   });
 });
 

@@ -176,7 +176,10 @@ function requestsMatching(model: { requests: { body: unknown }[] }, pattern: Reg
 
 async function fileWith(file: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
   let text = '';
-  await until(() => pattern.test((text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '')), {
+  await until(() => {
+    text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    return pattern.test(text);
+  }, {
     what: () => `${path.basename(file)} to match ${pattern}:\n${text}`,
     timeoutMs,
     intervalMs: 200,
@@ -251,7 +254,13 @@ test('selection commands from the editor context menu with opencode in a real VS
     const rows = page.locator('.quick-input-widget .monaco-list-row');
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'free item' }).waitFor({ timeout: 90_000 });
     let shown = 0;
-    await until(async () => (shown = await rows.count()) === 6, { what: () => `six proposed cases (the picker shows ${shown})`, timeoutMs: 5_000 });
+    await until(
+      async () => {
+        shown = await rows.count();
+        return shown === 6;
+      },
+      { what: () => `six proposed cases (the picker shows ${shown})`, timeoutMs: 5_000 },
+    );
     await info.screenshot('selection-test-cases-picker');
     const free = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'free item' });
     await free.locator('.monaco-checkbox, .quick-input-list-checkbox, input[type="checkbox"]').first().click();

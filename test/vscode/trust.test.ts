@@ -135,7 +135,10 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         const seconds = (s: string) => Number(/no output for (\d+) s/.exec(s)?.[1]);
         let later = first;
         // The count goes up within the 2.2 s the check always allowed it (it ticks once a second).
-        await until(async () => seconds((later = ((await item.textContent()) ?? '').trim())) > seconds(first), {
+        await until(async () => {
+          later = ((await item.textContent()) ?? '').trim();
+          return seconds(later) > seconds(first);
+        }, {
           what: () => `the count to go up: "${first}" then "${later}"`,
           timeoutMs: 2200,
           intervalMs: 200,

@@ -49,11 +49,11 @@ export class Header {
     const pickers: HTMLElement[] = [];
     const opts = state.configOptions;
     const hasCat = (c: string) => opts.some((o) => o.category === c);
-    if (state.modes && state.modes.availableModes.length && !hasCat('mode')) {
+    if (state.modes?.availableModes.length && !hasCat('mode')) {
       const modes = state.modes.availableModes.map((m) => ({ value: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) }));
       pickers.push(this.select('mode', s.mode, modes, state.modes.currentModeId, (v) => send('setMode', { modeId: v }), 'symbol-enum'));
     }
-    if (state.models && state.models.availableModels.length && !hasCat('model')) {
+    if (state.models?.availableModels.length && !hasCat('model')) {
       const models = state.models.availableModels.map((m) => ({ value: m.modelId, name: m.name, ...(m.description ? { description: m.description } : {}) }));
       pickers.push(this.select('model', s.model, models, state.models.currentModelId, (v) => send('setModel', { modelId: v }), 'sparkle'));
     }

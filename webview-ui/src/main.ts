@@ -95,7 +95,10 @@ function mountRestricted(snapshot: Snapshot): void {
 }
 
 function mount(snapshot: Snapshot): void {
-  if (snapshot.restricted) return mountRestricted(snapshot);
+  if (snapshot.restricted) {
+    mountRestricted(snapshot);
+    return;
+  }
   const t0 = performance.now();
   document.body.dataset.view = 'chat';
   strings = snapshot.strings;

@@ -166,7 +166,7 @@ const streamed = new WeakMap<HTMLElement, Streamed>();
  * `decorate` runs on each newly rendered part (code-block actions).
  */
 export function renderStreamed(body: HTMLElement, src: string, decorate?: (part: HTMLElement) => void): void {
-  let st = streamed.get(body);
+  const st = streamed.get(body);
   if (st && st.src === src && st.tail.parentElement === body) return; // unchanged: nothing to render
   if (!st || !src.startsWith(st.src) || st.tail.parentElement !== body) {
     // Afresh: one render of the whole text (a page of the transcript loads many messages); it is split into

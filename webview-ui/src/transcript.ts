@@ -146,7 +146,7 @@ export class Transcript {
   append(appends: { id: string; text: string }[]): void {
     for (const a of appends) {
       const it = this.index.get(`message:${a.id}`);
-      if (!it || it.entity.kind !== 'message') continue;
+      if (it?.entity.kind !== 'message') continue;
       it.entity = { ...it.entity, text: it.entity.text + a.text };
       if (it.el) this.dirty.add(it);
     }

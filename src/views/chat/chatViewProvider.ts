@@ -79,7 +79,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** The session's title (pi's setTitle / session name) in the view's title; a lone view shows only that. */
   private defaultTitle: string | undefined;
   private showTitle(view: vscode.WebviewView, title: string | undefined): void {
-    this.defaultTitle ??= view.title;
+    this.defaultTitle ??= view.title ?? ''; // package.json names the view: its title is never unset
     view.title = title || this.defaultTitle;
   }
 

@@ -11,6 +11,7 @@ const EXCLUDE = '**/{node_modules,.git,dist,out,.scratch,.tools}/**';
  * Characters that make a command read differently from what runs: C0/C1 controls but tab and newline
  * (a carriage return is Enter in a terminal), bidi controls (Trojan Source) and zero-width characters.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
 const DECEPTIVE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/u;
 
 /** Whether `uri` is a file inside the workspace folders (after resolving `..` and symlinks). */

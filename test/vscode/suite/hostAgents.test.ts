@@ -127,7 +127,10 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     host.signIn.chooser = async (_agent, methods) => methods.find((m) => m.kind === 'terminal');
     // First declined: the command the agent chose is shown in full, and nothing runs.
     const shown: string[] = [];
-    host.signIn.confirmCommand = async (_agent, method) => (shown.push(`${commandLine(method)} | ${Object.keys(method.env).join(',')}`), false);
+    host.signIn.confirmCommand = async (_agent, method) => {
+      shown.push(`${commandLine(method)} | ${Object.keys(method.env).join(',')}`);
+      return false;
+    };
     const opened: string[] = [];
     const sub = vscode.window.onDidOpenTerminal((t) => opened.push(t.name));
     try {
