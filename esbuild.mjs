@@ -18,7 +18,9 @@ const common = {
 };
 
 const builds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  // mainFields: jsonc-parser's UMD build requires its parts at run time (esbuild cannot follow that); its ES
+  // module build bundles.
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], mainFields: ['module', 'main'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   // The stdio MCP server agents start for the IDE tools (src/mcp/ideBridge.ts).
   { ...common, entryPoints: ['src/mcp/ideBridge.ts'], outfile: 'dist/ideBridge.js' },

@@ -2,8 +2,11 @@
 # Sets up everything the tests and the demo need, idempotently (~2 s when all is in place):
 # npm dependencies, the pinned real agents (.tools/agents), and a real VS Code (code-server + Chromium).
 #
-#   scripts/setup.sh            # all of it
-#   SKIP_VSCODE=1 scripts/setup.sh   # without code-server/Chromium (core and agent tests only)
+#   scripts/setup.sh                        # all of it (npm test)
+#   SETUP_AGENTS="opencode" scripts/setup.sh   # only these agents (npm start: what the demo needs first)
+#   SKIP_VSCODE=1 scripts/setup.sh          # without code-server/Chromium (core and agent tests only)
+#
+# While anything runs it says so at least every 10 s: "[setup] 40 s: still installing: agents, code-server".
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -17,14 +20,36 @@ npm_deps() {
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     log "npm ci"
     npm ci --no-audit --no-fund --loglevel=error >/dev/null
+    log "npm ci done"
   fi
 }
+start=$SECONDS
 npm_deps & deps=$!
-bash scripts/setup-agents.sh & agents=$!
+# shellcheck disable=SC2086 # SETUP_AGENTS: a list of words
+bash scripts/setup-agents.sh ${SETUP_AGENTS:-} & agents=$!
 vscode=""
 if [ -z "${SKIP_VSCODE:-}" ]; then bash scripts/setup-vscode.sh & vscode=$!; fi
+
+# Progress: every 10 s, which parts are still running (a quiet minute looks like a hang).
+names=(npm-dependencies agents code-server)
+pids=("$deps" "$agents" "$vscode")
+while :; do
+  running=()
+  for i in 0 1 2; do [ -n "${pids[$i]}" ] && kill -0 "${pids[$i]}" 2>/dev/null && running+=("${names[$i]}"); done
+  [ ${#running[@]} -eq 0 ] && break
+  for _ in $(seq 1 20); do
+    sleep 0.5
+    alive=0
+    for p in "${pids[@]}"; do [ -n "$p" ] && kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive -eq 0 ] && break
+  done
+  [ $alive -eq 0 ] && break
+  log "$((SECONDS - start)) s: still installing: $(IFS=,; echo "${running[*]}" | sed 's/,/, /g')"
+done
+
 status=0
 wait "$deps" || { log "npm ci failed"; status=1; }
 wait "$agents" || { log "setting up the agents failed"; status=1; }
 if [ -n "$vscode" ]; then wait "$vscode" || { log "setting up code-server failed"; status=1; }; fi
+[ $((SECONDS - start)) -ge 5 ] && log "done in $((SECONDS - start)) s"
 exit "$status"

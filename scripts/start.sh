@@ -26,11 +26,23 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
 fi
 
 # ------------------------------------------------------------------------------------------------ setup
-bash "$ROOT/scripts/setup.sh" # npm ci, pinned agents, code-server + Chromium (idempotent)
+T0=$SECONDS
+# First what the demo needs: npm dependencies, code-server + Chromium + Node 24, and its agent (opencode, or
+# Claude Code with ANTHROPIC_API_KEY). The other agents come with `npm run setup` / `npm test`, or one click
+# in "Agent Host: Add Agent…"; those already installed are offered in the picker.
+demo_agents="opencode"
+[ -n "${ANTHROPIC_API_KEY:-}" ] && demo_agents="opencode claude"
+SETUP_AGENTS="${SETUP_AGENTS:-$demo_agents}" bash "$ROOT/scripts/setup.sh" # idempotent; progress every 10 s
 cd "$ROOT"
-log "building"
+log "building ($((SECONDS - T0)) s so far)"
 mkdir -p "$ROOT/.scratch"
-npm run --silent build >"$ROOT/.scratch/build.log" 2>&1 || { cat "$ROOT/.scratch/build.log" >&2; die "npm run build failed"; }
+npm run --silent build >"$ROOT/.scratch/build.log" 2>&1 &
+build_pid=$!
+while kill -0 "$build_pid" 2>/dev/null; do
+  for _ in $(seq 1 20); do kill -0 "$build_pid" 2>/dev/null || break; sleep 0.5; done
+  kill -0 "$build_pid" 2>/dev/null && log "$((SECONDS - T0)) s: still building"
+done
+wait "$build_pid" || { cat "$ROOT/.scratch/build.log" >&2; die "npm run build failed"; }
 
 # ------------------------------------------------------------------------------------------------ state
 if [ -n "${RESET_DEMO:-}" ]; then rm -rf "$WS" "$DEMO"; fi
@@ -87,11 +99,14 @@ agent_json="$(env ROOT="$ROOT" DEMO_SCRATCH="$DEMO/agent" DEMO_WORKSPACE="$WS" b
 node - "$DEMO/user-data" "$agent_json" <<'NODE'
 const fs = require('fs'), path = require('path');
 const [dir, agentJson] = process.argv.slice(2);
-const agent = JSON.parse(agentJson);
-if (!agent || typeof agent.name !== 'string' || typeof agent.command !== 'string') {
-  console.error('[start] ERROR: demo-agent.sh must print {"name", "command", ...}; got: ' + agentJson);
+// One entry, or a list: the demo's agent first, then every other installed agent against the same model.
+const parsed = JSON.parse(agentJson);
+const demoAgents = Array.isArray(parsed) ? parsed : [parsed];
+if (!demoAgents.length || demoAgents.some((a) => !a || typeof a.name !== 'string' || typeof a.command !== 'string')) {
+  console.error('[start] ERROR: demo-agent.sh must print {"name", "command", ...} or a list of them; got: ' + agentJson);
   process.exit(1);
 }
+const agent = demoAgents[0];
 // Merged, never overwritten: agents added in the Remote settings (where the README says to put them) and
 // every other setting stay; only the demo entry (by name) is refreshed, and the default is set when none is.
 const machine = path.join(dir, 'Machine', 'settings.json');
@@ -108,8 +123,9 @@ if (fs.existsSync(machine)) {
     console.error('[start] WARNING: ' + machine + ' is not valid JSON (' + e.message + '); kept as ' + kept);
   }
 }
-const agents = Array.isArray(current['agentHost.agents']) ? current['agentHost.agents'].filter((a) => !a || a.name !== agent.name) : [];
-current['agentHost.agents'] = [agent, ...agents];
+const demoNames = new Set(demoAgents.map((a) => a.name));
+const agents = Array.isArray(current['agentHost.agents']) ? current['agentHost.agents'].filter((a) => !a || !demoNames.has(a.name)) : [];
+current['agentHost.agents'] = [...demoAgents, ...agents];
 const names = current['agentHost.agents'].map((a) => a && a.name);
 if (typeof current['agentHost.defaultAgent'] !== 'string' || !names.includes(current['agentHost.defaultAgent'])) current['agentHost.defaultAgent'] = agent.name;
 fs.mkdirSync(path.dirname(machine), { recursive: true });
@@ -157,10 +173,11 @@ done
 
 url="http://127.0.0.1:$PORT/?folder=$(node -p 'encodeURIComponent(process.argv[1])' "$WS")"
 code_version="$(node -p 'require(process.argv[1]).version' "$ROOT/.tools/code-server/node_modules/code-server/lib/vscode/package.json" 2>/dev/null || echo '?')"
-agent_name="$(node -p 'JSON.parse(process.argv[1]).name' "$agent_json")"
-printf '\n  Agent Host is running in code-server (VS Code %s).\n\n' "$code_version"
+agent_name="$(node -p 'const a = JSON.parse(process.argv[1]); (Array.isArray(a) ? a[0] : a).name' "$agent_json")"
+agent_count="$(node -p 'const a = JSON.parse(process.argv[1]); Array.isArray(a) ? a.length : 1' "$agent_json")"
+printf '\n  Agent Host is running in code-server (VS Code %s), ready %s s after npm start.\n\n' "$code_version" "$((SECONDS - T0))"
 printf '    Open:   %s\n' "$url"
-printf '    Agent:  %s   (from scripts/lib/demo-agent.sh)\n' "$agent_name"
+printf '    Agent:  %s   (from scripts/lib/demo-agent.sh; %s agent(s) in the picker)\n' "$agent_name" "$agent_count"
 printf '    Try:    F1 → "Agent Host: Ask the Agent…"; the status bar item (bottom left) picks the agent.\n'
 printf '    Log:    %s\n\n  Ctrl+C stops it.\n\n' "${LOGF#"$ROOT"/}"
 wait "$CS_PID" || true

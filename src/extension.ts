@@ -77,8 +77,18 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
     ...registerAgentCommands(ctx, transcript, chat),
     ...trackContextKeys(ctx),
   );
+  openChatOnFirstStart(context, log);
   log.info(`Agent Host activated in ${(performance.now() - started).toFixed(1)} ms`);
   return { manager, host, chat, sessions, contextKeys: () => ctx.keys.snapshot() };
+}
+
+/** The first start in a profile shows the chat in the side bar once (`agentHost.chat.openOnFirstStart`). */
+function openChatOnFirstStart(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+  const key = 'agentHost.chatOpenedOnFirstStart';
+  if (context.globalState.get<boolean>(key) || !vscode.workspace.getConfiguration('agentHost').get<boolean>('chat.openOnFirstStart', true)) return;
+  void context.globalState.update(key, true);
+  log.info('First start in this profile: opening the chat');
+  void vscode.commands.executeCommand('agentHost.chat.focus');
 }
 
 export async function deactivate(): Promise<void> {

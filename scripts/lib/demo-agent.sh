@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prints the agent `npm start` (scripts/start.sh) configures in the demo, as ONE JSON object on stdout:
-#   {"name": "...", "command": "...", "args": [...], "env": {...}, "protocol": "acp"}
+# Prints the agents `npm start` (scripts/start.sh) configures in the demo, as ONE JSON list on stdout (the default first):
+#   [{"name": "...", "command": "...", "args": [...], "env": {...}, "protocol": "acp"}, …]
 # With ANTHROPIC_API_KEY set: Claude Code against the real model. Otherwise: opencode (a real agent)
 # against the scripted demo model, which this starts in the background (pid in "$DEMO_SCRATCH/pids",
 # stopped by start.sh). See test/agents/demoAgent.ts.

@@ -1,5 +1,6 @@
 /**
- * The default agent of `npm start`, printed as one JSON object for scripts/lib/demo-agent.sh.
+ * The agents of `npm start`, printed as one JSON list for scripts/lib/demo-agent.sh: the default first, then
+ * every other agent setup installed, each against the same scripted demo model ("<id> (demo model)").
  * - With ANTHROPIC_API_KEY in the environment: Claude Code (claude-agent-acp) against the real model.
  * - Otherwise: opencode against the scripted demo model, started here in the background on 127.0.0.1
  *   (its pid is appended to $DEMO_SCRATCH/pids so start.sh stops it), clearly labelled "demo model".
@@ -8,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { agentById } from './catalog';
+import { AGENTS, agentById } from './catalog';
 
 const scratch = process.env.DEMO_SCRATCH;
 const workspace = process.env.DEMO_WORKSPACE;
@@ -36,20 +37,32 @@ async function startModel(dir: string): Promise<string> {
   fail(`the scripted model did not start (see ${log})`);
 }
 
+/** Every other installed agent of the catalog, against the same scripted model: ready presets in the picker. */
+async function others(url: string, except: string): Promise<object[]> {
+  const list: object[] = [];
+  for (const agent of AGENTS) {
+    if (agent.id === except || !agent.installed()) continue;
+    const spec = await agent.prepare({ scratch: path.join(scratch!, agent.id), modelUrl: url, workspace: workspace! });
+    list.push({ name: `${agent.id} (demo model)`, command: spec.command, args: spec.args, env: spec.env, inheritEnv: false, protocol: 'acp' });
+  }
+  return list;
+}
+
 async function main(): Promise<void> {
   if (!scratch || !workspace) fail('DEMO_SCRATCH and DEMO_WORKSPACE must be set');
   fs.mkdirSync(scratch, { recursive: true });
+  const url = await startModel(scratch);
   if (process.env.ANTHROPIC_API_KEY) {
     const claude = path.join(path.dirname(__dirname), '..', '..', '.tools', 'agents', 'claude', 'node_modules', '.bin', 'claude-agent-acp');
-    process.stdout.write(`${JSON.stringify({ name: 'Claude Code', command: claude, args: [], env: {}, protocol: 'acp' })}\n`);
+    const first = { name: 'Claude Code', command: claude, args: [], env: {}, protocol: 'acp' };
+    process.stdout.write(`${JSON.stringify([first, ...(await others(url, 'claude'))])}\n`);
     return;
   }
   const agent = agentById('opencode');
-  if (!agent?.installed()) fail('opencode is not installed: run scripts/setup-agents.sh');
-  const url = await startModel(scratch);
+  if (!agent?.installed()) fail('opencode is not installed: run scripts/setup-agents.sh opencode');
   const spec = await agent.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: url, workspace });
   const config = { name: 'opencode (demo model)', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false, protocol: 'acp' };
-  process.stdout.write(`${JSON.stringify(config)}\n`);
+  process.stdout.write(`${JSON.stringify([config, ...(await others(url, 'opencode'))])}\n`);
 }
 
 void main();

@@ -62,6 +62,8 @@ export const QUIET_SETTINGS: Record<string, unknown> = {
   'remote.autoForwardPorts': false,
   'typescript.disableAutomaticTypeAcquisition': true,
   'npm.autoDetect': 'off',
+  // Tests open the chat when they need it (the walkthrough test checks the first start's own opening).
+  'agentHost.chat.openOnFirstStart': false,
 };
 
 export interface WorkbenchOptions {
