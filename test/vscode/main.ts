@@ -1,27 +1,25 @@
 /**
- * `node out/test/vscode/main.js [--no-ui] [--ui-only] [--ui-status-only]` — runs the mocha suite
- * (test/vscode/suite) inside code-server's extension host, then a Playwright check of the workbench
+ * `node out/test/vscode/main.js [--ui-status-only]` — the Playwright checks of the workbench in code-server
  * (test/vscode/uiCheck.ts: status bar item, a turn from the command palette with the real permission dialog;
- * screenshots in test-artifacts/), and exits non-zero when anything failed. Last line: `vscode: N passed, N failed`.
+ * test/vscode/hostUi.ts: the permission modal and the write review; screenshots in test-artifacts/), and exits
+ * non-zero when one failed. Last line: `vscode: N passed, N failed`. (The extension-host mocha suite runs
+ * through `vscode-test`: .vscode-test.mjs.)
  *
  * Needs: scripts/setup-vscode.sh, `npm run build`. Env:
  *   AGENT_HOST_TEST_AGENT   JSON {name, command, args, env} of the agent to use (default: the fixture agent)
- *   AGENT_HOST_TEST_PROMPT  the prompt of both turns (default: "create a file named hello.txt / from-the-ui.txt";
- *                           the scripted model needs e.g. `SCENARIO: write {"path":"hello.txt","content":"hi"}`)
- *   AGENT_HOST_TEST_PERMISSION  regexp of the permission option the suite picks (default "allow")
- *   AGENT_HOST_TEST_GREP    only tests whose title matches
+ *   AGENT_HOST_TEST_PROMPT  the prompt of the turn (default: "create a file named from-the-ui.txt"; the
+ *                           scripted model needs e.g. `SCENARIO: write {"path":"hello.txt","content":"hi"}`)
  *   AGENT_HOST_VSCODE_TIMEOUT_MS  hard limit per code-server run (default 300000)
  *   AGENT_HOST_KEEP_SCRATCH=1     keep code-server's scratch folder (logs) even on success
- *   AGENT_HOST_VSCODE_VERBOSE=1   print all browser console lines, not only the extension host's
+ *   AGENT_HOST_VSCODE_VERBOSE=1   print all browser console lines
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REPO_ROOT, runVsCodeTests } from './runner';
+import { REPO_ROOT } from './runner';
 import { runHostUiCheck } from './hostUi';
 import { runUiCheck } from './uiCheck';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
-const SUMMARY = /^\[agent-host-vscode-tests\] (\d+) passed, (\d+) failed/m;
 
 /** Workspaces of earlier runs (kept when they failed, for a look) go when the next run starts. */
 function removeStaleWorkspaces(): void {
@@ -62,7 +60,7 @@ function agentFromEnv(): { name: string; command: string; args: string[]; env: R
 
 async function main(): Promise<number> {
   const args = new Set(process.argv.slice(2));
-  for (const f of ['dist/extension.js', 'out/test/vscode/suite/index.js']) {
+  for (const f of ['dist/extension.js', 'out/test/vscode/fixtures/smokeAgent.js']) {
     if (!fs.existsSync(path.join(REPO_ROOT, f))) {
       console.error(`${f} is missing: run \`npm run build\` first`);
       return 2;
@@ -75,41 +73,7 @@ async function main(): Promise<number> {
   let passed = 0;
   let failed = 0;
 
-  if (!args.has('--ui-only')) {
-    const workspace = freshWorkspace('suite');
-    let output = '';
-    const write = process.stdout.write.bind(process.stdout);
-    // Tee stdout to find the suite's summary line (forwarded from the extension host).
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      output += chunk.toString();
-      return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof process.stdout.write;
-    const t0 = Date.now();
-    let code: number;
-    try {
-      code = await runVsCodeTests({
-        extensionPath: REPO_ROOT,
-        testsPath: path.join(__dirname, 'suite/index.js'),
-        workspace,
-        env: { AGENT_HOST_TEST_AGENT: JSON.stringify(agent) },
-        userSettings,
-        timeoutMs,
-        screenshotDir: ARTIFACTS,
-        verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
-      });
-    } finally {
-      process.stdout.write = write;
-    }
-    const m = SUMMARY.exec(output);
-    passed += Number(m?.[1] ?? 0);
-    failed += Number(m?.[2] ?? 0);
-    // Crashed, timed out or failed outside a test (e.g. a hook): count the run itself as one failure.
-    if (code !== 0 && Number(m?.[2] ?? 0) === 0) failed += 1;
-    console.log(`[vscode] suite exited ${code} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    if (code === 0) fs.rmSync(workspace, { recursive: true, force: true });
-  }
-
-  if (!args.has('--no-ui')) {
+  {
     const workspace = freshWorkspace('ui');
     const t0 = Date.now();
     try {
@@ -136,7 +100,7 @@ async function main(): Promise<number> {
   }
 
   // Host services through the UI (permission modal, diff review); needs an agent that writes through fs/*.
-  if (!args.has('--no-ui') && !args.has('--ui-status-only') && !process.env.AGENT_HOST_TEST_AGENT) {
+  if (!args.has('--ui-status-only') && !process.env.AGENT_HOST_TEST_AGENT) {
     const workspace = freshWorkspace('host-ui');
     try {
       const shots = await runHostUiCheck({ extensionPath: REPO_ROOT, workspace, userSettings, timeoutMs, screenshotDir: ARTIFACTS });

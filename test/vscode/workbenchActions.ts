@@ -1,0 +1,44 @@
+/**
+ * What the UI checks do in a workbench withWorkbench() opened (test/vscode/runner.ts re-exports these).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+
+/** Waits until the status bar shows the extension's item `id` (e.g. `agentHost.status`); returns it. */
+export async function statusBarItem(page: Page, id: string, timeoutMs = 30_000) {
+  // VS Code renders extension items as `<div id="<publisher>.<name>.<id>" class="statusbar-item">`.
+  const item = page.locator(`.statusbar-item[id$=".${id}"], .statusbar-item[id="${id}"]`).first();
+  await item.waitFor({ state: 'visible', timeout: timeoutMs });
+  return item;
+}
+
+/** The Agent Host output channel's log file(s) under a workbench's scratch (user-data-dir/logs), as text. */
+export function agentHostLog(scratch: string): string {
+  let text = '';
+  for (const e of fs.readdirSync(scratch, { withFileTypes: true, recursive: true })) {
+    if (e.isFile() && e.name.endsWith('Agent Host.log')) text += fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
+  }
+  return text;
+}
+
+/** Runs a command from the palette by its title (e.g. "Agent Host: Ask the Agent"). */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * "Agent Host: Ask the Agent…" with `prompt`. Waits for the input box's own prompt line before typing:
+ * the palette's input is the same element, so filling it too early would type into the palette.
+ */
+export async function askAgent(page: Page, prompt: string): Promise<void> {
+  await runCommand(page, 'Agent Host: Ask the Agent');
+  await page.locator('.quick-input-widget .quick-input-message', { hasText: /Ask the agent/i }).waitFor({ timeout: 30_000 });
+  await page.locator('.quick-input-widget input').fill(prompt);
+  await page.keyboard.press('Enter');
+}
