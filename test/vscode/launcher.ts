@@ -125,8 +125,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     {
       extensionPath: args.developmentPaths.length ? args.developmentPaths : REPO_ROOT,
       workspace: args.folder,
-      userDataDir: args.userDataDir,
-      extensionsDir: args.extensionsDir,
+      ...(args.userDataDir !== undefined ? { userDataDir: args.userDataDir } : {}),
+      ...(args.extensionsDir !== undefined ? { extensionsDir: args.extensionsDir } : {}),
       userSettings: userSettings(args.userDataDir),
       workspaceTrust: !args.disableWorkspaceTrust,
       timeoutMs: Number(process.env.AGENT_HOST_VSCODE_TIMEOUT_MS ?? 900_000),

@@ -108,7 +108,7 @@ export interface WorkbenchOptions {
 }
 
 /** A Session's options: a window may also open no folder at all (an empty window). */
-export type SessionOptions = Omit<WorkbenchOptions, 'workspace'> & { workspace?: string };
+export type SessionOptions = Omit<WorkbenchOptions, 'workspace'> & { workspace?: string | undefined };
 
 export interface WorkbenchInfo {
   port: number;
