@@ -186,6 +186,8 @@ export type HostMessage =
 
 /** Every user-facing string of the webview, localized by the extension. */
 export interface ChatStrings {
+  /** The page's title and its (visually hidden) heading. */
+  title: string;
   transcript: string;
   empty: string;
   emptyHint: string;

@@ -2,9 +2,15 @@ import * as vscode from 'vscode';
 import { restrictedModeMessage } from '../../manager/agentManager';
 import type { ChatStrings } from '../../shared/chatProtocol';
 
+/** The chat page's title (its <title> and the heading screen readers navigate by). */
+export function chatTitle(): string {
+  return vscode.l10n.t('Agent Host chat');
+}
+
 /** The webview's strings, localized here (the webview has no access to vscode.l10n). */
 export function chatStrings(): ChatStrings {
   return {
+    title: chatTitle(),
     transcript: vscode.l10n.t('Conversation with the agent'),
     empty: vscode.l10n.t('Ask the agent to do something in this workspace.'),
     emptyHint: vscode.l10n.t('Type @ to attach files, / for commands. Enter sends, Shift+Enter adds a line.'),
