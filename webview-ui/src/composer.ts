@@ -55,9 +55,9 @@ export class Composer {
       rows: 1,
       placeholder: s.inputPlaceholder,
       'aria-label': s.inputLabel,
+      // A textarea cannot be a combobox (no aria-expanded): the open menu shows through aria-activedescendant.
       'aria-autocomplete': 'list',
       'aria-controls': 'composer-menu',
-      'aria-expanded': 'false',
     });
     this.warn = h('div', { className: 'composer-warn', role: 'status', hidden: true });
     this.silenceText = h('span', { className: 'silence-text' });
@@ -348,7 +348,6 @@ export class Composer {
   private renderMenu(): void {
     const s = this.hooks.strings();
     this.menu.hidden = false;
-    this.input.setAttribute('aria-expanded', 'true');
     if (!this.items.length) {
       this.menu.replaceChildren(h('div', { className: 'menu-empty' }, s.noMatches));
       this.input.removeAttribute('aria-activedescendant');
@@ -379,7 +378,6 @@ export class Composer {
     this.searchSeq++;
     this.menu.hidden = true;
     this.items = [];
-    this.input.setAttribute('aria-expanded', 'false');
     this.input.removeAttribute('aria-activedescendant');
   }
 
