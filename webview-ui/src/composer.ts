@@ -19,6 +19,8 @@ export interface ComposerHooks {
   header: () => HeaderState;
   onDraftChange: () => void;
   announce: (text: string) => void;
+  /** Ctrl+Up: moves the focus into the transcript; false when it has nothing to focus. */
+  focusTranscript: () => boolean;
 }
 
 let chipCount = 0;
@@ -58,6 +60,7 @@ export class Composer {
       // A textarea cannot be a combobox (no aria-expanded): the open menu shows through aria-activedescendant.
       'aria-autocomplete': 'list',
       'aria-controls': 'composer-menu',
+      'aria-describedby': 'composer-keys',
     });
     this.warn = h('div', { className: 'composer-warn', role: 'status', hidden: true });
     this.silenceText = h('span', { className: 'silence-text' });
@@ -85,7 +88,8 @@ export class Composer {
       this.input,
       h('div', { className: 'input-actions' }, attach, h('span', { className: 'spacer' }), this.stopBtn, this.steerBtn, this.followUpBtn, this.sendBtn),
     );
-    this.el = h('div', { className: 'composer' }, this.agentEl, this.queueEl, this.menu, this.warn, this.silence, box);
+    const keys = h('span', { className: 'sr-only', id: 'composer-keys' }, s.keyboardHint);
+    this.el = h('div', { className: 'composer' }, this.agentEl, this.queueEl, this.menu, this.warn, this.silence, box, keys);
 
     this.input.addEventListener('keydown', (e) => this.onKey(e));
     this.input.addEventListener('input', () => {
@@ -266,6 +270,11 @@ export class Composer {
         this.closeMenu();
         return;
       }
+    }
+    // Ctrl/Cmd+Up on the first line (as in VS Code's own chat): to the transcript, a pending permission first.
+    if (e.key === 'ArrowUp' && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && !this.input.value.slice(0, this.input.selectionStart).includes('\n')) {
+      if (this.hooks.focusTranscript()) e.preventDefault();
+      return;
     }
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();

@@ -112,8 +112,9 @@ function mount(snapshot: Snapshot): void {
     expanded,
     onExpandedChange: persist,
     announce,
+    focusComposer: () => composer.focus(),
   });
-  composer = new Composer({ strings: () => strings, header: () => header, onDraftChange: persist, announce: (t) => announce(t) });
+  composer = new Composer({ strings: () => strings, header: () => header, onDraftChange: persist, announce: (t) => announce(t), focusTranscript: () => transcript.focusLatest() });
   planEl = h('details', { className: 'plan', open: true, hidden: true, 'aria-label': strings.plan }, h('summary'), h('ul', { className: 'plan-list' })) as HTMLDetailsElement;
   app.replaceChildren(h('h1', { className: 'sr-only' }, strings.title), headerView.el, transcript.el, planEl, composer.el, politeLive, urgentLive);
   apply(snapshot);
