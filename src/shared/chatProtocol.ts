@@ -186,11 +186,15 @@ export type HostMessage =
 
 /** Every user-facing string of the webview, localized by the extension. */
 export interface ChatStrings {
+  /** The page's title and its (visually hidden) heading. */
+  title: string;
   transcript: string;
   empty: string;
   emptyHint: string;
   inputPlaceholder: string;
   inputLabel: string;
+  /** The composer's keyboard help, read by screen readers as its description. */
+  keyboardHint: string;
   send: string;
   stop: string;
   queued: string;
@@ -229,6 +233,8 @@ export interface ChatStrings {
   /** Shown on an option whose name says the opposite of what it does. */
   optionContradicts: string;
   permissionRequest: string;
+  /** Announced with a permission request the chat may answer: how to reach it from the composer. */
+  permissionKeyHint: string;
   permissionAnswered: string;
   permissionCancelled: string;
   statusPending: string;

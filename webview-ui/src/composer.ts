@@ -19,6 +19,8 @@ export interface ComposerHooks {
   header: () => HeaderState;
   onDraftChange: () => void;
   announce: (text: string) => void;
+  /** Ctrl+Up: moves the focus into the transcript; false when it has nothing to focus. */
+  focusTranscript: () => boolean;
 }
 
 let chipCount = 0;
@@ -55,9 +57,10 @@ export class Composer {
       rows: 1,
       placeholder: s.inputPlaceholder,
       'aria-label': s.inputLabel,
+      // A textarea cannot be a combobox (no aria-expanded): the open menu shows through aria-activedescendant.
       'aria-autocomplete': 'list',
       'aria-controls': 'composer-menu',
-      'aria-expanded': 'false',
+      'aria-describedby': 'composer-keys',
     });
     this.warn = h('div', { className: 'composer-warn', role: 'status', hidden: true });
     this.silenceText = h('span', { className: 'silence-text' });
@@ -85,7 +88,8 @@ export class Composer {
       this.input,
       h('div', { className: 'input-actions' }, attach, h('span', { className: 'spacer' }), this.stopBtn, this.steerBtn, this.followUpBtn, this.sendBtn),
     );
-    this.el = h('div', { className: 'composer' }, this.agentEl, this.queueEl, this.menu, this.warn, this.silence, box);
+    const keys = h('span', { className: 'sr-only', id: 'composer-keys' }, s.keyboardHint);
+    this.el = h('div', { className: 'composer' }, this.agentEl, this.queueEl, this.menu, this.warn, this.silence, box, keys);
 
     this.input.addEventListener('keydown', (e) => this.onKey(e));
     this.input.addEventListener('input', () => {
@@ -267,6 +271,11 @@ export class Composer {
         return;
       }
     }
+    // Ctrl/Cmd+Up on the first line (as in VS Code's own chat): to the transcript, a pending permission first.
+    if (e.key === 'ArrowUp' && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && !this.input.value.slice(0, this.input.selectionStart).includes('\n')) {
+      if (this.hooks.focusTranscript()) e.preventDefault();
+      return;
+    }
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       // RPC agent streaming: Enter follows up, Ctrl/Cmd+Enter steers.
@@ -348,7 +357,6 @@ export class Composer {
   private renderMenu(): void {
     const s = this.hooks.strings();
     this.menu.hidden = false;
-    this.input.setAttribute('aria-expanded', 'true');
     if (!this.items.length) {
       this.menu.replaceChildren(h('div', { className: 'menu-empty' }, s.noMatches));
       this.input.removeAttribute('aria-activedescendant');
@@ -379,7 +387,6 @@ export class Composer {
     this.searchSeq++;
     this.menu.hidden = true;
     this.items = [];
-    this.input.setAttribute('aria-expanded', 'false');
     this.input.removeAttribute('aria-activedescendant');
   }
 

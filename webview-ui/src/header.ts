@@ -22,10 +22,28 @@ export class Header {
   private readonly selects = new Map<string, { el: SelectEl; signature: string }>();
 
   constructor(private readonly strings: () => ChatStrings) {
+    // The tab list holds only tabs: each tab's close button is a mouse affordance, hidden from assistive
+    // technology and out of the tab order (Delete closes the focused tab).
     this.tabs = h('div', { className: 'tabs', role: 'tablist', 'aria-label': strings().tabs });
+    this.tabs.addEventListener('keydown', (e) => this.onTabKey(e));
     this.top = h('div', { className: 'header-top' });
     this.pickers = h('div', { className: 'header-pickers' });
     this.el = h('div', { className: 'header' }, this.tabs, h('div', { role: 'toolbar', 'aria-label': strings().agent }, this.top, this.pickers));
+  }
+
+  /** The tab list's keys (WAI-ARIA tabs, manual activation): arrows and Home/End move, Enter/Space switch, Delete closes. */
+  private onTabKey(e: KeyboardEvent): void {
+    const tabs = [...this.tabs.querySelectorAll<HTMLElement>('[role="tab"]')];
+    const i = tabs.indexOf(e.target as HTMLElement);
+    if (i < 0) return;
+    const to = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to !== undefined) {
+      e.preventDefault();
+      tabs[(to + tabs.length) % tabs.length]?.focus();
+    } else if (e.key === 'Delete' && tabs.length > 1) {
+      e.preventDefault();
+      send('closeTab', { id: tabs[i]!.dataset.tab! });
+    }
   }
 
   update(state: HeaderState): void {
@@ -70,7 +88,17 @@ export class Header {
       const label = [t.title || t.agent || '—', t.agent && t.agent !== t.title ? `(${t.agent})` : '', badge ? `— ${badge}` : ''].filter(Boolean).join(' ');
       const tab = h(
         'button',
-        { className: `tab${t.active ? ' active' : ''}${t.attention ? ` attention-${t.attention}` : ''}`, role: 'tab', 'aria-selected': String(t.active), title: label, 'data-tab': t.id, 'data-testid': `tab-${t.id}` },
+        {
+          className: `tab${t.active ? ' active' : ''}${t.attention ? ` attention-${t.attention}` : ''}`,
+          type: 'button',
+          role: 'tab',
+          'aria-selected': String(t.active),
+          tabindex: t.active ? '0' : '-1',
+          'aria-keyshortcuts': tabs.length > 1 ? 'Delete' : undefined,
+          title: label,
+          'data-tab': t.id,
+          'data-testid': `tab-${t.id}`,
+        },
         ...(t.state === 'busy' || t.state === 'starting' ? [icon('loading codicon-modifier-spin')] : []),
         h('span', { className: 'tab-title' }, t.title || t.agent || '—'),
         ...(t.attention ? [h('span', { className: `tab-badge ${t.attention}`, 'aria-label': badge }, icon(t.attention === 'permission' ? 'shield' : 'circle-filled'))] : []),
@@ -78,11 +106,13 @@ export class Header {
       tab.addEventListener('click', () => {
         if (!t.active) send('switchTab', { id: t.id });
       });
-      const close = h('button', { className: 'tab-close', title: s.closeTab, 'aria-label': `${s.closeTab}: ${t.title}`, 'data-testid': `close-${t.id}` }, icon('close'));
+      const close = h('button', { className: 'tab-close', type: 'button', tabindex: '-1', 'aria-hidden': 'true', title: s.closeTab, 'data-testid': `close-${t.id}` }, icon('close'));
       close.addEventListener('click', () => send('closeTab', { id: t.id }));
       return h('span', { className: `tab-wrap${t.active ? ' active' : ''}` }, tab, ...(tabs.length > 1 ? [close] : []));
     });
+    const hadFocus = this.tabs.contains(document.activeElement);
     this.tabs.replaceChildren(...els);
+    if (hadFocus) this.tabs.querySelector<HTMLElement>('[role="tab"][aria-selected="true"]')?.focus();
   }
 
   private configPicker(o: ConfigOptionView): HTMLElement {
@@ -103,7 +133,8 @@ export class Header {
     const signature = JSON.stringify(choices);
     let entry = this.selects.get(id);
     if (!entry || entry.signature !== signature) {
-      const el = h('vscode-single-select', { 'aria-label': label, title: label, 'data-testid': id, className: `picker picker-${id.replace(/^config-.*/, 'config')}` }) as SelectEl;
+      // `label` names the element's inner combobox (an aria-label on the host does not reach its shadow DOM).
+      const el = h('vscode-single-select', { label, 'aria-label': label, title: label, 'data-testid': id, className: `picker picker-${id.replace(/^config-.*/, 'config')}` }) as SelectEl;
       for (const c of choices) el.append(h('vscode-option', { value: c.value, description: c.description, selected: c.value === value }, c.name));
       el.addEventListener('change', () => {
         const v = el.value;

@@ -89,6 +89,7 @@ function mountRestricted(snapshot: Snapshot): void {
   const manage = h('vscode-button', { 'data-testid': 'manage-trust' }, icon('shield'), ` ${s.manageTrust}`);
   manage.addEventListener('click', () => send('manageTrust', {}));
   document.getElementById('app')!.replaceChildren(
+    h('h1', { className: 'sr-only' }, s.title),
     h('div', { className: 'restricted', 'data-testid': 'restricted' }, icon('shield'), h('p', null, s.restrictedMode), manage),
   );
   document.body.dataset.view = 'restricted';
@@ -111,10 +112,11 @@ function mount(snapshot: Snapshot): void {
     expanded,
     onExpandedChange: persist,
     announce,
+    focusComposer: () => composer.focus(),
   });
-  composer = new Composer({ strings: () => strings, header: () => header, onDraftChange: persist, announce: (t) => announce(t) });
+  composer = new Composer({ strings: () => strings, header: () => header, onDraftChange: persist, announce: (t) => announce(t), focusTranscript: () => transcript.focusLatest() });
   planEl = h('details', { className: 'plan', open: true, hidden: true, 'aria-label': strings.plan }, h('summary'), h('ul', { className: 'plan-list' })) as HTMLDetailsElement;
-  app.replaceChildren(headerView.el, transcript.el, planEl, composer.el, politeLive, urgentLive);
+  app.replaceChildren(h('h1', { className: 'sr-only' }, strings.title), headerView.el, transcript.el, planEl, composer.el, politeLive, urgentLive);
   apply(snapshot);
   composer.setDraft(saved.draft, [...saved.chips, ...snapshot.pendingContext]);
   if (snapshot.pendingContext.length) composer.focus();

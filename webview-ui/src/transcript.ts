@@ -15,6 +15,7 @@ import type {
 } from '../../src/shared/chatProtocol';
 import { chips, codeOf, decorateCode, noticeCard, permissionCard, toolCallCard } from './cards';
 import { h, icon } from './dom';
+import { focusEntry, onEntryKey, replaceKeepingFocus } from './entryKeys';
 import { renderStreamed } from './markdown';
 import { send } from './rpc';
 
@@ -42,6 +43,7 @@ export interface TranscriptHooks {
   expanded: Set<string>;
   onExpandedChange: () => void;
   announce: (text: string, urgent?: boolean) => void;
+  focusComposer: () => void;
 }
 
 export class Transcript {
@@ -92,6 +94,28 @@ export class Transcript {
     io.observe(this.more);
     io.observe(this.later);
     this.el.addEventListener('click', (e) => this.onClick(e));
+    this.el.addEventListener('keydown', (e) => {
+      const nav = {
+        entries: () => [...this.list.children] as HTMLElement[],
+        more: (dir: 'earlier' | 'later') => {
+          const [start, end] = [this.start, this.end];
+          if (dir === 'earlier') this.showEarlier();
+          else this.showLater();
+          return this.start !== start || this.end !== end;
+        },
+        focusComposer: this.hooks.focusComposer,
+      };
+      if (onEntryKey(e, nav)) e.preventDefault();
+    });
+  }
+
+  /** Focuses the permission card waiting for an answer, else the newest entry; false when there is none. */
+  focusLatest(): boolean {
+    if (this.end < this.items.length) this.jumpToEnd();
+    const entry = [...this.list.querySelectorAll<HTMLElement>(':scope > .permission.state-pending')].at(-1) ?? (this.list.lastElementChild as HTMLElement | null);
+    if (!entry) return false;
+    focusEntry(entry);
+    return true;
   }
 
   reset(entities: TimelineEntity[]): void {
@@ -173,7 +197,8 @@ export class Transcript {
   }
 
   private announcePermission(p: PermissionEntity): void {
-    this.hooks.announce(`${this.hooks.strings().permissionRequest}: ${p.title}`, true);
+    const s = this.hooks.strings();
+    this.hooks.announce(`${s.permissionRequest}: ${p.title}${this.hooks.header().permissionsInChat ? `. ${s.permissionKeyHint}` : ''}`, true);
   }
 
   private schedule(): void {
@@ -184,7 +209,7 @@ export class Transcript {
         const old = it.el;
         if (!old) continue;
         const fresh = this.render(it, old);
-        if (fresh !== old) old.replaceWith(fresh);
+        if (fresh !== old) replaceKeepingFocus(old, fresh);
       }
       this.dirty.clear();
       this.scrollToEnd();
@@ -303,6 +328,7 @@ export class Transcript {
         break;
     }
     el.dataset.key = key(e);
+    el.tabIndex = -1; // reachable by the keyboard scheme of entryKeys.ts, not a stop of its own for Tab
     it.el = el;
     return el;
   }
@@ -356,11 +382,7 @@ export class Transcript {
         this.hooks.onExpandedChange();
         const it = this.index.get(`tool_call:${id}`);
         const old = it?.el;
-        if (it && old) {
-          const fresh = this.render(it);
-          old.replaceWith(fresh);
-          fresh.querySelector<HTMLElement>('.tool-head')?.focus();
-        }
+        if (it && old) replaceKeepingFocus(old, this.render(it));
         break;
       }
       case 'open-location':

@@ -2,14 +2,21 @@ import * as vscode from 'vscode';
 import { restrictedModeMessage } from '../../manager/agentManager';
 import type { ChatStrings } from '../../shared/chatProtocol';
 
+/** The chat page's title (its <title> and the heading screen readers navigate by). */
+export function chatTitle(): string {
+  return vscode.l10n.t('Agent Host chat');
+}
+
 /** The webview's strings, localized here (the webview has no access to vscode.l10n). */
 export function chatStrings(): ChatStrings {
   return {
+    title: chatTitle(),
     transcript: vscode.l10n.t('Conversation with the agent'),
     empty: vscode.l10n.t('Ask the agent to do something in this workspace.'),
     emptyHint: vscode.l10n.t('Type @ to attach files, / for commands. Enter sends, Shift+Enter adds a line.'),
     inputPlaceholder: vscode.l10n.t('Ask the agent… (@ files, / commands)'),
     inputLabel: vscode.l10n.t('Message to the agent'),
+    keyboardHint: vscode.l10n.t('Enter sends, Shift+Enter adds a line, / opens commands, @ adds context. Ctrl+Up goes to the conversation: Up and Down move between its entries, Enter opens a tool call, Escape comes back here.'),
     send: vscode.l10n.t('Send'),
     stop: vscode.l10n.t('Stop'),
     queued: vscode.l10n.t('Queued — sent when the agent is done'),
@@ -46,6 +53,7 @@ export function chatStrings(): ChatStrings {
     optionKinds: { allow_once: vscode.l10n.t('Allow once'), allow_always: vscode.l10n.t('Always allow'), reject_once: vscode.l10n.t('Reject'), reject_always: vscode.l10n.t('Always reject') },
     optionContradicts: vscode.l10n.t('The agent named this option against what it does'),
     permissionRequest: vscode.l10n.t('Permission requested'),
+    permissionKeyHint: vscode.l10n.t('Ctrl+Up in the message box goes to it.'),
     permissionAnswered: vscode.l10n.t('Answered: {0}'),
     permissionCancelled: vscode.l10n.t('Not answered (cancelled)'),
     statusPending: vscode.l10n.t('pending'),

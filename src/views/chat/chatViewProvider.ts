@@ -4,6 +4,7 @@ import type { PermissionBroker } from '../../host/permissionBroker';
 import type { AgentManager } from '../../manager/agentManager';
 import type { HostEvent, HostMessage, RequestMessage, Snapshot } from '../../shared/chatProtocol';
 import { ChatController } from './chatController';
+import { chatTitle } from './chatStrings';
 
 export const CHAT_VIEW_ID = 'agentHost.chat';
 
@@ -99,11 +100,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>${chatTitle().replace(/[<&]/g, (c) => (c === '<' ? '&lt;' : '&amp;'))}</title>
 <link id="vscode-codicon-stylesheet" rel="stylesheet" href="${uri('codicon.css')}" nonce="${nonce}">
 <link rel="stylesheet" href="${uri('chat-style.css')}" nonce="${nonce}">
 </head>
 <body>
-<div id="app"></div>
+<main id="app"></main>
 <script nonce="${nonce}" src="${uri('chat.js')}"></script>
 </body>
 </html>`;
