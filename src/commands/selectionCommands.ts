@@ -183,6 +183,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
       ctx.report(vscode.l10n.t('choose the test cases'));
       const chosen = await pickTestCases(proposed, vars.symbolName || path.basename(document.uri.fsPath), ctx.token);
       if (!chosen || chosen.length === 0) return;
+      ctx.report(vscode.l10n.t('choose the test framework and file'));
       const plan = await testPlan(document, ctx);
       if (!plan) return;
       const folder = vscode.workspace.getWorkspaceFolder(document.uri);

@@ -29,7 +29,7 @@ export { REPO_ROOT };
 export { agentHostLog, askAgent, runCommand, statusBarItem } from './workbenchActions';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',

@@ -298,8 +298,9 @@ export class ChatController implements vscode.Disposable {
       .prompt(parts)
       .catch((error: Error) => {
         this.log.error(`Chat prompt failed: ${error.message}`);
-        // An agent that exited mid-turn already left its notice in the model.
-        if (tab === this.tabId && (!this.model || this.manager.current?.model !== this.model || this.model.timeline().at(-1)?.kind !== 'notice')) {
+        // An agent that exited mid-turn leaves its own notice in the model (perhaps a moment after this): one per exit.
+        const exited = error.name === 'AgentExitedError' && this.model !== undefined;
+        if (tab === this.tabId && !exited && (!this.model || this.manager.current?.model !== this.model || this.model.timeline().at(-1)?.kind !== 'notice')) {
           this.addLocalNotice('error', error.message.split('\n')[0] ?? error.message, error.message);
         }
       })
