@@ -108,6 +108,7 @@ function mount(snapshot: Snapshot): void {
     expanded,
     onExpandedChange: persist,
     announce,
+    focusComposer: () => composer.focus(),
   });
   composer = new Composer({ strings: () => strings, header: () => header, onDraftChange: persist, announce: (t) => announce(t) });
   planEl = h('details', { className: 'plan', open: true, hidden: true, 'aria-label': strings.plan }, h('summary'), h('ul', { className: 'plan-list' })) as HTMLDetailsElement;

@@ -14,6 +14,8 @@ import type {
   RpcChatState,
   Snapshot,
 } from '../../shared/chatProtocol';
+import { runCommand } from '../commandRegistry';
+import { firstStepCommand } from '../firstSteps';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
 import { buildPromptParts, normalizeConfigOptions, sessionDivider } from './chatContent';
 import { boundedHistory } from '../../session/transcriptCopy';
@@ -243,6 +245,7 @@ export class ChatController implements vscode.Disposable {
     manageTrust: async () => {
       await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
     },
+    runCommand: async ({ command }) => void (await runCommand(firstStepCommand(command))),
   };
 
   /** `agentHost.warmStart`: the agent starts when the chat shows, not with the first prompt (never in Restricted Mode). */
