@@ -31,6 +31,10 @@ const EXPECTED = [
   'extension/l10n/bundle.l10n.zh-cn.json',
   'extension/media/agent-host.svg',
   'extension/media/icon.png',
+  'extension/media/walkthrough/ask.svg',
+  'extension/media/walkthrough/chooseAgent.svg',
+  'extension/media/walkthrough/selection.svg',
+  'extension/media/walkthrough/signIn.svg',
   'extension/resources/acp-registry/registry.json',
 ];
 

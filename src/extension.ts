@@ -15,6 +15,7 @@ import type { AddAgentContext } from './views/addAgent';
 import { redactingLogger } from './core/log';
 import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
+import { WALKTHROUGH_ID } from './views/firstSteps';
 import { registerRpcCommands } from './views/rpcCommands';
 import { VsCodeRpcUi } from './views/rpcUi';
 import { refuseInRestrictedMode } from './views/restrictedMode';
@@ -206,6 +207,10 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     registerCommand('agentHost.manageInstalledAgents', async () =>
       refuseInRestrictedMode() ? undefined : (await import('./views/addAgent.js')).manageInstalled(installContext(ctx)),
     ),
+    // Harmless in Restricted Mode too: the walkthrough's buttons run commands that refuse there themselves.
+    registerCommand('agentHost.getStarted', async () => {
+      await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${ctx.extension.extension.id}#${WALKTHROUGH_ID}`, false);
+    }),
     registerCommand('agentHost.showTraffic', async () => {
       const { showTraffic } = await import('./views/trafficView.js');
       showTraffic({ manager, permissionTimeouts: () => ctx.host.broker?.timedOut ?? 0 });

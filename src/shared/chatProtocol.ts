@@ -121,6 +121,9 @@ export interface FileHit {
   description: string;
 }
 
+/** The commands the empty chat's first steps run (the walkthrough's buttons); the extension runs no other. */
+export type FirstStepCommand = 'agentHost.selectAgent' | 'agentHost.addAgent' | 'agentHost.signIn' | 'agentHost.getStarted';
+
 export type HostEvent =
   | { type: 'snapshot'; snapshot: Snapshot }
   | { type: 'entities'; entities: TimelineEntity[] }
@@ -169,6 +172,8 @@ export interface ChatRequests {
   showLog: [Record<string, never>, void];
   /** Opens VS Code's workspace trust editor (from the Restricted Mode page). */
   manageTrust: [Record<string, never>, void];
+  /** One of the first steps shown in an empty chat: pick or add an agent, sign in, open the walkthrough. */
+  runCommand: [{ command: FirstStepCommand }, void];
 }
 
 export type RequestMethod = keyof ChatRequests;
@@ -267,4 +272,17 @@ export interface ChatStrings {
   widgets: string;
   restrictedMode: string;
   manageTrust: string;
+  /** The empty chat's first steps (the walkthrough's, in short). */
+  firstSteps: FirstStepStrings;
+}
+
+export interface FirstStepStrings {
+  title: string;
+  chooseAgent: string;
+  addAgent: string;
+  signIn: string;
+  ask: string;
+  /** One line: how to run a command on selected code. */
+  selectionHint: string;
+  walkthrough: string;
 }

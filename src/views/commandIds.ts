@@ -33,6 +33,8 @@ export interface CommandMap {
   'agentHost.manageInstalledAgents': [[], void];
   /** The report shown, or undefined when none was made. */
   'agentHost.checkCompatibility': [[], unknown];
+  /** Opens the walkthrough "Get started with Agent Host". */
+  'agentHost.getStarted': [[], void];
   'agentHost.showTraffic': [[], void];
   'agentHost.explainSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
   'agentHost.generateDocstring': [[uri?: vscode.Uri, range?: vscode.Range], void];
@@ -69,6 +71,7 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.addAgent',
   'agentHost.manageInstalledAgents',
   'agentHost.checkCompatibility',
+  'agentHost.getStarted',
   'agentHost.showTraffic',
   'agentHost.explainSelection',
   'agentHost.generateDocstring',

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { COMMAND_IDS, CONTEXT_KEYS } from '../../src/views/commandIds';
+import { firstStepCommand } from '../../src/views/firstSteps';
 import { repoRoot } from '../support/paths';
 
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
@@ -39,5 +40,15 @@ test('Stop, Cancel and Agent Commands are enabled by the agent-state context key
   assert.equal(enablement['agentHost.agentCommands'], 'agentHost.agentHasCommands');
   for (const clause of Object.values(enablement).filter((e): e is string => !!e)) {
     for (const key of clause.match(/agentHost\.[A-Za-z]+/g) ?? []) assert.ok(CONTEXT_KEYS.includes(key as never), `${key} is not a context key the extension sets`);
+  }
+});
+
+test('the chat page may run only the first-step commands', () => {
+  for (const c of ['agentHost.selectAgent', 'agentHost.addAgent', 'agentHost.signIn', 'agentHost.getStarted']) {
+    assert.equal(firstStepCommand(c), c);
+    assert.ok(COMMAND_IDS.includes(c as never), c);
+  }
+  for (const c of ['agentHost.stop', 'agentHost.revertTurnChanges', 'workbench.action.terminal.sendSequence', '__proto__', 'toString', '', 42, null, undefined, { command: 'agentHost.signIn' }]) {
+    assert.throws(() => firstStepCommand(c), /Not a command the chat may run/, JSON.stringify(c) ?? 'undefined');
   }
 });

@@ -16,6 +16,7 @@ import type {
 import { chips, codeOf, decorateCode, noticeCard, permissionCard, toolCallCard } from './cards';
 import { h, icon } from './dom';
 import { focusEntry, onEntryKey, replaceKeepingFocus } from './entryKeys';
+import { firstSteps } from './emptyState';
 import { renderStreamed } from './markdown';
 import { send } from './rpc';
 
@@ -43,6 +44,7 @@ export interface TranscriptHooks {
   expanded: Set<string>;
   onExpandedChange: () => void;
   announce: (text: string, urgent?: boolean) => void;
+  /** The empty chat's "Ask your first question". */
   focusComposer: () => void;
 }
 
@@ -304,7 +306,10 @@ export class Transcript {
     const s = this.hooks.strings();
     if (this.items.length === 0) {
       this.empty.hidden = false;
-      this.empty.replaceChildren(icon('hubot', 'empty-icon'), h('p', null, s.empty), h('p', { className: 'hint' }, s.emptyHint));
+      // Built once: a new snapshot (e.g. the warm-started session) must not take the focus from a step.
+      if (!this.empty.firstChild) {
+        this.empty.replaceChildren(icon('hubot', 'empty-icon'), h('p', null, s.empty), h('p', { className: 'hint' }, s.emptyHint), firstSteps(s.firstSteps, this.hooks.focusComposer));
+      }
     } else this.empty.hidden = true;
   }
 

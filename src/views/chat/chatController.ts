@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import type { PermissionBroker } from '../../host/permissionBroker';
 import { RestrictedModeError, SupersededStartError, type AgentManager } from '../../manager/agentManager';
-import { sourceLabel } from '../../manager/agentSources';
 import type { AgentSession, PromptCapabilities } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
 import type {
@@ -15,8 +14,11 @@ import type {
   RpcChatState,
   Snapshot,
 } from '../../shared/chatProtocol';
+import { runCommand } from '../commandRegistry';
+import { firstStepCommand } from '../firstSteps';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
-import { buildPromptParts, normalizeConfigOptions, sessionDivider } from './chatContent';
+import { buildPromptParts, sessionDivider } from './chatContent';
+import { chatHeader } from './chatHeader';
 import { boundedHistory } from '../../session/transcriptCopy';
 import { ChatBatch } from './chatBatch';
 import { chatStrings } from './chatStrings';
@@ -244,6 +246,7 @@ export class ChatController implements vscode.Disposable {
     manageTrust: async () => {
       await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
     },
+    runCommand: async ({ command }) => void (await runCommand(firstStepCommand(command))),
   };
 
   /** `agentHost.warmStart`: the agent starts when the chat shows, not with the first prompt (never in Restricted Mode). */
@@ -430,41 +433,14 @@ export class ChatController implements vscode.Disposable {
   }
 
   private header(): HeaderState {
-    const m = this.manager.current?.model === this.model ? this.model : undefined;
-    const state = this.inFlightTabs.has(this.tabId) && this.manager.state === 'ready' ? 'busy' : this.manager.state;
-    const error = this.manager.error?.split('\n')[0];
-    const rpc = this.agentState();
-    const agentName = this.manager.agentName;
-    if (m && agentName) {
-      this.manager.defaults.keepOffer(agentName, { ...(m.modes ? { modes: m.modes } : {}), ...(m.models ? { models: m.models } : {}), configOptions: m.configOptions, commands: m.commands });
-    }
-    // While the agent starts, its last offer (with the choices made since) so the pickers show at once.
-    const agent = !m && this.manager.state === 'starting' ? this.manager.agents().find((a) => a.name === agentName) : undefined;
-    const cached = agent ? this.manager.defaults.offerWithChoices(agent) : undefined;
-    const o = m ?? cached;
-    return {
-      tabs: this.manager.tabs(),
-      agents: this.manager.agents().map((a) => a.name),
-      agentSources: Object.fromEntries(this.manager.agents().map((a) => [a.name, sourceLabel(this.manager.agentSource(a.name))])),
-      ...(this.manager.agentName ? { agentName: this.manager.agentName } : {}),
-      state,
-      ...(error ? { error } : {}),
-      turn: m?.turn ?? 'idle',
-      ...(m && this.manager.silentFor !== undefined ? { silentSeconds: this.manager.silentFor } : {}),
-      ...(o?.modes ? { modes: o.modes } : {}),
-      ...(o?.models ? { models: o.models } : {}),
-      configOptions: o ? normalizeConfigOptions(o.configOptions) : [],
-      ...(m?.usage ? { usage: m.usage } : {}),
-      commands: (o?.commands ?? []).map((c) => {
-        const hint = (c.input as { hint?: unknown } | undefined)?.hint;
-        return { name: c.name, description: c.description, ...(typeof hint === 'string' ? { hint } : {}) };
-      }),
+    return chatHeader({
+      manager: this.manager,
+      model: this.model,
+      busy: this.inFlightTabs.has(this.tabId),
+      rpc: this.agentState(),
       caps: this.caps(),
-      // With the modal dialog up, the card says where to answer instead of repeating its buttons.
       permissionsInChat: this.broker !== undefined && vscode.workspace.getConfiguration('agentHost').get<string>('permissions.mode', 'modal') !== 'modal',
-      ...(m?.info.title ? { title: m.info.title } : {}),
-      ...(rpc ? { rpc } : {}),
-    };
+    });
   }
 
   private snapshot(): Snapshot {

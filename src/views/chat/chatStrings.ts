@@ -85,5 +85,14 @@ export function chatStrings(): ChatStrings {
     widgets: vscode.l10n.t('Agent widgets'),
     restrictedMode: restrictedModeMessage(),
     manageTrust: vscode.l10n.t('Manage Workspace Trust'),
+    firstSteps: {
+      title: vscode.l10n.t('Get started'),
+      chooseAgent: vscode.l10n.t('Choose an agent'),
+      addAgent: vscode.l10n.t('Add Agent…'),
+      signIn: vscode.l10n.t('Sign in'),
+      ask: vscode.l10n.t('Ask your first question'),
+      selectionHint: vscode.l10n.t('Select code in an editor, then right-click → Agent → Explain.'),
+      walkthrough: vscode.l10n.t('Open the walkthrough'),
+    },
   };
 }

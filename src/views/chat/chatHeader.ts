@@ -1,0 +1,59 @@
+/**
+ * The chat header's state (tabs, agents with where each is written, connection state, the session's pickers,
+ * usage, commands) from the manager and the shown session. While an agent starts, its last offer (with the
+ * choices made since) fills the pickers so they show at once.
+ */
+import type { AgentManager } from '../../manager/agentManager';
+import { sourceLabel } from '../../manager/agentSources';
+import type { PromptCapabilities } from '../../session/agentSession';
+import type { SessionModel } from '../../session/sessionModel';
+import type { HeaderState, RpcChatState } from '../../shared/chatProtocol';
+import { normalizeConfigOptions } from './chatContent';
+
+export interface HeaderInputs {
+  manager: AgentManager;
+  /** The session the chat shows (perhaps not the manager's current one). */
+  model: SessionModel | undefined;
+  /** A prompt of the shown tab is in flight. */
+  busy: boolean;
+  rpc: RpcChatState | undefined;
+  caps: PromptCapabilities;
+  /** The chat's cards answer permissions (inline mode); with the modal dialog, the card says where to answer. */
+  permissionsInChat: boolean;
+}
+
+export function chatHeader({ manager, model, busy, rpc, caps, permissionsInChat }: HeaderInputs): HeaderState {
+  const m = manager.current?.model === model ? model : undefined;
+  const state = busy && manager.state === 'ready' ? 'busy' : manager.state;
+  const error = manager.error?.split('\n')[0];
+  const agentName = manager.agentName;
+  if (m && agentName) {
+    manager.defaults.keepOffer(agentName, { ...(m.modes ? { modes: m.modes } : {}), ...(m.models ? { models: m.models } : {}), configOptions: m.configOptions, commands: m.commands });
+  }
+  const agent = !m && manager.state === 'starting' ? manager.agents().find((a) => a.name === agentName) : undefined;
+  const cached = agent ? manager.defaults.offerWithChoices(agent) : undefined;
+  const o = m ?? cached;
+  const agents = manager.agents();
+  return {
+    tabs: manager.tabs(),
+    agents: agents.map((a) => a.name),
+    agentSources: Object.fromEntries(agents.map((a) => [a.name, sourceLabel(manager.agentSource(a.name))])),
+    ...(agentName ? { agentName } : {}),
+    state,
+    ...(error ? { error } : {}),
+    turn: m?.turn ?? 'idle',
+    ...(m && manager.silentFor !== undefined ? { silentSeconds: manager.silentFor } : {}),
+    ...(o?.modes ? { modes: o.modes } : {}),
+    ...(o?.models ? { models: o.models } : {}),
+    configOptions: o ? normalizeConfigOptions(o.configOptions) : [],
+    ...(m?.usage ? { usage: m.usage } : {}),
+    commands: (o?.commands ?? []).map((c) => {
+      const hint = (c.input as { hint?: unknown } | undefined)?.hint;
+      return { name: c.name, description: c.description, ...(typeof hint === 'string' ? { hint } : {}) };
+    }),
+    caps,
+    permissionsInChat,
+    ...(m?.info.title ? { title: m.info.title } : {}),
+    ...(rpc ? { rpc } : {}),
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * First run in a real VS Code (code-server + Chromium) on a fresh profile, with opencode on the scripted
+ * model configured (as `npm start` does):
+ * 1. "Agent Host: Get Started" from the palette opens the walkthrough "Get started with Agent Host" with its
+ *    four steps; the first step's buttons and picture show.
+ * 2. The empty chat shows the same steps as links: "Choose an agent" runs the agent picker (through the
+ *    page's allow-listed runCommand request), "Ask your first question" puts the focus in the composer,
+ *    "Open the walkthrough" opens the walkthrough again, and so does Get Started in the view title's "…" menu
+ *    (the title has one "+"); the first message sent hides the steps.
+ * Screenshots: test-artifacts/walkthrough-*.png.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { agentById } from '../agents/catalog';
+import { startScriptedModel } from '../../src/model/scriptedModel';
+import { repoRoot } from '../support/paths';
+import { until } from '../support/wait';
+import { openChat, send, turnIdle, waitText } from './chatUi';
+import { runCommand, statusBarItem, withWorkbench } from './runner';
+import { quickPickLoaded, settled } from './waits';
+
+const STEPS = ['Choose or install an agent', 'Sign in', 'Ask your first question', 'Try a command on selected code'];
+
+/** The walkthrough page of our extension, shown in the editor area. */
+function walkthroughPage(page: Page) {
+  return page.locator('.gettingStartedContainer', { has: page.locator('.gettingStartedSlideDetails', { hasText: 'Get started with Agent Host' }) });
+}
+
+/** Closes the walkthrough's editor tab (its close button: the palette may lose its keys to a webview). */
+async function closeWalkthrough(page: Page): Promise<void> {
+  await page.locator('.tabs-container .tab', { hasText: 'Welcome' }).locator('.tab-actions .action-label').click();
+  await walkthroughPage(page).waitFor({ state: 'hidden', timeout: 10_000 });
+}
+
+/** The step titles the walkthrough page lists, in order. */
+async function stepTitles(page: Page): Promise<string[]> {
+  const titles = await walkthroughPage(page).locator('.gettingStartedSlideDetails .getting-started-step .step-title').allTextContents();
+  return titles.map((t) => t.trim());
+}
+
+test('first run: Get Started opens the walkthrough; the empty chat offers the same steps until the first message', { timeout: 300_000 }, async () => {
+  const agent = agentById('opencode');
+  assert.ok(agent, 'no opencode in the catalog');
+  assert.ok(agent.installed(), 'opencode is not installed: run scripts/setup-agents.sh');
+  for (const f of ['dist/extension.js', 'dist/webview/chat.js']) assert.ok(fs.existsSync(path.join(repoRoot, f)), `${f} is missing: npm run build`);
+  const model = await startScriptedModel();
+  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'walkthrough-'));
+  const workspace = path.join(scratch, 'workspace');
+  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const step = (s: string) => console.log(`[walkthrough] ${s}`);
+  let ok = false;
+  try {
+    const spec = await agent.prepare({ scratch: path.join(scratch, 'agent'), modelUrl: model.url, workspace });
+    const config = { name: 'opencode (demo model)', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false };
+    await withWorkbench(
+      {
+        workspace,
+        userSettings: { 'agentHost.agents': [config], 'agentHost.defaultAgent': config.name, 'workbench.colorTheme': 'Default Light Modern' },
+        timeoutMs: 240_000,
+        screenshotDir: path.join(repoRoot, 'test-artifacts'),
+        viewport: { width: 1600, height: 900 },
+        verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
+      },
+      async (page, info) => {
+        // 1. The walkthrough, from the palette (once the extension is up: the palette lists what is known when it opens).
+        await statusBarItem(page, 'agentHost.status', 60_000);
+        await runCommand(page, 'Agent Host: Get Started');
+        const walkthrough = walkthroughPage(page);
+        await walkthrough.waitFor({ state: 'visible', timeout: 30_000 });
+        let titles: string[] = [];
+        await until(async () => {
+          titles = await stepTitles(page);
+          return JSON.stringify(titles) === JSON.stringify(STEPS);
+        }, {
+          what: () => `the walkthrough's steps ${JSON.stringify(STEPS)} (shown: ${JSON.stringify(titles)})`,
+          timeoutMs: 15_000,
+        });
+        const first = walkthrough.locator('.getting-started-step.expanded');
+        await first.locator('.step-title', { hasText: STEPS[0]! }).waitFor({ timeout: 10_000 });
+        const buttons = (await first.locator('.monaco-button').allTextContents()).map((b) => b.trim());
+        assert.deepEqual(buttons, ['Select Agent…', 'Add Agent…'], "the first step's buttons");
+        // The step's picture (an SVG in its own frame) is there and not empty.
+        const media = walkthrough.locator('.getting-started-media');
+        await settled(media, "the first step's picture");
+        const box = await media.boundingBox();
+        assert.ok(box && box.width > 100 && box.height > 60, `the first step's picture is ${JSON.stringify(box)}`);
+        await settled(walkthrough, 'the walkthrough page');
+        await info.screenshot('walkthrough-1-get-started');
+        step(`Get Started: the walkthrough with steps ${JSON.stringify(titles)}; first step's buttons ${JSON.stringify(buttons)}`);
+        await closeWalkthrough(page);
+
+        // 2. The empty chat: the same steps, as links.
+        const frame = await openChat(page);
+        const steps = frame.locator('[data-testid="first-steps"]');
+        await steps.waitFor({ state: 'visible', timeout: 15_000 });
+        const links = (await steps.locator('button').allTextContents()).map((t) => t.trim());
+        assert.deepEqual(links, ['Choose an agent', 'Add Agent…', 'Sign in', 'Ask your first question', 'Open the walkthrough']);
+        const hint = ((await steps.locator('.step-hint').textContent()) ?? '').trim();
+        assert.match(hint, /right-click → Agent → Explain/);
+        assert.equal(await steps.getAttribute('aria-labelledby'), 'first-steps-title');
+        await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+        await settled(steps, 'the first steps');
+        await info.screenshot('walkthrough-2-empty-chat');
+        step(`empty chat: ${JSON.stringify(links)} and "${hint}"`);
+
+        // "Choose an agent" runs the picker (the page asks; the extension runs allow-listed commands only).
+        await steps.locator('[data-testid="step-choose-agent"]').click();
+        await quickPickLoaded(page, 'Agent Host: choose the agent', 'opencode (demo model)');
+        await page.keyboard.press('Escape');
+        await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+        step('"Choose an agent" opened the agent picker');
+
+        // "Ask your first question" puts the focus in the composer.
+        await steps.locator('[data-testid="step-ask"]').click();
+        await frame.waitForFunction(() => document.activeElement === document.querySelector('.composer textarea') && document.hasFocus(), undefined, { timeout: 10_000 });
+        step('"Ask your first question" focused the composer');
+
+        // "Open the walkthrough" opens it again.
+        await steps.locator('[data-testid="step-walkthrough"]').click();
+        await walkthrough.waitFor({ state: 'visible', timeout: 30_000 });
+        step('"Open the walkthrough" opened it');
+        await closeWalkthrough(page);
+
+        // The view's title: one "+" (New Chat Tab); Get Started is in its "…" menu.
+        const titleActions = page.locator('.part.sidebar .title-actions');
+        assert.equal(await titleActions.locator('.action-label.codicon-add').count(), 1, 'the chat view title has more than one "+"');
+        await titleActions.locator('.action-label.codicon-toolbar-more').click();
+        await page.getByRole('menuitem', { name: 'Get Started' }).click();
+        await walkthrough.waitFor({ state: 'visible', timeout: 30_000 });
+        step('the view title has one "+"; its "…" menu\'s Get Started opened the walkthrough');
+        await closeWalkthrough(page);
+
+        // The first message hides the steps.
+        await send(frame, 'What does this workspace hold?\nSCENARIO: answer {"text": "A sample workspace: textUtils.ts and stats.py."}');
+        await frame.locator('.msg.user').first().waitFor({ timeout: 15_000 });
+        assert.equal(await steps.isVisible(), false, 'the first steps still show with a message in the chat');
+        await waitText(frame, '.msg.agent', 'A sample workspace');
+        await turnIdle(frame);
+        assert.equal(await frame.locator('[data-testid="first-steps"]:visible').count(), 0);
+        await settled(frame.locator('.transcript'), 'the transcript');
+        await info.screenshot('walkthrough-3-first-message');
+        step('the first message hid the steps; the agent answered');
+      },
+    );
+    ok = true;
+  } finally {
+    await model.close();
+    if (ok) fs.rmSync(scratch, { recursive: true, force: true });
+  }
+});
