@@ -83,7 +83,10 @@ exports.activate = (context) => {
 );
 fs.writeFileSync(path.join(probeDir, 'README.md'), '# probe\n');
 fs.writeFileSync(path.join(probeDir, 'LICENSE'), 'MIT\n');
-const vsce = spawnSync(process.execPath, [path.join(root, 'node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--out', probe], { cwd: probeDir, stdio: ['ignore', 'ignore', 'inherit'] });
+const vsce = spawnSync(process.execPath, [path.join(root, 'node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--out', probe], {
+  cwd: probeDir,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 if (vsce.status !== 0) throw new Error('packaging the floor probe failed');
 
 const agent = { name: 'smoke-agent', command: process.execPath, args: [path.join(root, 'out/test/vscode/fixtures/smokeAgent.js')], env: {} };

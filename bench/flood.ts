@@ -81,10 +81,7 @@ function raw(): Promise<number> {
 async function sdk(model: SessionModel): Promise<void> {
   const acp = await import('@agentclientprotocol/sdk');
   const child = spawn(process.execPath, [agentJs, 'flood', String(chunks)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const stream = acp.ndJsonStream(
-    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-    Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
-  );
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
   await acp
     .client()
     .onNotification('session/update', (cx: { params: SessionNotification }) => applyAcpUpdate(model, cx.params.update))

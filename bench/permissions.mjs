@@ -19,7 +19,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** Peak RSS of a running process from /proc (VmHWM), polled until it exits. */
 function run(n) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-host-bench-perm-'));
-  const plan = [{ permission: { toolCall: { toolCallId: 'c', title: 'Read a file', kind: 'read', rawInput: { path: 'a.txt' } }, options: [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }] }, repeat: n }];
+  const plan = [
+    { permission: { toolCall: { toolCallId: 'c', title: 'Read a file', kind: 'read', rawInput: { path: 'a.txt' } }, options: [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }] }, repeat: n },
+  ];
   const config = path.join(dir, 'agents.json');
   writeFileSync(config, JSON.stringify([{ name: 'asker', command: process.execPath, args: [agent], env: { INTRUDER_PLAN: JSON.stringify(plan) } }]));
   return new Promise((resolve, reject) => {

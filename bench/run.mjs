@@ -35,10 +35,14 @@ function viaCli(format, n = chunks) {
     const out = path.join(scratch, `out-${format}.txt`);
     const fd = openSync(out, 'w');
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, [cli, '--command', process.execPath, '--arg', agent, '--arg', 'flood', '--arg', String(n), '--format', format, '--state-dir', path.join(scratch, 'state'), 'go'], {
-      cwd: scratch,
-      stdio: ['ignore', fd, 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [cli, '--command', process.execPath, '--arg', agent, '--arg', 'flood', '--arg', String(n), '--format', format, '--state-dir', path.join(scratch, 'state'), 'go'],
+      {
+        cwd: scratch,
+        stdio: ['ignore', fd, 'inherit'],
+      },
+    );
     let peakKiB = 0;
     const poll = setInterval(() => {
       try {

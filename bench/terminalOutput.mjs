@@ -75,7 +75,15 @@ for (const bytes of SIZES) {
   for (let i = 0; i < RUNS; i++) runs.push(pushAll(new OutputBuffer(REQUESTED_LIMIT), bytes));
   const term = [];
   for (let i = 0; i < Math.max(1, Math.floor(RUNS / 2)); i++) term.push(await throughTerminal(bytes));
-  rows.push({ bytes, push: median(runs.map((r) => r.ms)), pushMin: Math.min(...runs.map((r) => r.ms)), pushMax: Math.max(...runs.map((r) => r.ms)), kept: runs[0].kept, term: median(term.map((r) => r.ms)), termKept: term[0].kept });
+  rows.push({
+    bytes,
+    push: median(runs.map((r) => r.ms)),
+    pushMin: Math.min(...runs.map((r) => r.ms)),
+    pushMax: Math.max(...runs.map((r) => r.ms)),
+    kept: runs[0].kept,
+    term: median(term.map((r) => r.ms)),
+    termKept: term[0].kept,
+  });
   console.log(`${bytes / MB} MB: OutputBuffer ${median(runs.map((r) => r.ms)).toFixed(1)} ms (kept ${runs[0].kept} bytes); TerminalService ${median(term.map((r) => r.ms)).toFixed(0)} ms`);
 }
 const before = pushAll(new ConcatBuffer(REQUESTED_LIMIT), 15 * MB);

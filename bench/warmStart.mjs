@@ -30,26 +30,32 @@ async function once(warm, i) {
   const stamps = path.join(scratch, `stamps-${warm}-${i}.txt`);
   const agent = { name: 'opencode', command: process.execPath, args: [path.join(root, 'bench/stdinStamp.mjs'), stamps, spec.command, ...spec.args], env: spec.env, inheritEnv: false };
   let enterAt = 0;
-  await withWorkbench(
-    { workspace, userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': 'opencode', 'agentHost.warmStart': warm }, timeoutMs: 300_000 },
-    async (page) => {
-      const frame = await openChat(page);
-      if (warm) await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
-      else await page.waitForTimeout(3000); // the chat has settled; nothing started
-      const input = frame.locator('.composer textarea');
-      await input.fill(`SCENARIO: answer ${JSON.stringify({ text: `run ${i} answered` })}`);
-      // The clock starts in the page, on the Enter keydown itself.
-      await frame.evaluate(() => {
-        window.__enterAt = 0;
-        document.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !window.__enterAt) window.__enterAt = Date.now(); }, { capture: true });
-      });
-      await input.press('Enter');
-      await waitText(frame, '.msg.agent', `run ${i} answered`, 120_000);
-      await turnIdle(frame);
-      enterAt = await frame.evaluate(() => window.__enterAt);
-    },
-  );
-  const line = fs.readFileSync(stamps, 'utf8').split('\n').find((l) => l.endsWith(' session/prompt'));
+  await withWorkbench({ workspace, userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': 'opencode', 'agentHost.warmStart': warm }, timeoutMs: 300_000 }, async (page) => {
+    const frame = await openChat(page);
+    if (warm) await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+    else await page.waitForTimeout(3000); // the chat has settled; nothing started
+    const input = frame.locator('.composer textarea');
+    await input.fill(`SCENARIO: answer ${JSON.stringify({ text: `run ${i} answered` })}`);
+    // The clock starts in the page, on the Enter keydown itself.
+    await frame.evaluate(() => {
+      window.__enterAt = 0;
+      document.addEventListener(
+        'keydown',
+        (e) => {
+          if (e.key === 'Enter' && !window.__enterAt) window.__enterAt = Date.now();
+        },
+        { capture: true },
+      );
+    });
+    await input.press('Enter');
+    await waitText(frame, '.msg.agent', `run ${i} answered`, 120_000);
+    await turnIdle(frame);
+    enterAt = await frame.evaluate(() => window.__enterAt);
+  });
+  const line = fs
+    .readFileSync(stamps, 'utf8')
+    .split('\n')
+    .find((l) => l.endsWith(' session/prompt'));
   if (!line || !enterAt) throw new Error(`no session/prompt stamp (run ${i}, warm ${warm})`);
   return Number(line.split(' ')[0]) - enterAt;
 }
@@ -73,7 +79,7 @@ const section = [
   `Written by \`node bench/warmStart.mjs\` on ${new Date().toISOString().slice(0, 10)}.`,
   `Machine: ${machine(', headless Chromium through code-server')}.`,
   '',
-  'From the Enter keydown in the chat composer (the page\'s clock) to the line reaching opencode\'s stdin',
+  "From the Enter keydown in the chat composer (the page's clock) to the line reaching opencode's stdin",
   '(`bench/stdinStamp.mjs` wraps the agent), opencode 1.18.33 on the scripted model. Warm: `agentHost.warmStart`',
   'on, the agent started and its session opened when the chat showed. Cold: off, the agent starts with the prompt.',
   `${RUNS} alternating runs each.`,

@@ -63,7 +63,10 @@ for (const file of files) {
   for (const m of text.matchAll(IMPORT)) {
     const spec = m[1] ?? m[2] ?? m[3];
     // Dynamic imports name the compiled file ('./adapters.js'): the source is the .ts beside it.
-    const target = path.relative(ROOT, path.resolve(path.dirname(file), spec.replace(/\.js$/, ''))).split(path.sep).join('/');
+    const target = path
+      .relative(ROOT, path.resolve(path.dirname(file), spec.replace(/\.js$/, '')))
+      .split(path.sep)
+      .join('/');
     if (!target.startsWith('src/') && !target.startsWith('webview-ui/')) continue;
     const to = floor(target.endsWith('.ts') ? target : `${target}.ts`);
     if (to === from) continue;

@@ -109,11 +109,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
       if (error instanceof RestrictedModeError) return void refuseInRestrictedMode();
       const message = (error as Error).message;
       log.error(`${what} failed: ${message}`);
-      const pick = await vscode.window.showErrorMessage(
-        vscode.l10n.t('Agent Host: {0} failed: {1}', what, message.split('\n')[0] ?? message),
-        vscode.l10n.t('Show Log'),
-        vscode.l10n.t('Restart'),
-      );
+      const pick = await vscode.window.showErrorMessage(vscode.l10n.t('Agent Host: {0} failed: {1}', what, message.split('\n')[0] ?? message), vscode.l10n.t('Show Log'), vscode.l10n.t('Restart'));
       if (pick === vscode.l10n.t('Show Log')) log.show();
       else if (pick === vscode.l10n.t('Restart')) void runCommand('agentHost.restart');
     }
@@ -129,9 +125,18 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     });
 
   return [
-    registerCommand('agentHost.start', run('Start', () => manager.ensureStarted())),
-    registerCommand('agentHost.restart', run('Restart', () => manager.restart())),
-    registerCommand('agentHost.stop', needsAgent('Stop', () => manager.stop())),
+    registerCommand(
+      'agentHost.start',
+      run('Start', () => manager.ensureStarted()),
+    ),
+    registerCommand(
+      'agentHost.restart',
+      run('Restart', () => manager.restart()),
+    ),
+    registerCommand(
+      'agentHost.stop',
+      needsAgent('Stop', () => manager.stop()),
+    ),
     registerCommand('agentHost.showLog', () => log.show()),
     registerCommand(
       'agentHost.selectAgent',
@@ -158,8 +163,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     registerCommand('agentHost.prompt', async (text?: string) =>
       run('Prompt', async () => {
         if (refuseInRestrictedMode()) return;
-        const prompt =
-          typeof text === 'string' ? text : await vscode.window.showInputBox({ prompt: vscode.l10n.t('Ask the agent'), ignoreFocusOut: true });
+        const prompt = typeof text === 'string' ? text : await vscode.window.showInputBox({ prompt: vscode.l10n.t('Ask the agent'), ignoreFocusOut: true });
         if (!prompt) return;
         transcript.show();
         await manager.prompt(prompt);
@@ -204,9 +208,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     }),
     // Installs run npm and downloaded programs: not in Restricted Mode.
     registerCommand('agentHost.addAgent', async () => (refuseInRestrictedMode() ? undefined : (await import('./views/addAgent.js')).addAgent(installContext(ctx)))),
-    registerCommand('agentHost.manageInstalledAgents', async () =>
-      refuseInRestrictedMode() ? undefined : (await import('./views/addAgent.js')).manageInstalled(installContext(ctx)),
-    ),
+    registerCommand('agentHost.manageInstalledAgents', async () => (refuseInRestrictedMode() ? undefined : (await import('./views/addAgent.js')).manageInstalled(installContext(ctx)))),
     // Harmless in Restricted Mode too: the walkthrough's buttons run commands that refuse there themselves.
     registerCommand('agentHost.getStarted', async () => {
       await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${ctx.extension.extension.id}#${WALKTHROUGH_ID}`, false);
@@ -217,11 +219,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     }),
     registerCommand('agentHost.checkCompatibility', async () => {
       if (refuseInRestrictedMode()) return undefined;
-      const [{ checkCompatibility }, { runCompatCheck }, { openCheckHost }] = await Promise.all([
-        import('./views/compatCheck.js'),
-        import('./agents/checkRun.js'),
-        import('./checkHost.js'),
-      ]);
+      const [{ checkCompatibility }, { runCompatCheck }, { openCheckHost }] = await Promise.all([import('./views/compatCheck.js'), import('./agents/checkRun.js'), import('./checkHost.js')]);
       return checkCompatibility({
         agents: () => manager.agents(),
         ...(manager.agentName ? { current: manager.agentName } : {}),

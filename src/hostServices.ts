@@ -51,11 +51,7 @@ export interface HostServices {
 
 const MCP_SERVER_NAME = 'ide';
 
-export function createHostServices(
-  context: vscode.ExtensionContext,
-  manager: AgentManager,
-  log: vscode.LogOutputChannel,
-): { services: HostServices; disposable: vscode.Disposable } {
+export function createHostServices(context: vscode.ExtensionContext, manager: AgentManager, log: vscode.LogOutputChannel): { services: HostServices; disposable: vscode.Disposable } {
   const config = (scope?: vscode.Uri) => vscode.workspace.getConfiguration('agentHost', scope);
   const roots = () => vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath) ?? [];
   const disposables: vscode.Disposable[] = [];
@@ -102,7 +98,13 @@ export function createHostServices(
   const mcpServers = async (): Promise<McpServerSpec[]> => {
     if (!config().get<boolean>('ideTools.enabled', true)) return [];
     const open = toolEndpoint();
-    if (!(await open.ready.then(() => true, () => false))) return [];
+    if (
+      !(await open.ready.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return [];
     const env = { ...open.bridgeEnv(), ELECTRON_RUN_AS_NODE: '1' };
     return [{ name: MCP_SERVER_NAME, command: process.execPath, args: [bridge], env: Object.entries(env).map(([name, value]) => ({ name, value })) }];
   };

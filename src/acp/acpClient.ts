@@ -1,10 +1,4 @@
-import {
-  createMessageConnection,
-  ResponseError,
-  Trace,
-  type Message,
-  type MessageConnection,
-} from 'vscode-jsonrpc/node';
+import { createMessageConnection, ResponseError, Trace, type Message, type MessageConnection } from 'vscode-jsonrpc/node';
 import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
 import { levelEvent, logText, traces, truncate, type Logger } from '../core/log';
@@ -91,8 +85,7 @@ type Interruptible = {
 
 const PERMISSION_CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
 /** How a cancelled turn answers the other interruptible requests: elicitation as MCP does, the rest flat. */
-const cancelledAnswer = (method: string): unknown =>
-  method === 'elicitation/create' ? { action: 'cancel' } : { outcome: 'cancelled' };
+const cancelledAnswer = (method: string): unknown => (method === 'elicitation/create' ? { action: 'cancel' } : { outcome: 'cancelled' });
 
 /**
  * The client side of one ACP connection to one agent process: framing, dispatch by shape,
@@ -117,9 +110,7 @@ export class AcpClient {
     private readonly options: AcpClientOptions,
   ) {
     const logger = options.logger;
-    this.health = new HealthTracker((health, detail) =>
-      health === 'unresponsive' ? logger.warn(`Agent is not answering: ${detail}`) : logger.info(`Agent is answering again: ${detail}`),
-    );
+    this.health = new HealthTracker((health, detail) => (health === 'unresponsive' ? logger.warn(`Agent is not answering: ${detail}`) : logger.info(`Agent is answering again: ${detail}`)));
     const tap = options.frameTap;
     // Per read, not per line: a long line still arriving is the agent talking too.
     process.child.stdout.on('data', () => this.activity.fire(this.servingRequests > 0));
@@ -220,11 +211,7 @@ export class AcpClient {
       clientCapabilities: capabilities,
       clientInfo: this.options.clientInfo ?? { name: 'agent-host', version: '0.1.0', title: 'Agent Host' },
     };
-    const result = await this.request<InitializeResponse>(
-      'initialize',
-      params,
-      this.options.initializeTimeoutMs ?? 60_000,
-    );
+    const result = await this.request<InitializeResponse>('initialize', params, this.options.initializeTimeoutMs ?? 60_000);
     const v = result?.protocolVersion;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < ACP_MIN_PROTOCOL_VERSION || v > ACP_PROTOCOL_VERSION) {
       throw new ProtocolVersionError(v, { min: ACP_MIN_PROTOCOL_VERSION, max: ACP_PROTOCOL_VERSION });
@@ -410,11 +397,7 @@ export class AcpClient {
    * Runs a handler for an agent→client request that `session/cancel` may answer early;
    * the handler sees an AbortSignal and its late result is dropped.
    */
-  private interruptibleCall<T>(
-    sessionId: string | undefined,
-    cancelled: T,
-    run: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
+  private interruptibleCall<T>(sessionId: string | undefined, cancelled: T, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const abort = new AbortController();
       let done = false;
@@ -464,9 +447,7 @@ export class AcpClient {
     c.onNotification('session/update', (params: SessionNotification) => {
       this.updates.fire(params, (error) => this.options.logger.error(`Applying a session update failed: ${String(error)}`));
     });
-    onRequest('session/request_permission', (params: RequestPermissionRequest) =>
-      this.interruptibleCall(params?.sessionId, PERMISSION_CANCELLED, (signal) => h.requestPermission(params, signal)),
-    );
+    onRequest('session/request_permission', (params: RequestPermissionRequest) => this.interruptibleCall(params?.sessionId, PERMISSION_CANCELLED, (signal) => h.requestPermission(params, signal)));
     if (h.readTextFile) {
       const read = h.readTextFile.bind(h);
       onRequest('fs/read_text_file', (params: ReadTextFileRequest) => read(params));
@@ -486,9 +467,7 @@ export class AcpClient {
     for (const [method, handler] of Object.entries(h.extRequests ?? {})) {
       onRequest(method, (params: unknown) => {
         const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
-        return this.interruptibleCall<unknown>(typeof sessionId === 'string' ? sessionId : undefined, cancelledAnswer(method), (signal) =>
-          handler(params, signal),
-        );
+        return this.interruptibleCall<unknown>(typeof sessionId === 'string' ? sessionId : undefined, cancelledAnswer(method), (signal) => handler(params, signal));
       });
     }
     // Anything else (e.g. qwen's `craft/drainMidTurnQueue`) falls through to vscode-jsonrpc's -32601.

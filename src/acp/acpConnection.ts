@@ -33,18 +33,15 @@ export function spawnClient(
   options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'maxLineBytes' | 'writeStallMs' | 'frameTap'>,
   handlers: AcpClientHandlers,
 ): AcpClient {
-  return AcpClient.spawn(
-    spawnSpecOf(config, options.cwd, options.env),
-    {
-      logger: options.logger,
-      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-      ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
-      ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
-      ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
-      ...(options.frameTap ? { frameTap: options.frameTap } : {}),
-      handlers,
-    },
-  );
+  return AcpClient.spawn(spawnSpecOf(config, options.cwd, options.env), {
+    logger: options.logger,
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
+    ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+    ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
+    ...(options.frameTap ? { frameTap: options.frameTap } : {}),
+    handlers,
+  });
 }
 
 /** Updates for a session id nobody has claimed yet (a load's replay, an update before session/new answers). */

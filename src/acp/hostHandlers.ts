@@ -35,36 +35,52 @@ export function fileHandlers(files: FileAccess, onRefused?: OnRefused): Pick<Acp
   return {
     readTextFile: (p) => served(async () => ({ content: await files.readTextFile({ path: p.path, line: p.line ?? null, limit: p.limit ?? null }) }), 'fs/read_text_file', onRefused),
     writeTextFile: (p) =>
-      served(async () => {
-        await files.writeTextFile({ path: p.path, content: p.content });
-        return {};
-      }, 'fs/write_text_file', onRefused),
+      served(
+        async () => {
+          await files.writeTextFile({ path: p.path, content: p.content });
+          return {};
+        },
+        'fs/write_text_file',
+        onRefused,
+      ),
   };
 }
 
 export function terminalHandlers(terminals: TerminalAccess, onRefused?: OnRefused): NonNullable<AcpClientHandlers['terminal']> {
   return {
     create: (p) =>
-      served(async () => ({
-        terminalId: await terminals.create({
-          command: p.command,
-          args: p.args ?? [],
-          env: p.env ?? [],
-          cwd: p.cwd ?? null,
-          outputByteLimit: p.outputByteLimit ?? null,
+      served(
+        async () => ({
+          terminalId: await terminals.create({
+            command: p.command,
+            args: p.args ?? [],
+            env: p.env ?? [],
+            cwd: p.cwd ?? null,
+            outputByteLimit: p.outputByteLimit ?? null,
+          }),
         }),
-      }), 'terminal/create', onRefused),
+        'terminal/create',
+        onRefused,
+      ),
     output: (p) => served(() => terminals.output(p.terminalId), 'terminal/output', onRefused),
     waitForExit: (p) => served(() => terminals.waitForExit(p.terminalId), 'terminal/wait_for_exit', onRefused),
     kill: (p) =>
-      served(async () => {
-        await terminals.kill(p.terminalId);
-        return {};
-      }, 'terminal/kill', onRefused),
+      served(
+        async () => {
+          await terminals.kill(p.terminalId);
+          return {};
+        },
+        'terminal/kill',
+        onRefused,
+      ),
     release: (p) =>
-      served(async () => {
-        await terminals.release(p.terminalId);
-        return {};
-      }, 'terminal/release', onRefused),
+      served(
+        async () => {
+          await terminals.release(p.terminalId);
+          return {};
+        },
+        'terminal/release',
+        onRefused,
+      ),
   };
 }

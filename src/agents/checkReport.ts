@@ -8,8 +8,7 @@ import { CHECK_IDS, type CheckStatus, type CompatReport } from './checkTypes';
 export const STATUS_MARK: Record<CheckStatus, string> = { verified: '✅', claimed: '☑️', absent: '—', failed: '❌' };
 
 export const LEGEND =
-  '✅ verified (seen on a real turn or frame) · ☑️ claimed (advertised, not exercised) · — absent (not advertised or ' +
-  'not available) · ❌ failed (advertised or expected, and it did not work)';
+  '✅ verified (seen on a real turn or frame) · ☑️ claimed (advertised, not exercised) · — absent (not advertised or ' + 'not available) · ❌ failed (advertised or expected, and it did not work)';
 
 function agentLabel(r: CompatReport): string {
   return `${r.agent.title ?? r.agent.name}${r.agent.version ? ` ${r.agent.version}` : ''}`;

@@ -15,19 +15,7 @@ import type { AgentPreset } from './presets';
 import { sandboxEnv, scriptedSetup } from './scripted';
 import { capabilityRows, handshakeOf, initializeResult, sessionNewResult } from './checkHandshake';
 import { checkAllowedEdit, checkCancel, checkHostedTool, checkPromptTurn, checkRejectedEdit, checkTerminal, CODE_WORD, ControlledDecider, runTurn, type TurnContext } from './checkTurns';
-import {
-  CHECK_IDS,
-  framesOf,
-  result,
-  within,
-  type CheckHost,
-  type CheckId,
-  type CheckResult,
-  type CheckSession,
-  type CompatReport,
-  type IdleAgent,
-  type TappedFrame,
-} from './checkTypes';
+import { CHECK_IDS, framesOf, result, within, type CheckHost, type CheckId, type CheckResult, type CheckSession, type CompatReport, type IdleAgent, type TappedFrame } from './checkTypes';
 
 export interface CheckRunOptions {
   /** The agent as launched (for `--preset`, with the preset's args and env). */

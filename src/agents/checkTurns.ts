@@ -10,16 +10,7 @@ import * as path from 'node:path';
 import type { ScriptedModel } from '../model/scriptedModel';
 import type { PermissionDecider, PermissionRequestInfo } from '../session/permissions';
 import { pickOption } from '../session/permissions';
-import {
-  CheckTimeoutError,
-  framesOf,
-  result,
-  within,
-  type CheckResult,
-  type CheckSession,
-  type HostedToolCall,
-  type TappedFrame,
-} from './checkTypes';
+import { CheckTimeoutError, framesOf, result, within, type CheckResult, type CheckSession, type HostedToolCall, type TappedFrame } from './checkTypes';
 
 /** What the turn checks are told about the agent and its run. */
 export interface TurnContext {
@@ -85,7 +76,10 @@ const rpcEvents = (frames: TappedFrame[], ...types: string[]) => frames.filter((
 /** prompt.turn: a plain answer streamed back, ending end_turn; it also plants the code word for reattach. */
 export async function checkPromptTurn(ctx: TurnContext): Promise<CheckResult> {
   const o = await runTurn(ctx, `The code word is ${CODE_WORD}. Keep it.\nSCENARIO: answer {"text": "Noted: the code word."}`);
-  const text = ctx.cs.session.model.messages('agent').map((m) => m.text).join('');
+  const text = ctx.cs.session.model
+    .messages('agent')
+    .map((m) => m.text)
+    .join('');
   const proof = ctx.cs.session.agentInfo.protocol === 'acp' ? framesOf(o.frames, 'session/prompt') : rpcEvents(o.frames, 'agent_end', 'message_end');
   if (o.stopReason === 'end_turn' && text.includes('Noted')) return result('prompt.turn', 'verified', 'A prompt got the streamed answer and ended end_turn.', proof);
   return result('prompt.turn', 'failed', `${ended(o)}; the answer ${text.includes('Noted') ? 'came' : 'did not come'}.`, proof);

@@ -120,7 +120,10 @@ export interface CheckHost {
 }
 
 export class CheckTimeoutError extends Error {
-  constructor(what: string, readonly seconds: number) {
+  constructor(
+    what: string,
+    readonly seconds: number,
+  ) {
     super(`${what}: no result within ${seconds} s`);
     this.name = 'CheckTimeoutError';
   }

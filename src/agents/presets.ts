@@ -170,7 +170,10 @@ export function presetById(id: string): AgentPreset | undefined {
  */
 export function presetFor(config: Pick<AgentConfig, 'command' | 'args' | 'protocol'> & { preset?: string }): AgentPreset | undefined {
   if (config.preset) return presetById(config.preset);
-  const base = config.command.split(/[\\/]/).pop()!.replace(/\.(exe|cmd|js)$/i, '');
+  const base = config.command
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.(exe|cmd|js)$/i, '');
   const protocol = config.protocol ?? 'acp';
   return PRESETS.find((p) => p.protocol === protocol && (p.command === base || p.install.npm?.bin === base));
 }

@@ -10,13 +10,7 @@ import * as path from 'node:path';
 
 export const REGISTRY_URL = 'https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json';
 
-export type PlatformKey =
-  | 'darwin-aarch64'
-  | 'darwin-x86_64'
-  | 'linux-aarch64'
-  | 'linux-x86_64'
-  | 'windows-aarch64'
-  | 'windows-x86_64';
+export type PlatformKey = 'darwin-aarch64' | 'darwin-x86_64' | 'linux-aarch64' | 'linux-x86_64' | 'windows-aarch64' | 'windows-x86_64';
 
 const PLATFORMS: readonly PlatformKey[] = ['darwin-aarch64', 'darwin-x86_64', 'linux-aarch64', 'linux-x86_64', 'windows-aarch64', 'windows-x86_64'];
 
@@ -323,7 +317,10 @@ function readCache(bodyFile: string, metaFile: string): { parsed: ParsedRegistry
 function writeCache(dir: string, bodyFile: string, metaFile: string, body: string, meta: CacheMeta): void {
   fs.mkdirSync(dir, { recursive: true });
   // Body first, then the meta that vouches for it; each by rename so a reader never sees half a file.
-  for (const [file, text] of [[bodyFile, body], [metaFile, JSON.stringify(meta, null, 2)]] as const) {
+  for (const [file, text] of [
+    [bodyFile, body],
+    [metaFile, JSON.stringify(meta, null, 2)],
+  ] as const) {
     const tmp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, text);
     fs.renameSync(tmp, file);

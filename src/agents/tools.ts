@@ -14,11 +14,7 @@ export interface ToolResult {
 }
 
 /** Runs `command` to its end; rejects only when it cannot start. An abort ends its whole group (TERM, then KILL after 2 s). */
-export function runTool(
-  command: string,
-  args: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal; onLine?: (line: string) => void },
-): Promise<ToolResult> {
+export function runTool(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal; onLine?: (line: string) => void }): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
     const child = spawnInGroup(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const tail: string[] = [];

@@ -3,16 +3,7 @@
  * installed pinned to their version. `install` prints the agent config to paste into `agentHost.agents`.
  */
 import { parseArgs } from 'node:util';
-import {
-  agentConfigOf,
-  defaultStorageDir,
-  install,
-  InstallError,
-  listInstalled,
-  uninstall,
-  updateAvailable,
-  type InstalledAgent,
-} from '../agents/installer';
+import { agentConfigOf, defaultStorageDir, install, InstallError, listInstalled, uninstall, updateAvailable, type InstalledAgent } from '../agents/installer';
 import { defaultRegistryCacheDir, loadRegistry, platformKey, searchRegistry, type LoadedRegistry, type RegistryAgent } from '../agents/registry';
 
 export const AGENT_VERBS: ReadonlySet<string> = new Set(['registry', 'install', 'uninstall', 'installed']);
@@ -91,7 +82,11 @@ export async function runAgentsCommand(argv: string[], io: AgentsIo): Promise<nu
       const rows = agents.map((a) => row(a, installed));
       if (format === 'json') json({ source: loaded.source, from: loaded.from, ...(loaded.fallbackReason ? { fallbackReason: loaded.fallbackReason } : {}), problems: loaded.problems, agents: rows });
       else if (!rows.length) io.out(sub === 'search' ? `No agent matches "${words.join(' ')}".\n` : 'The registry lists no agents.\n');
-      else for (const r of rows) io.out(`${r.id}  ${r.version}  [${r.kinds.join(', ')}]  ${r.name}: ${r.description}${r.installed.length ? `  (installed ${r.installed.join(', ')}${r.update ? `; update ${r.update}` : ''})` : ''}\n`);
+      else
+        for (const r of rows)
+          io.out(
+            `${r.id}  ${r.version}  [${r.kinds.join(', ')}]  ${r.name}: ${r.description}${r.installed.length ? `  (installed ${r.installed.join(', ')}${r.update ? `; update ${r.update}` : ''})` : ''}\n`,
+          );
       return 0;
     }
     case 'install': {
@@ -106,7 +101,9 @@ export async function runAgentsCommand(argv: string[], io: AgentsIo): Promise<nu
       let preview = !!values.preview;
       if (values.version !== undefined && values.version !== entry.version) {
         if (values.version !== entry.preview?.version) {
-          io.err(`the registry offers ${id} ${entry.version}${entry.preview ? ` (preview ${entry.preview.version})` : ''}, not ${values.version}: it pins each version's distribution, so no other version can be installed from it`);
+          io.err(
+            `the registry offers ${id} ${entry.version}${entry.preview ? ` (preview ${entry.preview.version})` : ''}, not ${values.version}: it pins each version's distribution, so no other version can be installed from it`,
+          );
           return 1;
         }
         preview = true;

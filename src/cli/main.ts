@@ -176,13 +176,18 @@ async function main(): Promise<number> {
       logger,
       cwd,
       decidePermission: policyDecider(policy),
-      files: new FileService(() => [cwd], undefined, undefined, async (abs) => {
-        if (policy !== 'approve-all') throw new HostRequestError('refused', `Refused by --${policy}: the agent may not write ${abs}`);
-        const pattern = protectedBy(abs, [cwd]);
-        if (pattern && !values['allow-protected']) {
-          throw new HostRequestError('refused', `Refused: ${abs} is a protected file (${pattern}); run with --allow-protected to allow it`);
-        }
-      }),
+      files: new FileService(
+        () => [cwd],
+        undefined,
+        undefined,
+        async (abs) => {
+          if (policy !== 'approve-all') throw new HostRequestError('refused', `Refused by --${policy}: the agent may not write ${abs}`);
+          const pattern = protectedBy(abs, [cwd]);
+          if (pattern && !values['allow-protected']) {
+            throw new HostRequestError('refused', `Refused: ${abs} is a protected file (${pattern}); run with --allow-protected to allow it`);
+          }
+        },
+      ),
       terminals: new TerminalService(() => [cwd], undefined, {
         baseEnv: () => agentEnvironment(agent),
         guard: async (spec) => {
@@ -204,7 +209,15 @@ async function main(): Promise<number> {
     return TURN_EXIT_CODES.start_failed!;
   }
   const attach = session.attach;
-  emit({ type: 'session', sessionId: session.sessionId, agent: session.agentInfo, cwd, attach: attach.how, ...(attach.requested ? { requested: attach.requested } : {}), ...(attach.detail ? { attachDetail: attach.detail } : {}) });
+  emit({
+    type: 'session',
+    sessionId: session.sessionId,
+    agent: session.agentInfo,
+    cwd,
+    attach: attach.how,
+    ...(attach.requested ? { requested: attach.requested } : {}),
+    ...(attach.detail ? { attachDetail: attach.detail } : {}),
+  });
   if (values.resume && format === 'text') {
     process.stderr.write(
       attach.how === 'new'

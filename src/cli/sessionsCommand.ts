@@ -64,13 +64,15 @@ export async function runSessions(args: string[], deps: SessionsDeps): Promise<n
       const fromAgent = await withDirectory(deps, (d) => d.list(deps.cwd));
       const hidden = deps.store.hidden();
       const rows: ListedSession[] = fromAgent
-        ? fromAgent.filter((s) => !hidden.has(s.sessionId)).map((s) => ({
-            sessionId: s.sessionId,
-            title: s.title ?? deps.store.get(s.sessionId)?.title ?? '(untitled)',
-            cwd: s.cwd,
-            updatedAt: s.updatedAt ?? deps.store.get(s.sessionId)?.updatedAt ?? '',
-            source: 'agent' as const,
-          }))
+        ? fromAgent
+            .filter((s) => !hidden.has(s.sessionId))
+            .map((s) => ({
+              sessionId: s.sessionId,
+              title: s.title ?? deps.store.get(s.sessionId)?.title ?? '(untitled)',
+              cwd: s.cwd,
+              updatedAt: s.updatedAt ?? deps.store.get(s.sessionId)?.updatedAt ?? '',
+              source: 'agent' as const,
+            }))
         : local.map((r) => ({ sessionId: r.sessionId, title: r.title, cwd: r.cwd, updatedAt: r.updatedAt, source: 'local' as const }));
       if (deps.format === 'json') deps.out(`${JSON.stringify(rows)}\n`);
       else if (!rows.length) deps.out('No sessions.\n');

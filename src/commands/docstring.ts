@@ -80,7 +80,11 @@ export function stubFunction(code: string, languageId: string): string {
   if (style === 'python') {
     const end = pythonHeaderEnd(clean);
     if (end < 0) return clean.trimEnd();
-    const bodyLine = clean.slice(end).split('\n').find((l) => l.trim() !== '') ?? '';
+    const bodyLine =
+      clean
+        .slice(end)
+        .split('\n')
+        .find((l) => l.trim() !== '') ?? '';
     const indent = indentOf(bodyLine) || `${indentOf(clean.slice(clean.lastIndexOf('\n', end - 1) + 1))}    `;
     return `${clean.slice(0, end).replace(/^\s*\n/, '')}\n${indent}...`;
   }
@@ -141,7 +145,11 @@ export function spliceDocComment(original: string, doc: string, languageId: stri
   if (style === 'python') {
     const end = pythonHeaderEnd(code);
     if (end < 0) throw new Error('no def or class header found');
-    const bodyLine = code.slice(end).split('\n').find((l) => l.trim() !== '') ?? '';
+    const bodyLine =
+      code
+        .slice(end)
+        .split('\n')
+        .find((l) => l.trim() !== '') ?? '';
     const headerLine = code.slice(code.lastIndexOf('\n', end - 1) + 1);
     const indent = bodyLine ? indentOf(bodyLine) : `${indentOf(headerLine)}    `;
     return code.slice(0, end) + eol + indentLines(doc, indent).replace(/\n/g, eol) + code.slice(end);

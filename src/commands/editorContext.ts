@@ -32,10 +32,7 @@ export function toContext(label: string, document: vscode.TextDocument, range: v
 
 async function documentSymbols(uri: vscode.Uri): Promise<vscode.DocumentSymbol[]> {
   try {
-    const result = await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>(
-      'vscode.executeDocumentSymbolProvider',
-      uri,
-    );
+    const result = await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>('vscode.executeDocumentSymbolProvider', uri);
     return (result ?? []).filter((s): s is vscode.DocumentSymbol => 'children' in s);
   } catch {
     return [];
@@ -202,10 +199,7 @@ export async function symbolContext(target: Target, max = 8, budgetMs = 4000): P
   for (const [name, offset] of names) {
     if (out.length >= max || Date.now() > deadline) break;
     const position = document.positionAt(base + offset);
-    const found = [
-      ...(await locations('vscode.executeDefinitionProvider', document.uri, position)),
-      ...(await locations('vscode.executeTypeDefinitionProvider', document.uri, position)),
-    ];
+    const found = [...(await locations('vscode.executeDefinitionProvider', document.uri, position)), ...(await locations('vscode.executeTypeDefinitionProvider', document.uri, position))];
     for (const loc of found) {
       if (out.length >= max) break;
       if (loc.uri.toString() === document.uri.toString() && range.contains(loc.range)) continue;
@@ -214,7 +208,9 @@ export async function symbolContext(target: Target, max = 8, budgetMs = 4000): P
       const doc = await vscode.workspace.openTextDocument(loc.uri);
       // The whole declaration when the provider knows it, else a few lines from the definition.
       const fns = await documentSymbols(loc.uri);
-      const decl = flatten(fns).filter((s) => s.range.contains(loc.range)).sort((a, b) => b.range.start.compareTo(a.range.start))[0];
+      const decl = flatten(fns)
+        .filter((s) => s.range.contains(loc.range))
+        .sort((a, b) => b.range.start.compareTo(a.range.start))[0];
       const declRange = decl && decl.range.end.line - decl.range.start.line < 80 ? decl.range : new vscode.Range(loc.range.start.line, 0, Math.min(doc.lineCount - 1, loc.range.start.line + 12), 0);
       const key = `${loc.uri.toString()}#${declRange.start.line}`;
       if (seen.has(key)) continue;

@@ -34,16 +34,9 @@ export class ProposalPreview implements vscode.Disposable {
   }
 
   /** Shows `document` with `range` replaced by `newText`; on Accept applies that edit. Resolves true when applied. */
-  async reviewEdit(
-    document: vscode.TextDocument,
-    range: vscode.Range,
-    newText: string,
-    title: string,
-    token: vscode.CancellationToken,
-  ): Promise<boolean> {
+  async reviewEdit(document: vscode.TextDocument, range: vscode.Range, newText: string, title: string, token: vscode.CancellationToken): Promise<boolean> {
     const full = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
-    const proposed =
-      document.getText(new vscode.Range(full.start, range.start)) + newText + document.getText(new vscode.Range(range.end, full.end));
+    const proposed = document.getText(new vscode.Range(full.start, range.start)) + newText + document.getText(new vscode.Range(range.end, full.end));
     const versionBefore = document.version;
     const decision = await this.show(document.uri, proposed, title, token);
     if (decision !== 'accept') return false;

@@ -8,15 +8,7 @@ import * as vscode from 'vscode';
 import type { AgentManager } from '../manager/agentManager';
 import { registerCommand } from '../views/commandRegistry';
 import { refuseInRestrictedMode } from '../views/restrictedMode';
-import {
-  buildInstructions,
-  docConvention,
-  languageName,
-  resolveAnswerLanguage,
-  type AnswerLanguage,
-  type PromptVars,
-  type TaskName,
-} from '../prompts/templates';
+import { buildInstructions, docConvention, languageName, resolveAnswerLanguage, type AnswerLanguage, type PromptVars, type TaskName } from '../prompts/templates';
 import { fitReplacement, pickCodeBlock } from './codeBlocks';
 import { bodyUnchanged, docStyle, extractDocComment, spliceDocComment, stubFunction } from './docstring';
 import { enclosingFunction, functionSymbols, resolveTarget, symbolContext, toContext, visibleContext, type Target } from './editorContext';
@@ -97,17 +89,15 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
     else showTranscript();
   };
 
-  const withTarget =
-    (action: (target: Target, diagnostic?: unknown) => Promise<void>) =>
-    async (uri?: unknown, range?: unknown, diagnostic?: unknown) => {
-      if (refuseInRestrictedMode()) return;
-      const target = await resolveTarget(uri, range);
-      if (!target) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('Open a file and select code first.'));
-        return;
-      }
-      await action(target, diagnostic);
-    };
+  const withTarget = (action: (target: Target, diagnostic?: unknown) => Promise<void>) => async (uri?: unknown, range?: unknown, diagnostic?: unknown) => {
+    if (refuseInRestrictedMode()) return;
+    const target = await resolveTarget(uri, range);
+    if (!target) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Open a file and select code first.'));
+      return;
+    }
+    await action(target, diagnostic);
+  };
 
   const selectionContexts = (target: Target): CodeContext[] => {
     const visible = visibleContext(target.document);
@@ -359,11 +349,7 @@ class FunctionCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
 
 /** "Fix with agent" and "Explain problem" on each diagnostic under the cursor. */
 class AgentQuickFixes implements vscode.CodeActionProvider {
-  async provideCodeActions(
-    document: vscode.TextDocument,
-    _range: vscode.Range,
-    context: vscode.CodeActionContext,
-  ): Promise<vscode.CodeAction[]> {
+  async provideCodeActions(document: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): Promise<vscode.CodeAction[]> {
     const actions: vscode.CodeAction[] = [];
     if (!vscode.workspace.isTrusted) return actions;
     for (const diagnostic of context.diagnostics.slice(0, 3)) {
@@ -382,4 +368,3 @@ class AgentQuickFixes implements vscode.CodeActionProvider {
     return actions;
   }
 }
-

@@ -66,30 +66,27 @@ export class TaskRunner implements vscode.Disposable {
 
   private async execute(title: string, cts: vscode.CancellationTokenSource, work: (ctx: TaskContext) => Promise<void>): Promise<void> {
     if (cts.token.isCancellationRequested) return;
-    await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Agent Host: ${title}`, cancellable: true },
-      async (progress, progressToken) => {
-        const sub = progressToken.onCancellationRequested(() => cts.cancel());
-        const ctx: TaskContext = {
-          token: cts.token,
-          report: (message) => progress.report({ message }),
-          ask: (instructions, contexts, label) => this.ask(instructions, contexts, label, cts.token),
-        };
-        try {
-          await work(ctx);
-        } catch (error) {
-          if (error instanceof TaskCancelled || cts.token.isCancellationRequested) {
-            this.log.info(`Task "${title}" cancelled`);
-            return;
-          }
-          const message = (error as Error).message;
-          this.log.error(`Task "${title}" failed: ${message}`);
-          void vscode.window.showErrorMessage(vscode.l10n.t('Agent Host: {0} failed: {1}', title, message));
-        } finally {
-          sub.dispose();
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Host: ${title}`, cancellable: true }, async (progress, progressToken) => {
+      const sub = progressToken.onCancellationRequested(() => cts.cancel());
+      const ctx: TaskContext = {
+        token: cts.token,
+        report: (message) => progress.report({ message }),
+        ask: (instructions, contexts, label) => this.ask(instructions, contexts, label, cts.token),
+      };
+      try {
+        await work(ctx);
+      } catch (error) {
+        if (error instanceof TaskCancelled || cts.token.isCancellationRequested) {
+          this.log.info(`Task "${title}" cancelled`);
+          return;
         }
-      },
-    );
+        const message = (error as Error).message;
+        this.log.error(`Task "${title}" failed: ${message}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('Agent Host: {0} failed: {1}', title, message));
+      } finally {
+        sub.dispose();
+      }
+    });
   }
 
   private async ask(instructions: string, contexts: CodeContext[], label: string | undefined, token: vscode.CancellationToken): Promise<string> {

@@ -82,7 +82,12 @@ function firstJson(s: string): unknown {
 
 /** Cases from the agent's answer: a ```json block, else the first JSON value in the text. Throws when none. */
 export function parseTestCases(answer: string): TestCase[] {
-  const candidates = [...codeBlocks(answer).filter((b) => b.lang === 'json' || b.lang === '').map((b) => b.code), answer];
+  const candidates = [
+    ...codeBlocks(answer)
+      .filter((b) => b.lang === 'json' || b.lang === '')
+      .map((b) => b.code),
+    answer,
+  ];
   for (const candidate of candidates) {
     let value: unknown;
     try {

@@ -50,7 +50,7 @@ function byCloseness(tests: string[], source: string): string[] {
 }
 
 function pythonFramework(view: ProjectView, reference: string | undefined): Framework | undefined {
-  const ref = reference ? view.read(reference) ?? '' : '';
+  const ref = reference ? (view.read(reference) ?? '') : '';
   if (/unittest\.TestCase|^\s*import unittest|from unittest import TestCase/m.test(ref) && !/^\s*import pytest/m.test(ref)) return 'unittest';
   if (/^\s*import pytest|^\s*from pytest|^def test_\w+\(/m.test(ref)) return 'pytest';
   if (view.files.some((f) => /(^|\/)(conftest\.py|pytest\.ini)$/.test(f))) return 'pytest';
@@ -61,7 +61,7 @@ function pythonFramework(view: ProjectView, reference: string | undefined): Fram
 }
 
 function jsFramework(view: ProjectView, reference: string | undefined): Framework | undefined {
-  const ref = reference ? view.read(reference) ?? '' : '';
+  const ref = reference ? (view.read(reference) ?? '') : '';
   if (/from ['"]node:test['"]|require\(['"]node:test['"]\)/.test(ref)) return 'node:test';
   if (/from ['"]vitest['"]/.test(ref)) return 'vitest';
   if (/from ['"]@jest\/globals['"]|\bjest\./.test(ref)) return 'jest';

@@ -41,8 +41,8 @@ export function describeExit(exit: ExitInfo): string {
       : exit.closedInput
         ? `stopped reading its input while running and was stopped (${exit.signal ?? `code ${exit.code}`})`
         : exit.signal
-      ? `was killed by ${exit.signal}`
-      : `exited with code ${exit.code}`;
+          ? `was killed by ${exit.signal}`
+          : `exited with code ${exit.code}`;
   const tail = exit.stderrTail.trim();
   return `Agent ${how}${tail ? `\n--- last stderr ---\n${tail}` : ''}`;
 }
@@ -66,7 +66,10 @@ export class RingBuffer {
   tail(maxLines = 40): string {
     let text = Buffer.concat(this.chunks).toString('utf8');
     if (text.length > this.capacity) text = text.slice(text.length - this.capacity);
-    return text.split('\n').slice(-maxLines - 1).join('\n');
+    return text
+      .split('\n')
+      .slice(-maxLines - 1)
+      .join('\n');
   }
 }
 
@@ -116,11 +119,7 @@ function installExitHook(): void {
  * The one way to start a child the host owns (agents, the agent's terminal commands): without a shell, in
  * its own process group, known to the exit hook so the group is SIGKILLed if the host goes down first.
  */
-export function spawnInGroup(
-  command: string,
-  args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions },
-): ChildProcess {
+export function spawnInGroup(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions }): ChildProcess {
   installExitHook();
   const marker = randomBytes(9).toString('base64url');
   const env = { ...options.env, [MARKER_VAR]: marker };
@@ -346,10 +345,7 @@ export class AgentProcess {
     if (!gone) {
       this.logger.debug(`Agent ${pid} still running after stdin closed: SIGTERM to its group`);
       killGroup(pid, 'SIGTERM');
-      const termed = await Promise.race([
-        this.exited.then(() => true),
-        sleep(timings.killAfterMs).then(() => false),
-      ]);
+      const termed = await Promise.race([this.exited.then(() => true), sleep(timings.killAfterMs).then(() => false)]);
       if (!termed) {
         this.logger.warn(`Agent ${pid} ignored SIGTERM for ${timings.killAfterMs} ms: SIGKILL to its group`);
         killGroup(pid, 'SIGKILL');

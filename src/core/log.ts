@@ -19,11 +19,7 @@ export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'off';
 const ORDER: Record<LogLevel, number> = { trace: 0, debug: 1, info: 2, warn: 3, error: 4, off: 5 };
 
 /** A logger for headless use (CLI, tests): one line per entry on a writable, filtered by level. */
-export function streamLogger(
-  write: (line: string) => void,
-  level: LogLevel = 'info',
-  prefix = '',
-): Logger {
+export function streamLogger(write: (line: string) => void, level: LogLevel = 'info', prefix = ''): Logger {
   const at = (lvl: Exclude<LogLevel, 'off'>) => (message: string | Error) => {
     if (ORDER[lvl] < ORDER[level]) return;
     const text = message instanceof Error ? (message.stack ?? message.message) : message;

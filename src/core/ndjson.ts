@@ -1,13 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import {
-  AbstractMessageReader,
-  AbstractMessageWriter,
-  type DataCallback,
-  type Disposable,
-  type Message,
-  type MessageReader,
-  type MessageWriter,
-} from 'vscode-jsonrpc/node';
+import { AbstractMessageReader, AbstractMessageWriter, type DataCallback, type Disposable, type Message, type MessageReader, type MessageWriter } from 'vscode-jsonrpc/node';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lineSplitter';
 
 export { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lineSplitter';
@@ -176,7 +168,7 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
   private readonly answered = new Set<string>();
 
   private isDuplicateResponse(m: Record<string, unknown>): boolean {
-    if (m.method !== undefined || (m.id === undefined || m.id === null) || !('result' in m || 'error' in m)) return false;
+    if (m.method !== undefined || m.id === undefined || m.id === null || !('result' in m || 'error' in m)) return false;
     const key = `${typeof m.id}:${String(m.id)}`;
     if (this.answered.has(key)) return true;
     this.answered.add(key);
@@ -251,9 +243,11 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
       return Promise.reject(error);
     }
     this.backlog += frame.length;
-    const result = this.queue.then(() => this.writeFrame(frame)).finally(() => {
-      this.backlog -= frame.length;
-    });
+    const result = this.queue
+      .then(() => this.writeFrame(frame))
+      .finally(() => {
+        this.backlog -= frame.length;
+      });
     this.queue = result.catch(() => undefined);
     return result;
   }

@@ -52,8 +52,7 @@ export const IDE_TOOL_DEFINITIONS: HostToolDefinition[] = [
   {
     name: 'get_document_symbols',
     label: 'Document symbols',
-    description:
-      'The symbol tree of a source file from the editor\'s language features: [{name, kind (e.g. "Function"), range, selectionRange, children}], 0-based positions.',
+    description: 'The symbol tree of a source file from the editor\'s language features: [{name, kind (e.g. "Function"), range, selectionRange, children}], 0-based positions.',
     parameters: { type: 'object', properties: { abspath: positionArgs.abspath }, required: ['abspath'], additionalProperties: false },
   },
   {

@@ -30,19 +30,17 @@ type RuleTarget = Pick<ToolCallEntity, 'toolKind' | 'title' | 'rawInput' | 'loca
 /** Shell operators that chain, redirect or substitute: a line with any is not the simple command a rule names. */
 const SHELL_OPERATORS = /[;&|`<>\n\r]|\$\(|\$\{/;
 
-
 const STORE_KEY = 'agentHost.permissionRules';
 
 /** The prefix a new "always" rule keeps of a command: the program and its first non-option word (`npm test`). */
 export function commandPrefixOf(command: string): string {
   const words = command.trim().split(/\s+/);
   const second = words[1];
-  return second && !second.startsWith('-') ? `${words[0]} ${second}` : words[0] ?? command;
+  return second && !second.startsWith('-') ? `${words[0]} ${second}` : (words[0] ?? command);
 }
 
 export function describeRule(rule: PermissionRule): string {
-  const what =
-    rule.commandPrefix !== undefined ? `command "${rule.commandPrefix} …"` : rule.path !== undefined ? `file ${rule.path}` : `"${rule.title ?? ''}"`;
+  const what = rule.commandPrefix !== undefined ? `command "${rule.commandPrefix} …"` : rule.path !== undefined ? `file ${rule.path}` : `"${rule.title ?? ''}"`;
   return `always ${rule.action} ${rule.toolKind} ${what}${rule.agent ? ` (${rule.agent})` : ''}`;
 }
 
@@ -91,9 +89,7 @@ export class PermissionRuleStore {
   async add(rule: Omit<PermissionRule, 'id' | 'createdAt'>): Promise<PermissionRule> {
     const full: PermissionRule = { ...rule, id: randomUUID(), createdAt: Date.now() };
     // Same scope again replaces the old rule (the newer answer wins).
-    const rest = this.list().filter(
-      (r) => !(r.toolKind === full.toolKind && r.commandPrefix === full.commandPrefix && r.path === full.path && r.title === full.title && r.agent === full.agent),
-    );
+    const rest = this.list().filter((r) => !(r.toolKind === full.toolKind && r.commandPrefix === full.commandPrefix && r.path === full.path && r.title === full.title && r.agent === full.agent));
     await this.store.update(STORE_KEY, [...rest, full]);
     return full;
   }

@@ -26,10 +26,10 @@ const stringMap = (v: unknown): Record<string, string> =>
 export function classifyAuthMethod(method: AuthMethod, agent: Pick<AgentConfig, 'command' | 'args' | 'env'>): SignInMethod {
   const m = method as Loose;
   const base = { id: String(m.id), name: typeof m.name === 'string' ? m.name : String(m.id), ...(typeof m.description === 'string' ? { description: m.description } : {}) };
-  const meta = m._meta && typeof m._meta === 'object' ? ((m._meta as Record<string, unknown>)['terminal-auth'] as Loose & { command?: unknown } | undefined) : undefined;
+  const meta = m._meta && typeof m._meta === 'object' ? ((m._meta as Record<string, unknown>)['terminal-auth'] as (Loose & { command?: unknown }) | undefined) : undefined;
   if (m.type === 'terminal' || (meta && typeof meta === 'object')) {
     const t = m.type === 'terminal' ? m : meta!;
-    const command = typeof (t as { command?: unknown }).command === 'string' ? ((t as { command: string }).command) : agent.command;
+    const command = typeof (t as { command?: unknown }).command === 'string' ? (t as { command: string }).command : agent.command;
     // The method's args are added to the agent's own (the agent binary in its login mode); a command of its own takes them alone.
     const args = command === agent.command ? [...(agent.args ?? []), ...strings(t.args)] : strings(t.args);
     return { kind: 'terminal', ...base, command, args, env: { ...(agent.env ?? {}), ...stringMap(t.env) } };

@@ -127,7 +127,8 @@ interface Term {
  * Variables that make a program load or run code of the setter's choosing (dynamic loader, interpreter and
  * shell start-up hooks): an agent may not set them for its commands unless the user allows them by name.
  */
-export const CODE_LOADING_ENV = /^(LD_.*|DYLD_.*|NODE_OPTIONS|NODE_PATH|BASH_ENV|ENV|ZDOTDIR|PROMPT_COMMAND|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_CONFIG_.*|IFS)$/;
+export const CODE_LOADING_ENV =
+  /^(LD_.*|DYLD_.*|NODE_OPTIONS|NODE_PATH|BASH_ENV|ENV|ZDOTDIR|PROMPT_COMMAND|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_CONFIG_.*|IFS)$/;
 
 export interface TerminalServiceOptions {
   /** The environment commands start from: the agent's own (same `inheritEnv` and sign-in rules). Default: the host's. */
@@ -182,7 +183,7 @@ export class TerminalService implements TerminalAccess {
       throw new HostRequestError('refused', `Refused: ${live} terminal commands of this agent are still running (at most ${MAX_LIVE_TERMINALS}); release or kill one first`);
     }
     const roots = this.roots();
-    const cwd = params.cwd ? resolveInWorkspace(params.cwd, roots) : roots[0] ?? process.cwd();
+    const cwd = params.cwd ? resolveInWorkspace(params.cwd, roots) : (roots[0] ?? process.cwd());
     const { env, dropped } = this.environment(params.env);
     if (dropped.length) this.options.onDroppedEnv?.(dropped);
     const id = `term-${randomUUID()}`;

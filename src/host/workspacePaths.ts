@@ -54,7 +54,12 @@ export function resolvePhysical(p: string): string {
     const target = readlinkSync(next);
     const targetRoot = path.parse(target).root;
     if (path.isAbsolute(target)) current = targetRoot;
-    queue.unshift(...target.slice(path.isAbsolute(target) ? targetRoot.length : 0).split(SEPARATORS).filter(Boolean));
+    queue.unshift(
+      ...target
+        .slice(path.isAbsolute(target) ? targetRoot.length : 0)
+        .split(SEPARATORS)
+        .filter(Boolean),
+    );
   }
   return current;
 }
@@ -78,7 +83,10 @@ const WIN_DEVICES = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|con
 export function windowsPathProblem(p: string): string | undefined {
   if (/^[\\/]{2}[?.][\\/]|^[\\/]{1,2}\?\?[\\/]/.test(p)) return 'uses the Windows device or verbatim namespace';
   const root = path.win32.parse(p).root;
-  const parts = p.slice(root.length).split(/[\\/]+/).filter(Boolean);
+  const parts = p
+    .slice(root.length)
+    .split(/[\\/]+/)
+    .filter(Boolean);
   for (const part of parts) {
     if (part === '.' || part === '..') continue;
     if (part.includes(':')) return 'names an NTFS alternate data stream';

@@ -257,7 +257,11 @@ export class AgentSlot implements vscode.Disposable {
     this.session = undefined;
     this.process.dispose();
     if (s) this.sessionEmitter.fire(undefined);
-    if (pending) await pending.then((late) => late.shutdown(), () => undefined);
+    if (pending)
+      await pending.then(
+        (late) => late.shutdown(),
+        () => undefined,
+      );
     if (s) await s.shutdown();
     if (!this.session && !this.starting) this.setState('stopped');
   }
@@ -437,9 +441,7 @@ export class AgentSlot implements vscode.Disposable {
         throw error;
       }
       const message =
-        error instanceof AuthRequiredError
-          ? vscode.l10n.t('{0}: {1}. Run "Agent Host: Sign In" to sign in.', error.message, error.methods.map((m) => m.name).join(', '))
-          : (error as Error).message;
+        error instanceof AuthRequiredError ? vscode.l10n.t('{0}: {1}. Run "Agent Host: Sign In" to sign in.', error.message, error.methods.map((m) => m.name).join(', ')) : (error as Error).message;
       this.setState('error', message);
       throw error;
     }
@@ -456,13 +458,7 @@ export class AgentSlot implements vscode.Disposable {
     this.crashes = [...this.crashes.filter((t) => now - t < CRASH_POLICY.windowMs), now];
     const n = this.crashes.length;
     if (n >= CRASH_POLICY.breakAfter) {
-      const message = vscode.l10n.t(
-        'Agent "{0}" crashed {1} times within {2} s, so it is not started again. Last exit: {3}',
-        agent.name,
-        n,
-        CRASH_POLICY.windowMs / 1000,
-        describeExit(exit),
-      );
+      const message = vscode.l10n.t('Agent "{0}" crashed {1} times within {2} s, so it is not started again. Last exit: {3}', agent.name, n, CRASH_POLICY.windowMs / 1000, describeExit(exit));
       this.log.error(message);
       this.setState('error', message);
       return;

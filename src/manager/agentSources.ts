@@ -47,10 +47,7 @@ export function readAgentList(files: SettingsFiles): AgentList {
   // VS Code's "global" value is the Remote list when there is one, else the User list: the files say which.
   const machine = agentsInFile(files.machine, problems, 'Remote');
   const user = machine !== undefined ? agentsInFile(files.user, problems, 'User') : undefined;
-  const layers: AgentLayer[] = [
-    ...(user !== undefined ? [{ source: 'User', value: user }] : []),
-    { source: machine !== undefined ? 'Remote' : 'User', value: machine ?? inspected?.globalValue },
-  ];
+  const layers: AgentLayer[] = [...(user !== undefined ? [{ source: 'User', value: user }] : []), { source: machine !== undefined ? 'Remote' : 'User', value: machine ?? inspected?.globalValue }];
   // Workspace settings could point the agent command anywhere: only in a trusted workspace.
   if (vscode.workspace.isTrusted) {
     layers.push({ source: 'Workspace', value: inspected?.workspaceValue });

@@ -6,16 +6,7 @@
  * the SDK's code (its server and validators were 600 KB of the bridge's 650). No vscode.
  */
 import type { Readable, Writable } from 'node:stream';
-import type {
-  CallToolResult,
-  Implementation,
-  InitializeResult,
-  JSONRPCErrorResponse,
-  JSONRPCResultResponse,
-  ListToolsResult,
-  RequestId,
-  Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Implementation, InitializeResult, JSONRPCErrorResponse, JSONRPCResultResponse, ListToolsResult, RequestId, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../core/lineSplitter';
 import type { HostToolDefinition, HostToolProvider } from '../session/hostTools';
 
@@ -88,8 +79,7 @@ export function serveMcpTools(provider: HostToolProvider, options: McpServerOpti
     if (output.writable) output.write(`${JSON.stringify(message)}\n`);
   };
   /** Without a usable id (unparseable or invalid message) the error answer has none. */
-  const fail = (id: RequestId | undefined, code: number, message: string) =>
-    send({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } });
+  const fail = (id: RequestId | undefined, code: number, message: string) => send({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } });
 
   const methods: Record<string, (params: Params, signal: AbortSignal) => Promise<object> | object> = {
     initialize: (p): InitializeResult => {

@@ -98,7 +98,10 @@ function respond(res: ServerResponse, decision: Decision, ctx: ReplyContext): vo
       const thinking = chunkText(decision.reasoning).map((t) => ({ type: 'thinking_delta', thinking: t }));
       block({ type: 'thinking', thinking: '', signature: '' }, [...thinking, { type: 'signature_delta', signature }]);
     }
-    block({ type: 'text', text: '' }, chunkText(decision.text).map((t) => ({ type: 'text_delta', text: t })));
+    block(
+      { type: 'text', text: '' },
+      chunkText(decision.text).map((t) => ({ type: 'text_delta', text: t })),
+    );
   } else {
     const fragments = splitEvenly(argumentsJson(decision)).map((json) => ({ type: 'input_json_delta', partial_json: json }));
     block({ type: 'tool_use', id: toolUseId, name: decision.tool.name, input: {} }, fragments);

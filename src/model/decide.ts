@@ -15,16 +15,7 @@
  * After the tool result: "Done: … [scenario: <name>]", or DENIED_TEXT when the result reads as a refusal or error.
  */
 import { basename } from 'node:path';
-import {
-  findKey,
-  isRecord,
-  type JsonSchema,
-  requiredKeys,
-  resolveSchema,
-  sampleObject,
-  schemaProperties,
-  schemaType,
-} from './schemaValues';
+import { findKey, isRecord, type JsonSchema, requiredKeys, resolveSchema, sampleObject, schemaProperties, schemaType } from './schemaValues';
 import { taskAnswer } from './tasks';
 
 /** A tool as offered to the model, whatever the wire format. */

@@ -4,21 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Conversation, Decision, OfferedTool } from './decide';
-import {
-  argumentsObject,
-  chunkText,
-  type Entry,
-  estimateTokens,
-  isRecord,
-  outputTokens,
-  type ReplyContext,
-  sendEvent,
-  sendJson,
-  startSse,
-  summarizeTurn,
-  textOf,
-  type WireFormat,
-} from './wire';
+import { argumentsObject, chunkText, type Entry, estimateTokens, isRecord, outputTokens, type ReplyContext, sendEvent, sendJson, startSse, summarizeTurn, textOf, type WireFormat } from './wire';
 
 /** Function responses travel in user-role contents; a content carrying any is a result, not a prompt. */
 function toEntry(content: unknown): Entry {
@@ -97,9 +83,7 @@ function respond(res: ServerResponse, decision: Decision, ctx: ReplyContext): vo
     return;
   }
   // Thoughts stay whole: gemini-cli renders each thought part as its own "**subject** description" entry.
-  const chunks = parts.flatMap((part) =>
-    typeof part.text === 'string' && part.thought !== true ? chunkText(part.text).map((text) => [{ ...part, text }]) : [[part]],
-  );
+  const chunks = parts.flatMap((part) => (typeof part.text === 'string' && part.thought !== true ? chunkText(part.text).map((text) => [{ ...part, text }]) : [[part]]));
   startSse(res);
   // gemini-cli rejects a stream whose finish reason arrives on an empty chunk, so the last content chunk carries it.
   for (const [i, chunk] of chunks.entries()) sendEvent(res, candidate(chunk, i === chunks.length - 1));

@@ -70,7 +70,7 @@ function respond(res: ServerResponse, decision: Decision, ctx: ReplyContext): vo
   const usage = { prompt_tokens: ctx.inputTokens, completion_tokens: completion, total_tokens: ctx.inputTokens + completion };
   const finish = decision.type === 'tool' ? 'tool_calls' : 'stop';
   const callId = newId('call_');
-  const name = decision.type === 'tool' ? decision.tool.callName ?? decision.tool.name : '';
+  const name = decision.type === 'tool' ? (decision.tool.callName ?? decision.tool.name) : '';
 
   if (!ctx.stream) {
     const message: Record<string, unknown> = { role: 'assistant', content: decision.type === 'text' ? decision.text : null };

@@ -141,7 +141,7 @@ function respond(res: ServerResponse, decision: Decision, ctx: ReplyContext): vo
     const at = { item_id: item.id, output_index: outputIndex };
     switch (item.type) {
       case 'reasoning': {
-        const text = decision.type === 'text' ? decision.reasoning ?? '' : '';
+        const text = decision.type === 'text' ? (decision.reasoning ?? '') : '';
         emit('response.output_item.added', { output_index: outputIndex, item: { ...item, summary: [] } });
         emit('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } });
         for (const delta of chunkText(text)) emit('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta });

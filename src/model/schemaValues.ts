@@ -43,9 +43,7 @@ export function resolveSchema(schema: unknown, root: unknown = schema): JsonSche
 /** The schema's type in lower case (Gemini sends `OBJECT`, `STRING`), ignoring `null` in type unions. */
 export function schemaType(schema: JsonSchema): string | undefined {
   const declared = schema.type;
-  const names = (Array.isArray(declared) ? declared : [declared])
-    .filter((t): t is string => typeof t === 'string')
-    .map((t) => t.toLowerCase());
+  const names = (Array.isArray(declared) ? declared : [declared]).filter((t): t is string => typeof t === 'string').map((t) => t.toLowerCase());
   const first = names.find((t) => t !== 'null') ?? names[0];
   if (first) return first;
   if (isRecord(schema.properties)) return 'object';

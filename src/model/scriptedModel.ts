@@ -72,11 +72,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** A wire format and what to do with the request; `undefined` when nothing here answers it. */
-type Route =
-  | { kind: 'turn'; format: WireFormat; stream?: boolean }
-  | { kind: 'count'; api: Api; count: (body: Record<string, unknown>) => unknown }
-  | { kind: 'models' }
-  | { kind: 'probe' };
+type Route = { kind: 'turn'; format: WireFormat; stream?: boolean } | { kind: 'count'; api: Api; count: (body: Record<string, unknown>) => unknown } | { kind: 'models' } | { kind: 'probe' };
 
 function route(method: string, pathname: string): Route | undefined {
   if ((method === 'HEAD' || method === 'GET') && pathname === '/') return { kind: 'probe' };

@@ -48,7 +48,13 @@ export function selectionOf(text: string): Code | undefined {
   const path = header.exec(lines[start] ?? '')?.[1] ?? '';
   let end = start + 1;
   while (end < lines.length && !header.test(lines[end] ?? '')) end++;
-  return { lang: langOf(path), code: lines.slice(start + 1, end).join('\n').replace(/\n+$/, '') };
+  return {
+    lang: langOf(path),
+    code: lines
+      .slice(start + 1, end)
+      .join('\n')
+      .replace(/\n+$/, ''),
+  };
 }
 
 function firstFence(text: string, langs?: RegExp): { lang: string; code: string } | undefined {
@@ -76,11 +82,21 @@ function signature(code: string, lang: Lang): Signature | undefined {
       .filter((p) => p && p !== 'self' && p !== 'cls');
     return { name: m[2] ?? '', params, indent: m[1] ?? '' };
   }
-  const m = /^([ \t]*)(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?\s*(\w+)|(?:const|let)\s+(\w+)\s*=\s*(?:async\s*)?|(?:public|private|protected|static|\s)*(\w+))\s*(?:<[^>]*>)?\s*\(([^)]*)\)/m.exec(code);
+  const m =
+    /^([ \t]*)(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?\s*(\w+)|(?:const|let)\s+(\w+)\s*=\s*(?:async\s*)?|(?:public|private|protected|static|\s)*(\w+))\s*(?:<[^>]*>)?\s*\(([^)]*)\)/m.exec(
+      code,
+    );
   if (!m) return undefined;
   const params = (m[5] ?? '')
     .split(',')
-    .map((p) => p.trim().replace(/^\.\.\./, '').split(/[:=?]/)[0]?.trim() ?? '')
+    .map(
+      (p) =>
+        p
+          .trim()
+          .replace(/^\.\.\./, '')
+          .split(/[:=?]/)[0]
+          ?.trim() ?? '',
+    )
     .filter((p) => p);
   return { name: m[2] ?? m[3] ?? m[4] ?? '', params, indent: m[1] ?? '' };
 }
@@ -158,7 +174,10 @@ function fixCode(code: string, problem = ''): { code: string; notes: [string, st
   let out = code;
   if (/Type 'number' is not assignable to type 'string'/.test(problem)) {
     out = out.replace(/\breturn (\w+);/g, (_, v: string) => {
-      notes.push([`The function promises a \`string\` but returned the number \`${v}\`; it now formats it with \`toFixed(2)\`.`, `函数声明返回 \`string\`，却返回了数字 \`${v}\`；现在用 \`toFixed(2)\` 格式化。`]);
+      notes.push([
+        `The function promises a \`string\` but returned the number \`${v}\`; it now formats it with \`toFixed(2)\`.`,
+        `函数声明返回 \`string\`，却返回了数字 \`${v}\`；现在用 \`toFixed(2)\` 格式化。`,
+      ]);
       return `return ${v}.toFixed(2);`;
     });
   }
@@ -167,7 +186,10 @@ function fixCode(code: string, problem = ''): { code: string; notes: [string, st
     return `range(len(${list}))`;
   });
   out = out.replace(/(\w+) <= (\w+)\.length/g, (_, i: string, list: string) => {
-    notes.push([`\`${i} <= ${list}.length\` read one element past the end (\`${list}[${list}.length]\` is undefined); the bound is now \`<\`.`, `\`${i} <= ${list}.length\` 会越界读取一个元素（\`${list}[${list}.length]\` 为 undefined）；条件改为 \`<\`。`]);
+    notes.push([
+      `\`${i} <= ${list}.length\` read one element past the end (\`${list}[${list}.length]\` is undefined); the bound is now \`<\`.`,
+      `\`${i} <= ${list}.length\` 会越界读取一个元素（\`${list}[${list}.length]\` 为 undefined）；条件改为 \`<\`。`,
+    ]);
     return `${i} < ${list}.length`;
   });
   return { code: out, notes };
@@ -181,7 +203,10 @@ function optimizeCode(code: string, lang: Lang): { code: string; note: [string, 
       const item = 'item';
       const body = (expr ?? '').replace(new RegExp(`${list}\\[${i}\\]`, 'g'), item);
       const replaced = code.replace(m[0], `${indent}return sum(${body} for ${item} in ${list})`);
-      return { code: replaced, note: ['A generator with `sum()` replaces the index loop: no manual accumulator, no indexing.', '用 `sum()` 和生成器表达式替代下标循环：不需要手动累加，也不需要下标。'] };
+      return {
+        code: replaced,
+        note: ['A generator with `sum()` replaces the index loop: no manual accumulator, no indexing.', '用 `sum()` 和生成器表达式替代下标循环：不需要手动累加，也不需要下标。'],
+      };
     }
   } else {
     const m = /^([ \t]*)let (\w+) = 0;\n[ \t]*for \(let (\w+) = 0; \3 <=? (\w+)\.length; \3\+\+\) \{\n[ \t]*\2 \+= (.+);\n[ \t]*\}\n[ \t]*return \2;/m.exec(code);
@@ -235,7 +260,13 @@ function casesFor(name: string, lang: Lang, zh: boolean): Case[] {
   if (/total|sum/i.test(name)) {
     const t = (en: string, cn: string) => (zh ? cn : en);
     return [
-      { title: t('two lines add up', '两行相加'), kind: 'happy', description: t('price times qty, summed over both lines', '两行的单价乘数量之和'), input: list(item(2.5, 2), item(1, 3)), expected: num(8) },
+      {
+        title: t('two lines add up', '两行相加'),
+        kind: 'happy',
+        description: t('price times qty, summed over both lines', '两行的单价乘数量之和'),
+        input: list(item(2.5, 2), item(1, 3)),
+        expected: num(8),
+      },
       { title: t('a single line', '只有一行'), kind: 'happy', description: t('one line is its price times its quantity', '单行等于单价乘数量'), input: list(item(4, 1)), expected: num(4) },
       { title: t('quantities above one', '数量大于一'), kind: 'happy', description: t('quantity multiplies the price', '数量会乘以单价'), input: list(item(3, 5), item(2, 2)), expected: num(19) },
       { title: t('empty cart', '空购物车'), kind: 'edge', description: t('no lines cost nothing', '没有任何行时总价为 0'), input: list(), expected: py ? '0' : '0' },
@@ -299,7 +330,10 @@ function testCodeAnswer(p: Prompt): string {
       else out.push(`    def ${fn}(self):`, `        ${body}`, '');
     });
     if (framework === 'unittest') out.push('', "if __name__ == '__main__':", '    unittest.main()');
-    return `\`\`\`python\n${out.join('\n').replace(/\n{3,}/g, '\n\n\n').trimEnd()}\n\`\`\``;
+    return `\`\`\`python\n${out
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n\n')
+      .trimEnd()}\n\`\`\``;
   }
   const head =
     framework === 'vitest'

@@ -48,14 +48,18 @@ export function splitEvenly(text: string, parts = 3): string[] {
 
 /** A rough token count (4 characters a token) — clients only need plausible, non-zero figures. */
 export function estimateTokens(value: unknown): number {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   return Math.max(1, Math.ceil(text.length / 4));
 }
 
 /** Text inside a message's content however it is shaped: a string, or parts carrying `text` (nested too). */
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map(textOf).filter((t) => t !== '').join('\n');
+  if (Array.isArray(content))
+    return content
+      .map(textOf)
+      .filter((t) => t !== '')
+      .join('\n');
   if (isRecord(content)) {
     if (typeof content.text === 'string') return content.text;
     if (content.content !== undefined) return textOf(content.content);
@@ -75,11 +79,7 @@ export function modelName(body: Record<string, unknown>, fallback = 'scripted-mo
 }
 
 /** A message reduced to what the decision needs. `system` entries (system/developer prompts) are transparent. */
-export type Entry =
-  | { kind: 'user'; text: string }
-  | { kind: 'result'; text: string; isError?: boolean }
-  | { kind: 'assistant'; calls?: string[] }
-  | { kind: 'system' };
+export type Entry = { kind: 'user'; text: string } | { kind: 'result'; text: string; isError?: boolean } | { kind: 'assistant'; calls?: string[] } | { kind: 'system' };
 
 export interface TurnSummary {
   lastUserText: string;
@@ -109,7 +109,7 @@ export function summarizeTurn(entries: Entry[]): TurnSummary {
     lastUserText: texts.join('\n'),
     hasToolResultAfterLastUser: results.length > 0,
     lastToolResultText: lastResult?.text ?? '',
-    toolCallsAfterLastUser: after.flatMap((e) => (e.kind === 'assistant' ? e.calls ?? [] : [])),
+    toolCallsAfterLastUser: after.flatMap((e) => (e.kind === 'assistant' ? (e.calls ?? []) : [])),
     ...(lastResult?.isError !== undefined ? { lastToolResultIsError: lastResult.isError } : {}),
   };
 }

@@ -17,10 +17,7 @@ export type AnswerLanguage = 'en' | 'zh';
 export type PromptVars = Record<string, string | undefined>;
 
 const HEADER: Record<AnswerLanguage, string> = {
-  en:
-    'Answer in English.\n' +
-    'Reply in text only: do not edit files, create files or run commands for this task. ' +
-    'The editor applies your answer after the user has reviewed it.',
+  en: 'Answer in English.\n' + 'Reply in text only: do not edit files, create files or run commands for this task. ' + 'The editor applies your answer after the user has reviewed it.',
   zh:
     'Answer in Simplified Chinese (请用简体中文回答；代码和标识符保持原样).\n' +
     'Reply in text only: do not edit files, create files or run commands for this task. ' +
@@ -62,9 +59,7 @@ const EN: Record<TaskName, string> = {
 };
 
 const ZH: Record<TaskName, string> = {
-  explain:
-    '解释 {{file}}（第 {{lines}} 行）中选中的 {{languageName}} 代码：它做什么、怎么做，以及值得注意的地方（边界情况、陷阱）。' +
-    '附件中有选中的代码和周围可见的代码。{{diagnosticText}}',
+  explain: '解释 {{file}}（第 {{lines}} 行）中选中的 {{languageName}} 代码：它做什么、怎么做，以及值得注意的地方（边界情况、陷阱）。' + '附件中有选中的代码和周围可见的代码。{{diagnosticText}}',
   docstring:
     '为下面的 {{languageName}} {{symbolKind}} 按该语言的惯例（{{docConvention}}）编写文档注释：一句话概述、参数、返回值和可能抛出的错误。\n' +
     '只返回一个代码块，包含该 {{symbolKind}} 及其文档注释，函数体保持为 `...`，与下面完全一致。不要修改签名。\n\n' +

@@ -6,19 +6,7 @@
 import type { Logger } from '../core/log';
 import type { HostToolProvider } from '../session/hostTools';
 import type { SessionModel } from '../session/sessionModel';
-import type {
-  BashResult,
-  ImageInput,
-  InterruptMode,
-  QueueMode,
-  RpcCommandArgs,
-  RpcCommandName,
-  RpcCommandResult,
-  RpcState,
-  StreamingBehavior,
-  ThinkingLevel,
-  TodoPhase,
-} from './commands';
+import type { BashResult, ImageInput, InterruptMode, QueueMode, RpcCommandArgs, RpcCommandName, RpcCommandResult, RpcState, StreamingBehavior, ThinkingLevel, TodoPhase } from './commands';
 import { UnsupportedCommandError, type CommandSupport, type RpcDialect } from './dialect';
 import type { RpcConnection, RpcResponse } from './rpcConnection';
 import { phasesToPlan, type ModelRef, type RpcStateSync } from './stateSync';

@@ -116,24 +116,44 @@ export class ExtensionUiDispatcher {
       case 'select': {
         const options = Array.isArray(frame.options) ? frame.options.map(String) : [];
         const req: UiSelectRequest = { ...base, options, ...(Array.isArray(frame.optionDetails) ? { optionDetails: frame.optionDetails as NonNullable<UiSelectRequest['optionDetails']> } : {}) };
-        this.dialog(frame, timeout, (s) => (h ? h.select(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
+        this.dialog(
+          frame,
+          timeout,
+          (s) => (h ? h.select(req, s) : Promise.resolve(undefined)),
+          (v) => (v === undefined ? undefined : { value: v }),
+        );
         return;
       }
       case 'confirm': {
         const req: UiConfirmRequest = { ...base, message: str('message') ?? '' };
-        this.dialog(frame, timeout, (s) => (h ? h.confirm(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { confirmed: v }));
+        this.dialog(
+          frame,
+          timeout,
+          (s) => (h ? h.confirm(req, s) : Promise.resolve(undefined)),
+          (v) => (v === undefined ? undefined : { confirmed: v }),
+        );
         return;
       }
       case 'input': {
         const placeholder = str('placeholder');
         const req: UiInputRequest = { ...base, ...(placeholder !== undefined ? { placeholder } : {}) };
-        this.dialog(frame, timeout, (s) => (h ? h.input(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
+        this.dialog(
+          frame,
+          timeout,
+          (s) => (h ? h.input(req, s) : Promise.resolve(undefined)),
+          (v) => (v === undefined ? undefined : { value: v }),
+        );
         return;
       }
       case 'editor': {
         const prefill = str('prefill');
         const req: UiEditorRequest = { ...base, ...(prefill !== undefined ? { prefill } : {}) };
-        this.dialog(frame, timeout, (s) => (h ? h.editor(req, s) : Promise.resolve(undefined)), (v) => (v === undefined ? undefined : { value: v }));
+        this.dialog(
+          frame,
+          timeout,
+          (s) => (h ? h.editor(req, s) : Promise.resolve(undefined)),
+          (v) => (v === undefined ? undefined : { value: v }),
+        );
         return;
       }
       case 'cancel': {
@@ -191,7 +211,13 @@ export class ExtensionUiDispatcher {
     // The handler may ignore the signal: whichever comes first answers.
     const aborted = new Promise<'aborted'>((resolve) => ctl.signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
     const started = Date.now();
-    void Promise.race([ask(ctl.signal).then((v) => ({ v }), (error: unknown) => ({ error })), aborted]).then((outcome) => {
+    void Promise.race([
+      ask(ctl.signal).then(
+        (v) => ({ v }),
+        (error: unknown) => ({ error }),
+      ),
+      aborted,
+    ]).then((outcome) => {
       if (timer) clearTimeout(timer);
       const withdrawn = !this.open.has(id);
       this.open.delete(id);
@@ -204,9 +230,7 @@ export class ExtensionUiDispatcher {
       } else answer = toAnswer(outcome.v) ?? { cancelled: true };
       this.logger.debug(`Extension dialog ${id} answered after ${Date.now() - started} ms: ${JSON.stringify(answer)}`);
       this.answered(frame, answer);
-      this.write({ type: 'extension_ui_response', id, ...answer }).catch((error: Error) =>
-        this.logger.debug(`Could not answer extension dialog ${id}: ${error.message}`),
-      );
+      this.write({ type: 'extension_ui_response', id, ...answer }).catch((error: Error) => this.logger.debug(`Could not answer extension dialog ${id}: ${error.message}`));
     });
   }
 }

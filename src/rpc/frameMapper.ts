@@ -324,11 +324,7 @@ export class FrameMapper {
         // (toolcall_delta only grows the arguments; the final ones come with toolcall_end.)
         const partial = isRecord(ev.partial) ? ev.partial : undefined;
         const idx = typeof ev.contentIndex === 'number' ? ev.contentIndex : -1;
-        const tc = isRecord(ev.toolCall)
-          ? ev.toolCall
-          : partial && Array.isArray(partial.content) && isRecord(partial.content[idx])
-            ? (partial.content[idx] as Record<string, unknown>)
-            : undefined;
+        const tc = isRecord(ev.toolCall) ? ev.toolCall : partial && Array.isArray(partial.content) && isRecord(partial.content[idx]) ? (partial.content[idx] as Record<string, unknown>) : undefined;
         if (!tc || typeof tc.id !== 'string' || !tc.id) return HANDLED;
         const existing = m.toolCall(tc.id);
         if (existing && existing.status !== 'pending') return HANDLED; // already executing: execution events own it

@@ -36,8 +36,8 @@ export class HostToolRunner {
     const name = String(frame.toolName ?? '');
     const args = (frame.arguments && typeof frame.arguments === 'object' ? frame.arguments : {}) as Record<string, unknown>;
     const answer = (result: HostToolResult) =>
-      this.write({ type: 'host_tool_result', id, result: { content: result.content }, ...(result.isError ? { isError: true } : {}) }).catch(
-        (error: Error) => this.logger.debug(`Could not answer host tool call ${id}: ${error.message}`),
+      this.write({ type: 'host_tool_result', id, result: { content: result.content }, ...(result.isError ? { isError: true } : {}) }).catch((error: Error) =>
+        this.logger.debug(`Could not answer host tool call ${id}: ${error.message}`),
       );
     if (!this.provider) {
       this.logger.warn(`Host tool call ${id} (${name}) but no host tools are offered`);

@@ -18,8 +18,7 @@ export function projectExtras(a: Record<string, unknown>): AgentExtras {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const bool = (v: unknown) => (typeof v === 'boolean' ? v : undefined);
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-  const texts = (v: unknown) =>
-    Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String((x as { text?: unknown })?.text ?? JSON.stringify(x)))) : [];
+  const texts = (v: unknown) => (Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String((x as { text?: unknown })?.text ?? JSON.stringify(x)))) : []);
   const queue = isRecord(a.queue) ? a.queue : {};
   const widgets = Object.entries(isRecord(a.widgets) ? a.widgets : {}).map(([key, w]) => ({
     key,

@@ -242,9 +242,7 @@ export class RpcConnection {
     }
     this.options.frameTap?.('in', frame);
     if (frame.type === 'response' && this.matchResponse(frame as unknown as RpcResponse)) return;
-    this.frames.fire(frame as RpcFrame, (error) =>
-      this.options.logger.error(`Handling a ${frame.type} frame failed: ${(error as Error).stack ?? String(error)}`),
-    );
+    this.frames.fire(frame as RpcFrame, (error) => this.options.logger.error(`Handling a ${frame.type} frame failed: ${(error as Error).stack ?? String(error)}`));
   }
 
   /** True when the response settled a pending command. */

@@ -70,7 +70,13 @@ export class RpcSession extends RpcCommandSurface {
       this.noteActivity();
       return written;
     };
-    this.ui = new ExtensionUiDispatcher(options.rpcUi, write, options.logger, (method, frame) => this.observeUi(method, frame), (frame, answer) => this.recordQuestion(frame, answer));
+    this.ui = new ExtensionUiDispatcher(
+      options.rpcUi,
+      write,
+      options.logger,
+      (method, frame) => this.observeUi(method, frame),
+      (frame, answer) => this.recordQuestion(frame, answer),
+    );
     this.hostToolRunner = new HostToolRunner(options.hostTools, write, options.logger, options.requestTimeoutMs ?? 60_000);
     connection.onOutput(() => this.noteActivity());
     connection.onFrame((frame) => this.onFrame(frame));
@@ -97,16 +103,13 @@ export class RpcSession extends RpcCommandSurface {
 
   /** Spawns the agent, detects its dialect, loads its state, and registers host tools. */
   static async start(config: AgentConfig, options: RpcSessionOptions): Promise<RpcSession> {
-    const connection = RpcConnection.spawn(
-      spawnSpecOf(config, options.cwd, options.env),
-      {
-        logger: options.logger,
-        commandTimeoutMs: options.requestTimeoutMs ?? 60_000,
-        ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
-        ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
-        ...(options.frameTap ? { frameTap: options.frameTap } : {}),
-      },
-    );
+    const connection = RpcConnection.spawn(spawnSpecOf(config, options.cwd, options.env), {
+      logger: options.logger,
+      commandTimeoutMs: options.requestTimeoutMs ?? 60_000,
+      ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+      ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
+      ...(options.frameTap ? { frameTap: options.frameTap } : {}),
+    });
     const session = new RpcSession(connection, config, options);
     try {
       await session.init();
@@ -149,9 +152,7 @@ export class RpcSession extends RpcCommandSurface {
     await Promise.all([
       this.registerHostTools(),
       this.getAvailableModels().catch((e: Error) => this.options.logger.warn(`get_available_models: ${e.message}`)),
-      this.dialect.name === 'upstream'
-        ? this.getCommands().catch((e: Error) => this.options.logger.debug(`get_commands: ${e.message}`))
-        : Promise.resolve(),
+      this.dialect.name === 'upstream' ? this.getCommands().catch((e: Error) => this.options.logger.debug(`get_commands: ${e.message}`)) : Promise.resolve(),
     ]);
   }
 

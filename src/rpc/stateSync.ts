@@ -31,9 +31,7 @@ const STATE_FIELDS = [
 
 /** Flattens todo phases into plan entries (the phase name kept on each entry). */
 export function phasesToPlan(phases: TodoPhase[] | undefined): PlanEntry[] {
-  return (phases ?? []).flatMap((phase) =>
-    (phase.tasks ?? []).map((t) => ({ content: t.content, status: t.status, ...(phase.name ? { phase: phase.name } : {}) })),
-  );
+  return (phases ?? []).flatMap((phase) => (phase.tasks ?? []).map((t) => ({ content: t.content, status: t.status, ...(phase.name ? { phase: phase.name } : {}) })));
 }
 
 function modelRef(m: RpcModel): ModelRef {

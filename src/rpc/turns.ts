@@ -90,9 +90,7 @@ export class RunTracker {
     this.model.beginTurn();
     const before = this.runSeq;
     const promptId = this.io.newId();
-    const done = this.waitForRun(promptId, () =>
-      this.io.send(promptId, 'prompt', { message, ...(images.length ? { images } : {}) }),
-    );
+    const done = this.waitForRun(promptId, () => this.io.send(promptId, 'prompt', { message, ...(images.length ? { images } : {}) }));
     try {
       await done.answered;
     } catch (error) {
@@ -110,9 +108,7 @@ export class RunTracker {
   async abortAndPrompt(message: string, images: ImageInput[]): Promise<TurnResult> {
     if (this.running) this.runAborted = true;
     const promptId = this.io.newId();
-    const done = this.waitForRun(promptId, () =>
-      this.io.send(promptId, 'abort_and_prompt', { message, ...(images.length ? { images } : {}) }),
-    );
+    const done = this.waitForRun(promptId, () => this.io.send(promptId, 'abort_and_prompt', { message, ...(images.length ? { images } : {}) }));
     await done.answered;
     return done.result;
   }

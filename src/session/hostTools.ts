@@ -29,10 +29,5 @@ export interface HostToolProvider {
    * Runs one tool. `signal` aborts when the agent cancels the call; `onUpdate` streams partial output.
    * A thrown error is reported to the agent as an error result.
    */
-  call(
-    name: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal,
-    onUpdate: (partial: HostToolResult) => void,
-  ): Promise<HostToolResult>;
+  call(name: string, args: Record<string, unknown>, signal: AbortSignal, onUpdate: (partial: HostToolResult) => void): Promise<HostToolResult>;
 }

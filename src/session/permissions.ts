@@ -36,7 +36,7 @@ export function snapshotToolCall(toolCall: ToolCallEntity): ToolCallEntity {
 }
 
 const short = (v: unknown) => {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
   return s.length > 160 ? `${s.slice(0, 157)}…` : s;
 };
 
@@ -82,7 +82,7 @@ export function describeToolCallChange(before: ToolCallEntity, after: ToolCallEn
 }
 
 export type PermissionDecision =
-  | { outcome: 'selected'; optionId: string; by: 'user' | 'policy' | 'rule'; /** The rule that answered (by: 'rule'). */ rule?: string }
+  | { outcome: 'selected'; optionId: string; by: 'user' | 'policy' | 'rule' /** The rule that answered (by: 'rule'). */; rule?: string }
   | { outcome: 'cancelled'; by: 'user' | 'timeout' | 'cancel' | 'policy' };
 
 /** Decides one permission request; the signal aborts when the turn is cancelled. */

@@ -218,7 +218,10 @@ export class SessionModel {
       this.insert(key, entity);
     }
     entity.parts = parts.map((p) => ({ ...p }));
-    entity.text = parts.filter((p) => p.type === 'text').map((p) => p.text ?? '').join('');
+    entity.text = parts
+      .filter((p) => p.type === 'text')
+      .map((p) => p.text ?? '')
+      .join('');
     this.emit({ type: 'entity', entity, created });
     return entity;
   }

@@ -184,10 +184,7 @@ export type RequestMessage = {
   [M in RequestMethod]: { kind: 'request'; id: number; method: M; params: RequestParams<M> };
 }[RequestMethod];
 
-export type HostMessage =
-  | { kind: 'response'; id: number; ok: true; result: unknown }
-  | { kind: 'response'; id: number; ok: false; error: string }
-  | { kind: 'event'; event: HostEvent };
+export type HostMessage = { kind: 'response'; id: number; ok: true; result: unknown } | { kind: 'response'; id: number; ok: false; error: string } | { kind: 'event'; event: HostEvent };
 
 /** Every user-facing string of the webview, localized by the extension. */
 export interface ChatStrings {

@@ -30,11 +30,21 @@ export async function addAgent(ctx: AddAgentContext): Promise<AgentConfig | unde
   const items: Choice[] = [{ label: vscode.l10n.t('Presets'), kind: vscode.QuickPickItemKind.Separator }];
   for (const p of PRESETS) {
     const found = findOnPath(p.command, process.env);
-    const how = found ? vscode.l10n.t('found: {0}', found) : p.install.npm ? vscode.l10n.t('installs {0}@{1} with npm', p.install.npm.package, p.install.npm.version) : p.install.uvx ? vscode.l10n.t('runs {0} with uvx', p.install.uvx) : vscode.l10n.t('not found on PATH');
+    const how = found
+      ? vscode.l10n.t('found: {0}', found)
+      : p.install.npm
+        ? vscode.l10n.t('installs {0}@{1} with npm', p.install.npm.package, p.install.npm.version)
+        : p.install.uvx
+          ? vscode.l10n.t('runs {0} with uvx', p.install.uvx)
+          : vscode.l10n.t('not found on PATH');
     items.push({ label: p.name, description: `${p.protocol.toUpperCase()} · ${how}`, detail: `${p.description} ${p.permission}`, run: () => fromPreset(ctx, p, found) });
   }
   items.push({ label: vscode.l10n.t('More'), kind: vscode.QuickPickItemKind.Separator });
-  items.push({ label: `$(globe) ${vscode.l10n.t('Browse the ACP Registry…')}`, detail: vscode.l10n.t('Agents published in the Agent Client Protocol registry, installed pinned to their version.'), run: () => fromRegistry(ctx) });
+  items.push({
+    label: `$(globe) ${vscode.l10n.t('Browse the ACP Registry…')}`,
+    detail: vscode.l10n.t('Agents published in the Agent Client Protocol registry, installed pinned to their version.'),
+    run: () => fromRegistry(ctx),
+  });
   items.push({ label: `$(terminal) ${vscode.l10n.t('Custom Command…')}`, detail: vscode.l10n.t('Any agent that speaks ACP or pi RPC mode over stdio.'), run: () => custom() });
   const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Agent Host: Add Agent'), matchOnDescription: true, matchOnDetail: true });
   const config = await pick?.run?.();
@@ -48,7 +58,7 @@ async function fromPreset(ctx: AddAgentContext, preset: AgentPreset, found: stri
   if (npm) {
     const yes = vscode.l10n.t('Install');
     const answer = await vscode.window.showInformationMessage(
-      vscode.l10n.t('{0} is not on PATH. Install {1}@{2} with npm into Agent Host\'s storage?', preset.name, npm.package, npm.version),
+      vscode.l10n.t("{0} is not on PATH. Install {1}@{2} with npm into Agent Host's storage?", preset.name, npm.package, npm.version),
       { modal: true, detail: [npm.needs ? vscode.l10n.t('It also needs: {0}.', npm.needs) : '', vscode.l10n.t('Into: {0}', ctx.storage)].filter(Boolean).join('\n') },
       yes,
     );
@@ -97,11 +107,23 @@ async function fromRegistry(ctx: AddAgentContext): Promise<AgentConfig | undefin
       kind = vscode.l10n.t('no build for this platform');
     }
     const have = installed.find((i) => i.id === a.id);
-    const state = have ? (updateAvailable(installed.filter((i) => i.id === a.id), a) ? vscode.l10n.t('installed {0}, update available', have.version) : vscode.l10n.t('installed')) : '';
+    const state = have
+      ? updateAvailable(
+          installed.filter((i) => i.id === a.id),
+          a,
+        )
+        ? vscode.l10n.t('installed {0}, update available', have.version)
+        : vscode.l10n.t('installed')
+      : '';
     return { label: a.name, description: [a.version, a.license, kind, state].filter(Boolean).join(' · '), detail: a.description, entry: a };
   });
   const source = { network: vscode.l10n.t('online'), cache: vscode.l10n.t('cached copy'), bundled: vscode.l10n.t('bundled snapshot, offline'), file: loaded.from }[loaded.source];
-  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('ACP Registry ({0})', source), matchOnDescription: true, matchOnDetail: true, placeHolder: vscode.l10n.t('Search by name or description') });
+  const pick = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('ACP Registry ({0})', source),
+    matchOnDescription: true,
+    matchOnDetail: true,
+    placeHolder: vscode.l10n.t('Search by name or description'),
+  });
   if (!pick) return undefined;
   const done = await installWithProgress(ctx, pick.entry);
   if (!done) return undefined;
@@ -185,7 +207,12 @@ export async function manageInstalled(ctx: AddAgentContext): Promise<void> {
   const registry = await loadWithProgress(ctx);
   const items = installed.map((i) => {
     const entry = registry?.registry.agents.find((a) => a.id === i.id);
-    const newer = entry ? updateAvailable(installed.filter((x) => x.id === i.id), entry) : undefined;
+    const newer = entry
+      ? updateAvailable(
+          installed.filter((x) => x.id === i.id),
+          entry,
+        )
+      : undefined;
     return { label: `${i.name} ${i.version}`, description: newer ? vscode.l10n.t('update available: {0}', newer) : i.kind, detail: i.dir, i, entry: newer ? entry : undefined };
   });
   const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Agent Host: Installed Agents') });
@@ -201,7 +228,11 @@ export async function manageInstalled(ctx: AddAgentContext): Promise<void> {
     if (!next) return;
     // Applied to the entries that ran the old version: they take it at their next start (never mid-turn).
     const swap = (s: string) => s.split(pick.i.dir).join(next.dir);
-    await section.update('agents', agents.map((a) => (usesOld(a) ? { ...a, command: swap(a.command), args: (a.args ?? []).map(swap) } : a)), vscode.ConfigurationTarget.Global);
+    await section.update(
+      'agents',
+      agents.map((a) => (usesOld(a) ? { ...a, command: swap(a.command), args: (a.args ?? []).map(swap) } : a)),
+      vscode.ConfigurationTarget.Global,
+    );
     void vscode.window.showInformationMessage(vscode.l10n.t('{0} {1} is installed; agents use it from their next start.', next.name, next.version));
   } else if (answer === remove) {
     uninstall(ctx.storage, pick.i.id, pick.i.version);

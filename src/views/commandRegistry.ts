@@ -10,10 +10,7 @@ import type { CommandId, CommandMap, ContextKeyValues } from './commandIds';
 export { COMMAND_IDS, CONTEXT_KEYS, type CommandId, type CommandMap, type ContextKeyValues } from './commandIds';
 
 /** Registers one command with its declared types. */
-export function registerCommand<K extends CommandId>(
-  id: K,
-  handler: (...args: CommandMap[K][0]) => CommandMap[K][1] | Promise<CommandMap[K][1]>,
-): vscode.Disposable {
+export function registerCommand<K extends CommandId>(id: K, handler: (...args: CommandMap[K][0]) => CommandMap[K][1] | Promise<CommandMap[K][1]>): vscode.Disposable {
   return vscode.commands.registerCommand(id, handler as (...args: unknown[]) => unknown);
 }
 

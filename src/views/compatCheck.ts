@@ -35,7 +35,7 @@ export async function checkCompatibility(ctx: CompatCheckContext): Promise<Compa
         label: a.name,
         description: [a.command, ...(a.args ?? [])].join(' '),
         detail: scripted
-          ? vscode.l10n.t('Real turns against Agent Host\'s scripted model (preset {0}), in a sandboxed home', preset!.name)
+          ? vscode.l10n.t("Real turns against Agent Host's scripted model (preset {0}), in a sandboxed home", preset!.name)
           : vscode.l10n.t('What it advertises only: no scripted model is known for this agent'),
         config: a,
         preset,
@@ -45,22 +45,22 @@ export async function checkCompatibility(ctx: CompatCheckContext): Promise<Compa
     { title: vscode.l10n.t('Agent Host: Check Agent Compatibility'), matchOnDescription: true },
   );
   if (!pick) return undefined;
-  const report = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking {0}', pick.label) },
-    (progress) =>
+  const report = await vscode.window
+    .withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking {0}', pick.label) }, (progress) =>
       ctx.run(pick.config, pick.preset, pick.scripted, (line) => {
         ctx.log.info(`Check ${pick.label}: ${line}`);
         const m = line.match(/^check (\S+): (\w+)/);
         if (m) progress.report({ message: `${m[1]}: ${m[2]}` });
       }),
-  ).then(
-    (r) => r,
-    (error: Error) => {
-      ctx.log.error(`Check ${pick.label} failed: ${error.message}`);
-      void vscode.window.showErrorMessage(vscode.l10n.t('The compatibility check of {0} failed: {1}', pick.label, error.message));
-      return undefined;
-    },
-  );
+    )
+    .then(
+      (r) => r,
+      (error: Error) => {
+        ctx.log.error(`Check ${pick.label} failed: ${error.message}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('The compatibility check of {0} failed: {1}', pick.label, error.message));
+        return undefined;
+      },
+    );
   if (!report) return undefined;
   const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: renderMarkdown(report) });
   await vscode.commands.executeCommand('markdown.showPreview', doc.uri);

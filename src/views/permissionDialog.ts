@@ -106,7 +106,9 @@ export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType
         // VS Code cannot close a modal from an extension, so the answer goes nowhere, and the person is told.
         if (signal.aborted) {
           if (picked?.optionId !== undefined) {
-            void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: the request "{0}" was withdrawn before you answered; nothing was allowed or recorded.', toolCall.title || toolCall.id));
+            void vscode.window.showInformationMessage(
+              vscode.l10n.t('Agent Host: the request "{0}" was withdrawn before you answered; nothing was allowed or recorded.', toolCall.title || toolCall.id),
+            );
           }
           return undefined;
         }

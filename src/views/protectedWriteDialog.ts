@@ -10,11 +10,7 @@ export async function confirmProtectedWrite(absPath: string, pattern: string): P
     vscode.l10n.t('The agent wants to write a protected file: {0}', vscode.workspace.asRelativePath(absPath)),
     {
       modal: true,
-      detail: vscode.l10n.t(
-        'Files matching "{0}" can make the editor, git or CI run commands later. Allow only if you asked for this change.\n\n{1}',
-        pattern,
-        absPath,
-      ),
+      detail: vscode.l10n.t('Files matching "{0}" can make the editor, git or CI run commands later. Allow only if you asked for this change.\n\n{1}', pattern, absPath),
     },
     allow,
   );

@@ -28,51 +28,158 @@ async function showJson(title: string, value: unknown): Promise<void> {
 /** Every pi RPC command that is not a plain prompt, in the order a user looks for them. */
 function entries(): Entry[] {
   return [
-    { command: 'steer', label: vscode.l10n.t('Steer the running turn…'), run: async (s) => { const m = await ask(vscode.l10n.t('Message to steer with')); if (m) await s.run('steer', { message: m }); } },
-    { command: 'follow_up', label: vscode.l10n.t('Queue a follow-up…'), run: async (s) => { const m = await ask(vscode.l10n.t('Follow-up message')); if (m) await s.run('follow_up', { message: m }); } },
-    { command: 'abort_and_prompt', label: vscode.l10n.t('Abort and send…'), run: async (s) => { const m = await ask(vscode.l10n.t('Message to send after aborting')); if (m) await s.run('abort_and_prompt', { message: m }); } },
+    {
+      command: 'steer',
+      label: vscode.l10n.t('Steer the running turn…'),
+      run: async (s) => {
+        const m = await ask(vscode.l10n.t('Message to steer with'));
+        if (m) await s.run('steer', { message: m });
+      },
+    },
+    {
+      command: 'follow_up',
+      label: vscode.l10n.t('Queue a follow-up…'),
+      run: async (s) => {
+        const m = await ask(vscode.l10n.t('Follow-up message'));
+        if (m) await s.run('follow_up', { message: m });
+      },
+    },
+    {
+      command: 'abort_and_prompt',
+      label: vscode.l10n.t('Abort and send…'),
+      run: async (s) => {
+        const m = await ask(vscode.l10n.t('Message to send after aborting'));
+        if (m) await s.run('abort_and_prompt', { message: m });
+      },
+    },
     { command: 'new_session', label: vscode.l10n.t('New session'), run: (s) => s.run('new_session', {}) },
-    { command: 'set_model', label: vscode.l10n.t('Choose model…'), run: async (s) => {
-      const models = await s.run('get_available_models', {});
-      const m = await vscode.window.showQuickPick(models.map((x) => ({ label: x.name ?? x.id, description: `${x.provider}/${x.id}`, x })), { title: vscode.l10n.t('Model') });
-      if (m) await s.run('set_model', { provider: m.x.provider, modelId: m.x.id });
-    } },
+    {
+      command: 'set_model',
+      label: vscode.l10n.t('Choose model…'),
+      run: async (s) => {
+        const models = await s.run('get_available_models', {});
+        const m = await vscode.window.showQuickPick(
+          models.map((x) => ({ label: x.name ?? x.id, description: `${x.provider}/${x.id}`, x })),
+          { title: vscode.l10n.t('Model') },
+        );
+        if (m) await s.run('set_model', { provider: m.x.provider, modelId: m.x.id });
+      },
+    },
     { command: 'cycle_model', label: vscode.l10n.t('Next model'), run: (s) => s.run('cycle_model', {}) },
-    { command: 'set_thinking_level', label: vscode.l10n.t('Thinking level…'), run: async (s) => { const l = await pick(vscode.l10n.t('Thinking level'), ['off', 'minimal', 'low', 'medium', 'high', 'xhigh']); if (l) await s.run('set_thinking_level', { level: l }); } },
+    {
+      command: 'set_thinking_level',
+      label: vscode.l10n.t('Thinking level…'),
+      run: async (s) => {
+        const l = await pick(vscode.l10n.t('Thinking level'), ['off', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+        if (l) await s.run('set_thinking_level', { level: l });
+      },
+    },
     { command: 'cycle_thinking_level', label: vscode.l10n.t('Next thinking level'), run: (s) => s.run('cycle_thinking_level', {}) },
-    { command: 'set_steering_mode', label: vscode.l10n.t('Steering mode…'), run: async (s) => { const m = await pick(vscode.l10n.t('Steering mode'), ['one-at-a-time', 'all'] as const); if (m) await s.run('set_steering_mode', { mode: m }); } },
-    { command: 'set_follow_up_mode', label: vscode.l10n.t('Follow-up mode…'), run: async (s) => { const m = await pick(vscode.l10n.t('Follow-up mode'), ['one-at-a-time', 'all'] as const); if (m) await s.run('set_follow_up_mode', { mode: m }); } },
-    { command: 'set_interrupt_mode', label: vscode.l10n.t('Interrupt mode…'), run: async (s) => { const m = await pick(vscode.l10n.t('Interrupt mode'), ['wait', 'immediate'] as const); if (m) await s.run('set_interrupt_mode', { mode: m }); } },
-    { command: 'compact', label: vscode.l10n.t('Compact the conversation…'), run: async (s) => { const i = await ask(vscode.l10n.t('Custom instructions for the summary (optional)')); if (i !== undefined) await s.run('compact', i ? { customInstructions: i } : {}); } },
-    { command: 'set_auto_compaction', label: vscode.l10n.t('Auto-compaction…'), run: async (s) => { const v = await pick(vscode.l10n.t('Auto-compaction'), ['on', 'off'] as const); if (v) await s.run('set_auto_compaction', { enabled: v === 'on' }); } },
-    { command: 'set_auto_retry', label: vscode.l10n.t('Auto-retry…'), run: async (s) => { const v = await pick(vscode.l10n.t('Auto-retry'), ['on', 'off'] as const); if (v) await s.run('set_auto_retry', { enabled: v === 'on' }); } },
+    {
+      command: 'set_steering_mode',
+      label: vscode.l10n.t('Steering mode…'),
+      run: async (s) => {
+        const m = await pick(vscode.l10n.t('Steering mode'), ['one-at-a-time', 'all'] as const);
+        if (m) await s.run('set_steering_mode', { mode: m });
+      },
+    },
+    {
+      command: 'set_follow_up_mode',
+      label: vscode.l10n.t('Follow-up mode…'),
+      run: async (s) => {
+        const m = await pick(vscode.l10n.t('Follow-up mode'), ['one-at-a-time', 'all'] as const);
+        if (m) await s.run('set_follow_up_mode', { mode: m });
+      },
+    },
+    {
+      command: 'set_interrupt_mode',
+      label: vscode.l10n.t('Interrupt mode…'),
+      run: async (s) => {
+        const m = await pick(vscode.l10n.t('Interrupt mode'), ['wait', 'immediate'] as const);
+        if (m) await s.run('set_interrupt_mode', { mode: m });
+      },
+    },
+    {
+      command: 'compact',
+      label: vscode.l10n.t('Compact the conversation…'),
+      run: async (s) => {
+        const i = await ask(vscode.l10n.t('Custom instructions for the summary (optional)'));
+        if (i !== undefined) await s.run('compact', i ? { customInstructions: i } : {});
+      },
+    },
+    {
+      command: 'set_auto_compaction',
+      label: vscode.l10n.t('Auto-compaction…'),
+      run: async (s) => {
+        const v = await pick(vscode.l10n.t('Auto-compaction'), ['on', 'off'] as const);
+        if (v) await s.run('set_auto_compaction', { enabled: v === 'on' });
+      },
+    },
+    {
+      command: 'set_auto_retry',
+      label: vscode.l10n.t('Auto-retry…'),
+      run: async (s) => {
+        const v = await pick(vscode.l10n.t('Auto-retry'), ['on', 'off'] as const);
+        if (v) await s.run('set_auto_retry', { enabled: v === 'on' });
+      },
+    },
     { command: 'abort_retry', label: vscode.l10n.t('Stop retrying'), run: (s) => s.run('abort_retry', {}) },
-    { command: 'bash', label: vscode.l10n.t('Run a shell command in the agent…'), run: async (s) => {
-      const c = await ask(vscode.l10n.t('Command'));
-      if (!c) return;
-      const r = await s.run('bash', { command: c });
-      await showJson(vscode.l10n.t('Output of {0}', c), r);
-    } },
+    {
+      command: 'bash',
+      label: vscode.l10n.t('Run a shell command in the agent…'),
+      run: async (s) => {
+        const c = await ask(vscode.l10n.t('Command'));
+        if (!c) return;
+        const r = await s.run('bash', { command: c });
+        await showJson(vscode.l10n.t('Output of {0}', c), r);
+      },
+    },
     { command: 'abort_bash', label: vscode.l10n.t('Stop the shell command'), run: (s) => s.run('abort_bash', {}) },
     { command: 'get_session_stats', label: vscode.l10n.t('Session statistics'), run: async (s) => showJson(vscode.l10n.t('Session statistics'), await s.run('get_session_stats', {})) },
-    { command: 'export_html', label: vscode.l10n.t('Export the session as HTML'), run: async (s) => {
-      const file = await s.run('export_html', { outputPath: path.join(os.tmpdir(), `agent-session-${Date.now()}.html`) });
-      await vscode.env.openExternal(vscode.Uri.file(file));
-    } },
-    { command: 'switch_session', label: vscode.l10n.t('Switch to a saved session…'), run: async (s) => {
-      const f = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Sessions: ['jsonl'] } });
-      if (f?.[0]) await s.run('switch_session', { sessionPath: f[0].fsPath });
-    } },
-    { command: 'branch', label: vscode.l10n.t('Branch from an earlier message…'), run: async (s) => {
-      const messages = await s.run('get_branch_messages', {});
-      const m = await vscode.window.showQuickPick(messages.map((x) => ({ label: x.text.slice(0, 120), x })), { title: vscode.l10n.t('Branch from') });
-      if (m) await s.run('branch', { entryId: m.x.entryId });
-    } },
-    { command: 'get_last_assistant_text', label: vscode.l10n.t('Copy the last answer'), run: async (s) => {
-      const text = await s.run('get_last_assistant_text', {});
-      if (text) await vscode.env.clipboard.writeText(text);
-    } },
-    { command: 'set_session_name', label: vscode.l10n.t('Name the session…'), run: async (s) => { const n = await ask(vscode.l10n.t('Session name')); if (n !== undefined) await s.run('set_session_name', { name: n }); } },
+    {
+      command: 'export_html',
+      label: vscode.l10n.t('Export the session as HTML'),
+      run: async (s) => {
+        const file = await s.run('export_html', { outputPath: path.join(os.tmpdir(), `agent-session-${Date.now()}.html`) });
+        await vscode.env.openExternal(vscode.Uri.file(file));
+      },
+    },
+    {
+      command: 'switch_session',
+      label: vscode.l10n.t('Switch to a saved session…'),
+      run: async (s) => {
+        const f = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Sessions: ['jsonl'] } });
+        if (f?.[0]) await s.run('switch_session', { sessionPath: f[0].fsPath });
+      },
+    },
+    {
+      command: 'branch',
+      label: vscode.l10n.t('Branch from an earlier message…'),
+      run: async (s) => {
+        const messages = await s.run('get_branch_messages', {});
+        const m = await vscode.window.showQuickPick(
+          messages.map((x) => ({ label: x.text.slice(0, 120), x })),
+          { title: vscode.l10n.t('Branch from') },
+        );
+        if (m) await s.run('branch', { entryId: m.x.entryId });
+      },
+    },
+    {
+      command: 'get_last_assistant_text',
+      label: vscode.l10n.t('Copy the last answer'),
+      run: async (s) => {
+        const text = await s.run('get_last_assistant_text', {});
+        if (text) await vscode.env.clipboard.writeText(text);
+      },
+    },
+    {
+      command: 'set_session_name',
+      label: vscode.l10n.t('Name the session…'),
+      run: async (s) => {
+        const n = await ask(vscode.l10n.t('Session name'));
+        if (n !== undefined) await s.run('set_session_name', { name: n });
+      },
+    },
     { command: 'get_messages', label: vscode.l10n.t('Show the raw messages'), run: async (s) => showJson(vscode.l10n.t('Messages'), await s.run('get_messages', {})) },
   ];
 }
@@ -87,7 +194,7 @@ export function registerRpcCommands(manager: AgentManager): vscode.Disposable {
     }
     const items = entries().map((e) => {
       const support = session.supports(e.command);
-      return { label: support.supported ? e.label : `$(circle-slash) ${e.label}`, description: support.supported ? '' : support.reason ?? vscode.l10n.t('not supported by this agent'), e, support };
+      return { label: support.supported ? e.label : `$(circle-slash) ${e.label}`, description: support.supported ? '' : (support.reason ?? vscode.l10n.t('not supported by this agent')), e, support };
     });
     const chosen = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Agent commands'), matchOnDescription: true });
     if (!chosen) return;

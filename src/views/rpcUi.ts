@@ -1,11 +1,5 @@
 import * as vscode from 'vscode';
-import type {
-  AgentUiHandlers,
-  UiConfirmRequest,
-  UiEditorRequest,
-  UiInputRequest,
-  UiSelectRequest,
-} from '../session/sessionHost';
+import type { AgentUiHandlers, UiConfirmRequest, UiEditorRequest, UiInputRequest, UiSelectRequest } from '../session/sessionHost';
 
 /** A CancellationToken that fires when the agent withdraws the dialog or it times out. */
 function tokenFor(signal: AbortSignal): vscode.CancellationTokenSource {
@@ -24,8 +18,7 @@ function untilAborted<T>(signal: AbortSignal, ui: Thenable<T | undefined>): Prom
   });
 }
 
-const withTimeoutNote = (title: string, timeout?: number) =>
-  timeout ? vscode.l10n.t('{0} (answers itself in {1} s)', title, Math.round(timeout / 1000)) : title;
+const withTimeoutNote = (title: string, timeout?: number) => (timeout ? vscode.l10n.t('{0} (answers itself in {1} s)', title, Math.round(timeout / 1000)) : title);
 
 /**
  * The pi RPC extension UI in VS Code: select → quick pick, confirm → modal, input → input box,
@@ -42,10 +35,7 @@ export class VsCodeRpcUi implements AgentUiHandlers, vscode.Disposable {
   async select(request: UiSelectRequest, signal: AbortSignal): Promise<string | undefined> {
     const source = tokenFor(signal);
     const items = request.options.map((label, i) => ({ label, description: request.optionDetails?.[i]?.description ?? '' }));
-    const picked = await untilAborted(
-      signal,
-      vscode.window.showQuickPick(items, { title: withTimeoutNote(request.title, request.timeout), ignoreFocusOut: true }, source.token),
-    );
+    const picked = await untilAborted(signal, vscode.window.showQuickPick(items, { title: withTimeoutNote(request.title, request.timeout), ignoreFocusOut: true }, source.token));
     source.dispose();
     return picked?.label;
   }
@@ -53,10 +43,7 @@ export class VsCodeRpcUi implements AgentUiHandlers, vscode.Disposable {
   async confirm(request: UiConfirmRequest, signal: AbortSignal): Promise<boolean | undefined> {
     const yes = vscode.l10n.t('Yes');
     const no = vscode.l10n.t('No');
-    const answer = await untilAborted(
-      signal,
-      vscode.window.showWarningMessage(withTimeoutNote(request.title, request.timeout), { modal: true, detail: request.message }, yes, no),
-    );
+    const answer = await untilAborted(signal, vscode.window.showWarningMessage(withTimeoutNote(request.title, request.timeout), { modal: true, detail: request.message }, yes, no));
     return answer === undefined ? undefined : answer === yes;
   }
 
@@ -64,10 +51,7 @@ export class VsCodeRpcUi implements AgentUiHandlers, vscode.Disposable {
     const source = tokenFor(signal);
     const value = await untilAborted(
       signal,
-      vscode.window.showInputBox(
-        { title: withTimeoutNote(request.title, request.timeout), ...(request.placeholder ? { placeHolder: request.placeholder } : {}), ignoreFocusOut: true },
-        source.token,
-      ),
+      vscode.window.showInputBox({ title: withTimeoutNote(request.title, request.timeout), ...(request.placeholder ? { placeHolder: request.placeholder } : {}), ignoreFocusOut: true }, source.token),
     );
     source.dispose();
     return value;
@@ -81,18 +65,13 @@ export class VsCodeRpcUi implements AgentUiHandlers, vscode.Disposable {
     const cancel = vscode.l10n.t('Cancel');
     const answer = await untilAborted(
       signal,
-      vscode.window.showInformationMessage(
-        vscode.l10n.t('{0}: edit the text, then submit it to the agent', withTimeoutNote(request.title, request.timeout)),
-        submit,
-        cancel,
-      ),
+      vscode.window.showInformationMessage(vscode.l10n.t('{0}: edit the text, then submit it to the agent', withTimeoutNote(request.title, request.timeout)), submit, cancel),
     );
     return answer === submit ? doc.getText() : undefined;
   }
 
   notify(message: string, type: 'info' | 'warning' | 'error'): void {
-    const show =
-      type === 'error' ? vscode.window.showErrorMessage : type === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const show = type === 'error' ? vscode.window.showErrorMessage : type === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     void show(message);
   }
 

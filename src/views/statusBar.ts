@@ -63,12 +63,7 @@ export class AgentStatusBar implements vscode.Disposable {
       .filter(Boolean)
       .join('\n');
     this.item.command = noOutput ? 'agentHost.noOutput' : 'agentHost.selectAgent';
-    this.item.backgroundColor =
-      state === 'error'
-        ? new vscode.ThemeColor('statusBarItem.errorBackground')
-        : warning
-          ? new vscode.ThemeColor('statusBarItem.warningBackground')
-          : undefined;
+    this.item.backgroundColor = state === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : warning ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 
   dispose(): void {

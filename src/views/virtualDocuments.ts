@@ -12,10 +12,7 @@ export class VirtualDocuments implements vscode.TextDocumentContentProvider, vsc
   private readonly registrations: vscode.Disposable[];
 
   constructor(readonly scheme = 'agent-host') {
-    this.registrations = [
-      vscode.workspace.registerTextDocumentContentProvider(scheme, this),
-      vscode.window.tabGroups.onDidChangeTabs(() => this.releaseClosed()),
-    ];
+    this.registrations = [vscode.workspace.registerTextDocumentContentProvider(scheme, this), vscode.window.tabGroups.onDidChangeTabs(() => this.releaseClosed())];
   }
 
   /** How many documents are held (tests check that closing tabs releases them). */
@@ -79,8 +76,6 @@ export async function showDiff(
 
 /** Closes every diff tab whose right side is `uri`. */
 export async function closeDiffsShowing(uri: vscode.Uri): Promise<void> {
-  const tabs = vscode.window.tabGroups.all
-    .flatMap((g) => g.tabs)
-    .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === uri.toString());
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === uri.toString());
   if (tabs.length) await vscode.window.tabGroups.close(tabs);
 }

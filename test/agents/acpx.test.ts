@@ -65,10 +65,13 @@ function runAcpx(args: string[], env: Record<string, string>, cwd: string): Prom
         /* already gone */
       }
     };
-    const timer = setTimeout(() => {
-      killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), 3000).unref();
-    }, (ACPX_TIMEOUT_S + 30) * 1000);
+    const timer = setTimeout(
+      () => {
+        killGroup('SIGTERM');
+        setTimeout(() => killGroup('SIGKILL'), 3000).unref();
+      },
+      (ACPX_TIMEOUT_S + 30) * 1000,
+    );
     child.on('error', (err) => {
       clearTimeout(timer);
       reject(err);
@@ -92,9 +95,7 @@ function runAcpx(args: string[], env: Record<string, string>, cwd: string): Prom
 }
 
 function permissionRequests(run: AcpxRun): Array<{ options: Array<{ optionId: string; kind: string }> }> {
-  return run.messages
-    .filter((m) => m.method === 'session/request_permission')
-    .map((m) => m.params as { options: Array<{ optionId: string; kind: string }> });
+  return run.messages.filter((m) => m.method === 'session/request_permission').map((m) => m.params as { options: Array<{ optionId: string; kind: string }> });
 }
 
 function stopReason(run: AcpxRun): string | undefined {
@@ -133,14 +134,7 @@ async function withScratch<T>(agent: AgentFixture, name: string, body: (scratch:
   return result;
 }
 
-async function runScenario(
-  agent: AgentFixture,
-  model: ScriptedModel,
-  scratch: string,
-  workspace: string,
-  policy: '--approve-all' | '--deny-all',
-  scenario: string,
-): Promise<AcpxRun> {
+async function runScenario(agent: AgentFixture, model: ScriptedModel, scratch: string, workspace: string, policy: '--approve-all' | '--deny-all', scenario: string): Promise<AcpxRun> {
   const spawnSpec = await agent.prepare({ scratch, modelUrl: model.url, workspace });
   assert.ok(path.isAbsolute(spawnSpec.command), `command must be absolute: ${spawnSpec.command}`);
   const agentCommand = [spawnSpec.command, ...spawnSpec.args].map(quote).join(' ');
@@ -155,7 +149,10 @@ async function runScenario(
 const write = (target: string, content: string) => `SCENARIO: write ${JSON.stringify({ path: target, content })}`;
 const shell = (command: string) => `SCENARIO: shell ${JSON.stringify({ command })}`;
 
-const only = (process.env.AGENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const only = (process.env.AGENTS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const selected = AGENTS.filter((a) => only.length === 0 || only.includes(a.id));
 
 describe('real agents driven by acpx against the scripted model', { concurrency: false }, () => {
@@ -170,18 +167,19 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
         `stop=${s.stopReason ?? '-'} options=${(s.permissionOptionIds ?? []).join('|') || '-'} ` +
         `client=${(s.clientMethods ?? []).join(',') || '-'}`,
     );
-    process.stdout.write(`\nacpx summary (${out})\n${rows.join("\n")}\n`);
+    process.stdout.write(`\nacpx summary (${out})\n${rows.join('\n')}\n`);
   });
 
   for (const agent of selected) {
     // Under npm test (AGENT_HOST_REQUIRE_AGENTS=1) a missing agent fails instead of skipping.
-    const skip = process.env.AGENT_HOST_REQUIRE_AGENTS === '1'
-      ? false
-      : !ACPX.installed()
-        ? 'acpx not installed: run scripts/setup-agents.sh'
-        : !agent.installed()
-          ? `${agent.id} not installed: run scripts/setup-agents.sh`
-          : false;
+    const skip =
+      process.env.AGENT_HOST_REQUIRE_AGENTS === '1'
+        ? false
+        : !ACPX.installed()
+          ? 'acpx not installed: run scripts/setup-agents.sh'
+          : !agent.installed()
+            ? `${agent.id} not installed: run scripts/setup-agents.sh`
+            : false;
 
     test(`${agent.label}: writes a file after permission`, { skip, timeout: (ACPX_TIMEOUT_S + 60) * 1000 }, async () => {
       assert.ok(ACPX.installed() && agent.installed(), `acpx or ${agent.id} is not installed: run scripts/setup-agents.sh`);
@@ -211,7 +209,10 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
           } else {
             assert.ok(perms.length >= 1, `no session/request_permission before the write\n${describeRun(run)}`);
             if (agent.quirks.permissionOptionIds?.edit) {
-              assert.deepEqual(perms[0]?.options.map((o) => o.optionId), agent.quirks.permissionOptionIds.edit);
+              assert.deepEqual(
+                perms[0]?.options.map((o) => o.optionId),
+                agent.quirks.permissionOptionIds.edit,
+              );
             }
           }
           assert.ok(model.toolCalls().length >= 1, 'the model never issued a tool call');
@@ -290,7 +291,10 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
           else {
             assert.ok(perms.length >= 1, `no session/request_permission before the command\n${describeRun(run)}`);
             if (agent.quirks.permissionOptionIds?.execute) {
-              assert.deepEqual(perms[0]?.options.map((o) => o.optionId), agent.quirks.permissionOptionIds.execute);
+              assert.deepEqual(
+                perms[0]?.options.map((o) => o.optionId),
+                agent.quirks.permissionOptionIds.execute,
+              );
             }
           }
           summary.ok = true;

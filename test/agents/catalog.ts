@@ -101,11 +101,11 @@ export interface Launch {
 
 /** How each ACP preset is launched from .tools/agents (command, args, env, PATH additions), by preset id. */
 export const ACP_LAUNCH: Record<string, () => Launch> = {
-  'opencode': () => ({ command: opencodeBin(), args: [] }),
+  opencode: () => ({ command: opencodeBin(), args: [] }),
   'codex-acp': () => ({ command: codexBin(), args: [] }),
   'claude-agent-acp': () => ({ command: systemNode(), args: [claudeEntry()] }),
-  'gemini': () => ({ command: systemNode(), args: [geminiEntry()] }),
-  'qwen': () => ({ command: node22(), args: [qwenEntry()], path: [path.dirname(node22())] }),
+  gemini: () => ({ command: systemNode(), args: [geminiEntry()] }),
+  qwen: () => ({ command: node22(), args: [qwenEntry()], path: [path.dirname(node22())] }),
   'pi-acp': () => ({ command: systemNode(), args: [piAcpEntry()], env: { PI_ACP_PI_COMMAND: piBin() } }),
 };
 
@@ -117,10 +117,7 @@ export { openaiBase, writePiConfig };
  * prepare() of a fixture: the sandboxed env, the preset's own args and env (what makes the agent ask),
  * and the scripted-model config of src/agents/scripted.ts, launched with `launch()` (the .tools install).
  */
-function scriptedPrepare(
-  presetId: string,
-  launch: () => Launch,
-): AgentFixture['prepare'] {
+function scriptedPrepare(presetId: string, launch: () => Launch): AgentFixture['prepare'] {
   return async (o) => {
     const l = launch();
     const preset = presetById(presetId)!;
@@ -156,8 +153,7 @@ const opencode: AgentFixture = {
 
 // ---------------------------------------------------------------------------------------------- codex
 
-const codexBin = () =>
-  agentPath('codex', 'node_modules', '@zed-industries', 'codex-acp-linux-x64', 'bin', 'codex-acp');
+const codexBin = () => agentPath('codex', 'node_modules', '@zed-industries', 'codex-acp-linux-x64', 'bin', 'codex-acp');
 
 const codex: AgentFixture = {
   id: 'codex',
@@ -184,8 +180,7 @@ const codex: AgentFixture = {
 
 // ---------------------------------------------------------------------------------------------- claude
 
-const claudeEntry = () =>
-  agentPath('claude', 'node_modules', '@zed-industries', 'claude-agent-acp', 'dist', 'index.js');
+const claudeEntry = () => agentPath('claude', 'node_modules', '@zed-industries', 'claude-agent-acp', 'dist', 'index.js');
 
 const claude: AgentFixture = {
   id: 'claude',
@@ -266,7 +261,6 @@ const qwen: AgentFixture = {
 const piAcpEntry = () => agentPath('pi-acp', 'node_modules', 'pi-acp', 'dist', 'index.js');
 export const piBin = (): string => agentPath('pi-acp', 'node_modules', '.bin', 'pi');
 
-
 const piAcp: AgentFixture = {
   id: 'pi-acp',
   label: 'pi (pi-acp 0.0.24 + pi-coding-agent 0.73.1)',
@@ -277,8 +271,7 @@ const piAcp: AgentFixture = {
     noPermissionRequests: true,
     writesViaClientFs: false,
     notes: [
-      'Upstream pi has no permission system: writes and shell commands run without session/request_permission ' +
-        '(pi-acp only maps pi extension UI confirm/select dialogs to permission requests).',
+      'Upstream pi has no permission system: writes and shell commands run without session/request_permission ' + '(pi-acp only maps pi extension UI confirm/select dialogs to permission requests).',
       'pi writes files itself (no fs/write_text_file to the client).',
       'pi-acp 0.0.34 hangs in session/new with pi 0.73.1: it sends get_available_thinking_levels, which 0.73.1 answers ' +
         'as an unknown command WITHOUT the request id, so pi-acp waits forever. Hence pi-acp is pinned to 0.0.24.',

@@ -35,7 +35,16 @@ interface Column {
 
 const TURNS_OK = { initialize: 'verified', 'session.new': 'verified', 'prompt.turn': 'verified' } as const;
 const ASKS = { ...TURNS_OK, 'permission.asked': 'verified', 'permission.reject': 'verified' } as const;
-const RPC = { ...TURNS_OK, 'permission.asked': 'absent', 'permission.reject': 'absent', 'fs.write': 'absent', terminal: 'absent', 'session.list': 'absent', 'session.close': 'absent', 'session.load': 'absent' } as const;
+const RPC = {
+  ...TURNS_OK,
+  'permission.asked': 'absent',
+  'permission.reject': 'absent',
+  'fs.write': 'absent',
+  terminal: 'absent',
+  'session.list': 'absent',
+  'session.close': 'absent',
+  'session.load': 'absent',
+} as const;
 
 const acp = (id: string, fixture: string, expect: Column['expect'], racy?: Column['racy']): Column => {
   const f = agentById(fixture)!;
@@ -83,7 +92,10 @@ function assertShape(r: CompatReport): void {
   assert.equal(typeof r.agent.name, 'string');
   assert.ok(r.protocol === 'acp' || r.protocol === 'rpc');
   assert.ok(r.protocolVersion === null || typeof r.protocolVersion === 'number');
-  assert.deepEqual(r.checks.map((c) => c.id), [...CHECK_IDS]);
+  assert.deepEqual(
+    r.checks.map((c) => c.id),
+    [...CHECK_IDS],
+  );
   for (const c of r.checks) {
     assert.deepEqual(Object.keys(c).sort(), ['evidence', 'id', 'status']);
     assert.ok(STATUSES.has(c.status), `${c.id}: status ${c.status}`);

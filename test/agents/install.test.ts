@@ -16,7 +16,10 @@ import { agentById } from './catalog';
 
 const SCRATCH_ROOT = path.join(repoRoot, '.scratch', 'install');
 const requireAll = process.env.AGENT_HOST_REQUIRE_AGENTS === '1';
-const only = (process.env.AGENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const only = (process.env.AGENTS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 /** Registry entries (npx) for the catalog's pinned agents; `command` picks what to run from the install. */
 const CASES = [
@@ -30,7 +33,13 @@ const CASES = [
   },
   {
     fixture: 'claude',
-    entry: { id: 'claude-agent-acp', name: 'Claude (registry test)', version: '0.23.1', description: 'claude-agent-acp pinned', distribution: { npx: { package: '@zed-industries/claude-agent-acp@0.23.1' } } },
+    entry: {
+      id: 'claude-agent-acp',
+      name: 'Claude (registry test)',
+      version: '0.23.1',
+      description: 'claude-agent-acp pinned',
+      distribution: { npx: { package: '@zed-industries/claude-agent-acp@0.23.1' } },
+    },
     command: undefined,
     launcher: 'node_modules/@zed-industries/claude-agent-acp/dist/index.js',
   },
@@ -101,35 +110,45 @@ describe('install from the ACP registry, then a real turn (CLI)', { concurrency:
   const opencode = agentById('opencode')!;
   const ocVersion = opencode.versions['opencode-ai']!;
   const ocSkip = opencode.installed() || requireAll ? false : 'opencode not installed: run scripts/setup-agents.sh';
-  if (only.length === 0 || only.includes('opencode')) test(`opencode-ai ${ocVersion}: installed as .bin/opencode (no .exe on Linux), and it runs`, { skip: ocSkip, timeout: 240_000 }, async () => {
-    const ocStorage = path.join(scratch, 'oc-storage');
-    const reg = path.join(scratch, 'oc-registry.json');
-    const entry = { id: 'opencode', name: 'OpenCode (registry test)', version: ocVersion, description: 'opencode pinned', distribution: { npx: { package: `opencode-ai@${ocVersion}`, args: ['acp'] } } };
-    fs.writeFileSync(reg, JSON.stringify({ version: '1.0.0', agents: [entry], extensions: [] }));
-    const r = await runCli(['install', 'opencode', '--registry', reg, '--storage', ocStorage, '--format', 'json'], scratch);
-    assert.equal(r.code, 0, r.stderr);
-    const result = JSON.parse(r.stdout) as Installed;
-    assert.equal(result.config.command, path.join(ocStorage, 'opencode', ocVersion, 'node_modules', '.bin', 'opencode'));
-    assert.deepEqual(result.config.args, ['acp']);
-    const { execFileSync } = await import('node:child_process');
-    assert.match(execFileSync(result.config.command, ['--version'], { encoding: 'utf8', env: { ...process.env, OPENCODE_DISABLE_AUTOUPDATE: '1' } }), new RegExp(ocVersion.replaceAll('.', '\\.')));
-    fs.rmSync(ocStorage, { recursive: true, force: true });
-  });
+  if (only.length === 0 || only.includes('opencode'))
+    test(`opencode-ai ${ocVersion}: installed as .bin/opencode (no .exe on Linux), and it runs`, { skip: ocSkip, timeout: 240_000 }, async () => {
+      const ocStorage = path.join(scratch, 'oc-storage');
+      const reg = path.join(scratch, 'oc-registry.json');
+      const entry = {
+        id: 'opencode',
+        name: 'OpenCode (registry test)',
+        version: ocVersion,
+        description: 'opencode pinned',
+        distribution: { npx: { package: `opencode-ai@${ocVersion}`, args: ['acp'] } },
+      };
+      fs.writeFileSync(reg, JSON.stringify({ version: '1.0.0', agents: [entry], extensions: [] }));
+      const r = await runCli(['install', 'opencode', '--registry', reg, '--storage', ocStorage, '--format', 'json'], scratch);
+      assert.equal(r.code, 0, r.stderr);
+      const result = JSON.parse(r.stdout) as Installed;
+      assert.equal(result.config.command, path.join(ocStorage, 'opencode', ocVersion, 'node_modules', '.bin', 'opencode'));
+      assert.deepEqual(result.config.args, ['acp']);
+      const { execFileSync } = await import('node:child_process');
+      assert.match(execFileSync(result.config.command, ['--version'], { encoding: 'utf8', env: { ...process.env, OPENCODE_DISABLE_AUTOUPDATE: '1' } }), new RegExp(ocVersion.replaceAll('.', '\\.')));
+      fs.rmSync(ocStorage, { recursive: true, force: true });
+    });
 
-  if (CASES.length) test('installed lists what was installed; uninstall removes it', async () => {
-    const listed = await runCli(['installed', '--storage', storage, '--format', 'json'], scratch);
-    assert.equal(listed.code, 0, listed.stderr);
-    const rows = (JSON.parse(listed.stdout) as { id: string; version: string }[]).map((r) => `${r.id}@${r.version}`);
-    const expected = CASES.filter((c) => agentById(c.fixture)!.installed() || requireAll).map((c) => `${c.entry.id}@${c.entry.version}`).sort();
-    assert.deepEqual(rows, expected);
-    for (const id of expected) {
-      const [name, version] = id.split('@');
-      const removed = await runCli(['uninstall', name!, '--version', version!, '--storage', storage], scratch);
-      assert.equal(removed.code, 0, removed.stderr);
-      assert.equal(fs.existsSync(path.join(storage, name!, version!)), false);
-    }
-    const none = await runCli(['uninstall', 'codex-acp', '--storage', storage], scratch);
-    assert.equal(none.code, 1);
-    assert.match(none.stderr, /codex-acp is not installed in /);
-  });
+  if (CASES.length)
+    test('installed lists what was installed; uninstall removes it', async () => {
+      const listed = await runCli(['installed', '--storage', storage, '--format', 'json'], scratch);
+      assert.equal(listed.code, 0, listed.stderr);
+      const rows = (JSON.parse(listed.stdout) as { id: string; version: string }[]).map((r) => `${r.id}@${r.version}`);
+      const expected = CASES.filter((c) => agentById(c.fixture)!.installed() || requireAll)
+        .map((c) => `${c.entry.id}@${c.entry.version}`)
+        .sort();
+      assert.deepEqual(rows, expected);
+      for (const id of expected) {
+        const [name, version] = id.split('@');
+        const removed = await runCli(['uninstall', name!, '--version', version!, '--storage', storage], scratch);
+        assert.equal(removed.code, 0, removed.stderr);
+        assert.equal(fs.existsSync(path.join(storage, name!, version!)), false);
+      }
+      const none = await runCli(['uninstall', 'codex-acp', '--storage', storage], scratch);
+      assert.equal(none.code, 1);
+      assert.match(none.stderr, /codex-acp is not installed in /);
+    });
 });

@@ -21,7 +21,10 @@ type Row = { agent: string; case: string; ok: boolean; ms: number; initializeMs?
 
 const SCRATCH_ROOT = path.join(repoRoot, '.scratch', 'matrix');
 const rows: Row[] = [];
-const only = (process.env.AGENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const only = (process.env.AGENTS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const requireAll = process.env.AGENT_HOST_REQUIRE_AGENTS === '1';
 const selected = AGENTS.filter((a) => only.length === 0 || only.includes(a.id));
 
@@ -76,9 +79,11 @@ async function runTurn(agent: AgentFixture, name: string, policy: PolicyName | '
 }
 
 function agentText(run: { session: AcpSession }): string {
-  return run.session.model.messages('agent').map((m) => m.text).join('');
+  return run.session.model
+    .messages('agent')
+    .map((m) => m.text)
+    .join('');
 }
-
 
 describe('agent matrix: real agents through Agent Host', { concurrency: false }, () => {
   after(() => {
@@ -88,7 +93,10 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
     fs.writeFileSync(out, `${JSON.stringify(rows, null, 2)}\n`);
     process.stdout.write(
       `\nagent matrix (${path.relative(repoRoot, out)})\n${rows
-        .map((r) => `${r.ok ? 'ok  ' : 'FAIL'} ${r.agent.padEnd(9)} ${r.case.padEnd(12)} init=${String(r.initializeMs ?? '-').padStart(5)} ms turn=${String(r.ms).padStart(6)} ms stop=${r.stopReason ?? '-'}${r.note ? ` (${r.note})` : ''}`)
+        .map(
+          (r) =>
+            `${r.ok ? 'ok  ' : 'FAIL'} ${r.agent.padEnd(9)} ${r.case.padEnd(12)} init=${String(r.initializeMs ?? '-').padStart(5)} ms turn=${String(r.ms).padStart(6)} ms stop=${r.stopReason ?? '-'}${r.note ? ` (${r.note})` : ''}`,
+        )
         .join('\n')}\n`,
     );
   });
@@ -103,7 +111,13 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
       const row: Row = { agent: agent.id, case: 'allow-write', ok: false, ms: 0 };
       rows.push(row);
       const content = `hello from ${agent.id}\n`;
-      const run = await runTurn(agent, 'allow', 'approve-all', (ws) => scenario('write', { path: path.join(ws, 'notes', 'hello.txt'), content }), (ws) => fs.mkdirSync(path.join(ws, 'notes')));
+      const run = await runTurn(
+        agent,
+        'allow',
+        'approve-all',
+        (ws) => scenario('write', { path: path.join(ws, 'notes', 'hello.txt'), content }),
+        (ws) => fs.mkdirSync(path.join(ws, 'notes')),
+      );
       Object.assign(row, { ms: run.ms, initializeMs: run.initializeMs, stopReason: run.stopReason });
       assert.equal(run.stopReason, 'end_turn');
       const target = path.join(run.workspace, 'notes', 'hello.txt');
@@ -128,12 +142,18 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
         assert.ok(answer, 'the permission request was answered');
         const offered = (req.msg.params as { options: { optionId: string; kind: string }[] }).options;
         const chosen = (answer.msg.result as { outcome: { optionId: string } }).outcome.optionId;
-        assert.ok(offered.some((o) => o.optionId === chosen && o.kind.startsWith('allow')), `answered with an offered allow option (${chosen})`);
+        assert.ok(
+          offered.some((o) => o.optionId === chosen && o.kind.startsWith('allow')),
+          `answered with an offered allow option (${chosen})`,
+        );
         const toolCall = run.session.model.toolCall((req.msg.params as { toolCall: { toolCallId: string } }).toolCall.toolCallId);
         assert.equal(toolCall?.permission?.optionId, chosen);
       }
       if (q.writesViaClientFs && !q.createViaClientFsBroken) {
-        assert.ok(run.frames.some((f) => f.dir === 'in' && f.msg.method === 'fs/write_text_file'), 'wrote through client fs');
+        assert.ok(
+          run.frames.some((f) => f.dir === 'in' && f.msg.method === 'fs/write_text_file'),
+          'wrote through client fs',
+        );
       }
       // Every agent→client request got exactly one answer.
       const requests = run.frames.filter((f) => f.dir === 'in' && typeof f.msg.method === 'string' && 'id' in f.msg);
@@ -159,7 +179,13 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
       // Agents that cannot create files through client fs are asked to edit instead, so they do ask.
       const original = 'keep = me\n';
       const run = q.createViaClientFsBroken
-        ? await runTurn(agent, 'reject', 'deny-all', (ws) => scenario('edit', { path: path.join(ws, 'denied.txt'), old: 'keep', new: 'lose' }), (ws) => fs.writeFileSync(path.join(ws, 'denied.txt'), original))
+        ? await runTurn(
+            agent,
+            'reject',
+            'deny-all',
+            (ws) => scenario('edit', { path: path.join(ws, 'denied.txt'), old: 'keep', new: 'lose' }),
+            (ws) => fs.writeFileSync(path.join(ws, 'denied.txt'), original),
+          )
         : await runTurn(agent, 'reject', 'deny-all', (ws) => scenario('write', { path: path.join(ws, 'denied.txt'), content: 'must not exist\n' }));
       Object.assign(row, { ms: run.ms, initializeMs: run.initializeMs, stopReason: run.stopReason });
       if (q.createViaClientFsBroken) assert.equal(fs.readFileSync(path.join(run.workspace, 'denied.txt'), 'utf8'), original);
@@ -178,7 +204,13 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
       // As for reject: a new file, or an edit for agents that cannot create files through client fs.
       const original = 'keep = me\n';
       const run = q.createViaClientFsBroken
-        ? await runTurn(agent, 'dialog-cancel', 'dialog-cancel', (ws) => scenario('edit', { path: path.join(ws, 'kept.txt'), old: 'keep', new: 'lose' }), (ws) => fs.writeFileSync(path.join(ws, 'kept.txt'), original))
+        ? await runTurn(
+            agent,
+            'dialog-cancel',
+            'dialog-cancel',
+            (ws) => scenario('edit', { path: path.join(ws, 'kept.txt'), old: 'keep', new: 'lose' }),
+            (ws) => fs.writeFileSync(path.join(ws, 'kept.txt'), original),
+          )
         : await runTurn(agent, 'dialog-cancel', 'dialog-cancel', (ws) => scenario('write', { path: path.join(ws, 'unwritten.txt'), content: 'must not exist\n' }));
       Object.assign(row, { ms: run.ms, initializeMs: run.initializeMs, stopReason: run.stopReason });
       const req = run.frames.find((f) => f.dir === 'in' && f.msg.method === 'session/request_permission');
@@ -244,7 +276,10 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
         const t0 = Date.now();
         const r = await runCli(['--config', cfgFile, '--agent', agent.id, '--approve-all', '--format', 'json', '--cwd', workspace, prompt], workspace);
         row.ms = Date.now() - t0;
-        const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+        const events = r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
         const result = events.find((e) => e.type === 'result');
         row.stopReason = String(result?.outcome);
         assert.equal(r.code, 0, r.stderr);

@@ -18,7 +18,10 @@ import { repoRoot } from '../support/paths';
 import { agentById } from './catalog';
 
 const SCRATCH_ROOT = path.join(repoRoot, '.scratch', 'sessions');
-const only = (process.env.AGENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const only = (process.env.AGENTS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 /**
  * The rung each agent's reattach takes (what it advertises decides; the test fails when that changes).
  * gemini 0.61 advertises loadSession, but its load rewrites the session file before reading it: usually it answers
@@ -31,8 +34,11 @@ const RACE: Record<string, 'loaded'> = { gemini: 'loaded' };
 const AGENT_IDS = Object.keys(EXPECTED).filter((id) => only.length === 0 || only.includes(id));
 const CODE_WORD = 'PELICAN-4711';
 
-
-const events = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const events = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('sessions: reattach with --resume and the sessions verbs (real agents)', { concurrency: false }, () => {
   for (const id of AGENT_IDS) {
@@ -93,13 +99,19 @@ describe('sessions: reattach with --resume and the sessions verbs (real agents)'
         const local = await runCli(['sessions', 'list', '--format', 'json', '--state-dir', stateDir], workspace);
         assert.equal(local.code, 0, local.stderr);
         const localRows = JSON.parse(local.stdout) as { sessionId: string; title: string; source: string }[];
-        assert.deepEqual(localRows.map((r) => [r.sessionId, r.source]), [[sessionId, 'local']]);
+        assert.deepEqual(
+          localRows.map((r) => [r.sessionId, r.source]),
+          [[sessionId, 'local']],
+        );
         assert.match(localRows[0]!.title, new RegExp(CODE_WORD));
         // The agent's own list, where it keeps one.
         const listed = await runCli(['sessions', 'list', ...common, '--format', 'json'], workspace);
         assert.equal(listed.code, 0, listed.stderr);
         const rows = JSON.parse(listed.stdout) as { sessionId: string; source: string; cwd: string }[];
-        assert.ok(rows.some((r) => r.sessionId === sessionId && r.source === 'agent'), `the agent's list lacks ${sessionId}: ${listed.stdout}`);
+        assert.ok(
+          rows.some((r) => r.sessionId === sessionId && r.source === 'agent'),
+          `the agent's list lacks ${sessionId}: ${listed.stdout}`,
+        );
         const exported = await runCli(['sessions', 'export', sessionId, '--state-dir', stateDir], workspace);
         assert.equal(exported.code, 0, exported.stderr);
         assert.match(exported.stdout, /## User\n\nThe code word is PELICAN-4711/);
@@ -131,7 +143,13 @@ describe('sessions: reattach with --resume and the sessions verbs (real agents)'
       const spec = await agent.prepare({ scratch, modelUrl: model.url, workspace });
       const session = await AcpSession.start(
         { name: 'codex', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false },
-        { logger: streamLogger(() => undefined, 'off'), cwd: workspace, ...plainHost(workspace), decidePermission: policyDecider('deny-all'), frameTap: (dir, msg) => frames.push({ dir, msg: msg as Record<string, unknown> }) },
+        {
+          logger: streamLogger(() => undefined, 'off'),
+          cwd: workspace,
+          ...plainHost(workspace),
+          decidePermission: policyDecider('deny-all'),
+          frameTap: (dir, msg) => frames.push({ dir, msg: msg as Record<string, unknown> }),
+        },
       );
       try {
         assert.equal((await session.prompt([{ type: 'text', text: 'SCENARIO: answer {"text": "hi"}' }])).stopReason, 'end_turn');
@@ -141,7 +159,10 @@ describe('sessions: reattach with --resume and the sessions verbs (real agents)'
       }
       const close = frames.find((f) => f.dir === 'out' && f.msg.method === 'session/close');
       assert.deepEqual(close?.msg.params, { sessionId: session.sessionId });
-      assert.ok(frames.some((f) => f.dir === 'in' && f.msg.id === close!.msg.id && 'result' in f.msg), 'session/close was not answered');
+      assert.ok(
+        frames.some((f) => f.dir === 'in' && f.msg.id === close!.msg.id && 'result' in f.msg),
+        'session/close was not answered',
+      );
     } finally {
       await model.close();
       fs.rmSync(scratch, { recursive: true, force: true });

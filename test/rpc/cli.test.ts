@@ -24,22 +24,35 @@ describe('agent-host CLI --protocol rpc', { skip }, () => {
       const file = path.join(workspace, 'cli.txt');
       const args = [
         cli,
-        '--command', c.command,
+        '--command',
+        c.command,
         ...(c.args ?? []).map((a) => `--arg=${a}`),
         ...Object.entries(c.env ?? {}).map(([k, v]) => `--env=${k}=${v}`),
-        '--protocol', 'rpc', '--cwd', workspace, '--approve-all', '--format', 'json',
+        '--protocol',
+        'rpc',
+        '--cwd',
+        workspace,
+        '--approve-all',
+        '--format',
+        'json',
         `SCENARIO: write {"path":"${file}","content":"via cli"}`,
       ];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       const code = await new Promise<number | null>((r) => child.on('exit', r));
-      const events = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const events = out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       assert.equal(code, 0, out);
       assert.equal(fs.readFileSync(file, 'utf8'), 'via cli');
       const session = events.find((e) => e.type === 'session') as { agent: { protocol: string } };
       assert.equal(session.agent.protocol, 'rpc');
-      assert.deepEqual(events.find((e) => e.type === 'result'), { type: 'result', outcome: 'end_turn', exitCode: 0 });
+      assert.deepEqual(
+        events.find((e) => e.type === 'result'),
+        { type: 'result', outcome: 'end_turn', exitCode: 0 },
+      );
     } finally {
       await model.close();
     }

@@ -96,12 +96,18 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
     const file = path.join(workspace, 'src', 'textUtils.ts');
     const r = await session.prompt([{ type: 'text', text: `SCENARIO: tool {"name":"get_document_symbols","args":{"abspath":"${file}"}}` }]);
     assert.equal(r.stopReason, 'end_turn');
-    assert.deepEqual(hostCalls.map((c) => c.name), ['get_document_symbols']);
+    assert.deepEqual(
+      hostCalls.map((c) => c.name),
+      ['get_document_symbols'],
+    );
     const call = frames.find((f) => f.dir === 'in' && f.frame.type === 'host_tool_call');
     assert.ok(call, 'host_tool_call received');
     const result = frames.find((f) => f.dir === 'out' && f.frame.type === 'host_tool_result' && f.frame.id === call.frame.id);
     assert.ok(result, 'host_tool_result sent');
-    assert.ok(frames.some((f) => f.dir === 'out' && f.frame.type === 'host_tool_update' && f.frame.id === call.frame.id), 'progress streamed');
+    assert.ok(
+      frames.some((f) => f.dir === 'out' && f.frame.type === 'host_tool_update' && f.frame.id === call.frame.id),
+      'progress streamed',
+    );
     const text = JSON.stringify(result.frame.result);
     const expected = fs.readFileSync(file, 'utf8').match(/export function (\w+)/)?.[1];
     assert.ok(expected && text.includes(expected), `symbols include ${expected}: ${text.slice(0, 300)}`);
@@ -120,16 +126,26 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
 
   it('sets todos: the plan follows, get_state agrees', T, async () => {
     const phases = [
-      { id: 'p1', name: 'Evaluation', tasks: [{ id: 't1', content: 'Map the read tool surface', status: 'in_progress' }, { id: 't2', content: 'Exercise edits', status: 'pending' }] },
+      {
+        id: 'p1',
+        name: 'Evaluation',
+        tasks: [
+          { id: 't1', content: 'Map the read tool surface', status: 'in_progress' },
+          { id: 't2', content: 'Exercise edits', status: 'pending' },
+        ],
+      },
       { id: 'p2', name: 'Wrap-up', tasks: [{ id: 't3', content: 'Write the report', status: 'pending' }] },
     ];
     const out = await session.setTodos(phases);
     assert.equal(out.length, 2);
-    assert.deepEqual(session.model.plan.map((e) => [e.phase, e.content, e.status]), [
-      ['Evaluation', 'Map the read tool surface', 'in_progress'],
-      ['Evaluation', 'Exercise edits', 'pending'],
-      ['Wrap-up', 'Write the report', 'pending'],
-    ]);
+    assert.deepEqual(
+      session.model.plan.map((e) => [e.phase, e.content, e.status]),
+      [
+        ['Evaluation', 'Map the read tool surface', 'in_progress'],
+        ['Evaluation', 'Exercise edits', 'pending'],
+        ['Wrap-up', 'Write the report', 'pending'],
+      ],
+    );
     const state = await session.getState();
     assert.equal(state.todoPhases?.length, 2);
     assert.equal(session.model.plan.length, 3);
@@ -248,7 +264,13 @@ describe('oh-my-pi (fork) RPC mode', { skip }, () => {
     }
     // The commands omp lists reach the session model (what the chat's slash menu shows).
     const cmds = await s.getCommands();
-    assert.deepEqual(s.model.commands.map((c) => c.name), cmds.map((c) => c.name));
-    assert.ok(cmds.every((c) => typeof c.name === 'string' && c.name.length > 0), JSON.stringify(cmds).slice(0, 300));
+    assert.deepEqual(
+      s.model.commands.map((c) => c.name),
+      cmds.map((c) => c.name),
+    );
+    assert.ok(
+      cmds.every((c) => typeof c.name === 'string' && c.name.length > 0),
+      JSON.stringify(cmds).slice(0, 300),
+    );
   });
 });

@@ -83,7 +83,11 @@ describe('pi (upstream) RPC mode', { skip }, () => {
 
   it('steers and queues a follow-up while streaming', T, async () => {
     const turn = session.prompt([{ type: 'text', text: 'Wait a bit.\nSCENARIO: shell {"command":"sleep 1.5"}' }]);
-    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep/.test(e.title)), { what: 'the sleep tool', timeoutMs: 15_000, intervalMs: 20 });
+    await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep/.test(e.title)), {
+      what: 'the sleep tool',
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
     await session.steer('Steer now.\nSCENARIO: answer {"text":"steered-answer"}');
     await session.promptWhileStreaming('Afterwards.\nSCENARIO: answer {"text":"follow-up-answer"}', 'followUp');
     await assert.rejects(session.prompt([{ type: 'text', text: 'no' }]), /already running/);
@@ -150,7 +154,10 @@ describe('pi (upstream) RPC mode', { skip }, () => {
     const s = session;
     // Models and thinking.
     const models = await s.getAvailableModels();
-    assert.deepEqual(models.map((m) => `${m.provider}/${m.id}`), ['scripted/scripted-model']);
+    assert.deepEqual(
+      models.map((m) => `${m.provider}/${m.id}`),
+      ['scripted/scripted-model'],
+    );
     await s.setModel('scripted/scripted-model');
     assert.equal((await s.getState()).model?.id, 'scripted-model');
     await assert.rejects(s.setModelById('scripted', 'nope'), (e: unknown) => e instanceof RpcCommandError && /Model not found/.test(e.message));
@@ -222,7 +229,11 @@ describe('pi (upstream) RPC mode', { skip }, () => {
     const template = cmds.find((c) => c.name === 'review-this');
     assert.ok(template, `the project's prompt template is listed: ${JSON.stringify(cmds)}`);
     assert.equal(template.description, 'Review the change');
-    assert.deepEqual(s.model.commands.find((c) => c.name === 'review-this'), { name: 'review-this', description: 'Review the change' }, 'the session model took the commands');
+    assert.deepEqual(
+      s.model.commands.find((c) => c.name === 'review-this'),
+      { name: 'review-this', description: 'Review the change' },
+      'the session model took the commands',
+    );
   });
 });
 
@@ -263,8 +274,14 @@ describe('pi (upstream) extension UI', { skip }, () => {
       assert.ok(ui.events.some((e) => e.method === 'setStatus' && /Turn \d+ done/.test(String(e.request.text))));
       // Each dialog's question and answer stay in the transcript.
       const asked = session.model.timeline().flatMap((e) => (e.kind === 'notice' && e.title.includes(' asked: ') ? [`${e.title} → ${e.detail ?? ''}`] : []));
-      assert.ok(asked.some((n) => / asked: .+ → Answer: typed by the host$/.test(n)), `the input's question and answer are not in the transcript: ${JSON.stringify(asked)}`);
-      assert.ok(asked.some((n) => / asked: .+ → Answer: Allow$/.test(n)), `the select's question and answer are not in the transcript: ${JSON.stringify(asked)}`);
+      assert.ok(
+        asked.some((n) => / asked: .+ → Answer: typed by the host$/.test(n)),
+        `the input's question and answer are not in the transcript: ${JSON.stringify(asked)}`,
+      );
+      assert.ok(
+        asked.some((n) => / asked: .+ → Answer: Allow$/.test(n)),
+        `the select's question and answer are not in the transcript: ${JSON.stringify(asked)}`,
+      );
       // confirm on new_session
       const ns = await session.newSession();
       assert.equal(ns.cancelled, false);

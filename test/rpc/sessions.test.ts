@@ -11,7 +11,12 @@ import { startScriptedModel } from '../../src/model/scriptedModel';
 import { runCli } from '../support/cli';
 import { OMP_RPC, PI_RPC, scratchDirs } from './agents';
 
-const events = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const events = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('RPC agents: --resume switches to the session file', () => {
   for (const agent of [PI_RPC, OMP_RPC]) {
@@ -34,7 +39,10 @@ describe('RPC agents: --resume switches to the session file', () => {
         assert.equal(started.attach, 'resumed', String(started.attachDetail));
         assert.equal(started.sessionId, id);
         const bodies = model.requests.slice(before).map((r) => JSON.stringify(r.body ?? null));
-        assert.ok(bodies.some((b) => b.includes('OTTER-55') && b.includes('Which word?')), 'the model did not see the first run');
+        assert.ok(
+          bodies.some((b) => b.includes('OTTER-55') && b.includes('Which word?')),
+          'the model did not see the first run',
+        );
         // An id with no session file: a new session, and why.
         const third = await runCli([...common, '--resume', 'no-such-session', 'Hello\nSCENARIO: answer {"text": "hi"}'], workspace);
         const fresh = events(third.stdout).find((e) => e.type === 'session')!;

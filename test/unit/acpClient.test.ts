@@ -22,7 +22,12 @@ function hostile(mode: string, extra: string[] = [], dir = scratchDir('hostile')
     log,
     config: { name: 'hostile', command: process.execPath, args: [hostileAgent, mode, ...extra], env: { HOSTILE_LOG: log } },
     frames: (): Record<string, unknown>[] =>
-      existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [],
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as Record<string, unknown>)
+        : [],
   };
 }
 
@@ -62,7 +67,10 @@ describe('ACP client against a hostile agent', () => {
     // Garbage was logged loudly and dropped; the CRLF line with U+2028 made it through.
     assert.ok(lines.some((l) => l.includes('[error]') && l.includes('Malformed JSON') && l.includes('this is not json')));
     const m = session.model;
-    assert.deepEqual(m.messages('agent').map((x) => x.text), ['Line\u2028sep ', 'All done.']);
+    assert.deepEqual(
+      m.messages('agent').map((x) => x.text),
+      ['Line\u2028sep ', 'All done.'],
+    );
     assert.equal(m.messages('thought')[0]?.text, 'Thinking about it.');
     assert.equal(m.toolCall('c1')?.status, 'completed');
     assert.equal(m.toolCall('c1')?.permission?.optionId, 'proceed_once');
@@ -125,7 +133,8 @@ describe('ACP client against a hostile agent', () => {
       });
     const session = await startSession(h.config, {
       logger: silentLogger,
-      cwd: h.dir, ...plainHost(h.dir),
+      cwd: h.dir,
+      ...plainHost(h.dir),
       decidePermission: policyDecider('deny-all'),
       extRequests: { '_agentao.cn/ask_user': wait('ask'), 'elicitation/create': wait('elicitation') },
     });
@@ -156,11 +165,14 @@ describe('ACP client against a hostile agent', () => {
 
   it('times out an unanswered initialize and reports the agent unresponsive', async () => {
     const h = hostile('no-initialize');
-    const client = AcpClient.spawn({ command: process.execPath, args: h.config.args, cwd: h.dir }, {
-      logger: silentLogger,
-      handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
-      initializeTimeoutMs: 300,
-    });
+    const client = AcpClient.spawn(
+      { command: process.execPath, args: h.config.args, cwd: h.dir },
+      {
+        logger: silentLogger,
+        handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
+        initializeTimeoutMs: 300,
+      },
+    );
     const health: string[] = [];
     client.onHealth((s) => health.push(s));
     await assert.rejects(client.initialize({}), RequestTimeoutError);
@@ -180,10 +192,7 @@ describe('ACP client against a hostile agent', () => {
 
   it('turns -32000 on session/new into a sign-in error carrying the auth methods', async () => {
     const h = hostile('auth-required');
-    await assert.rejects(
-      AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') }),
-      AuthRequiredError,
-    );
+    await assert.rejects(AcpSession.start(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') }), AuthRequiredError);
   });
 
   it('signs in: authenticate with the chosen agent method, then session/new again in the same process', async () => {
@@ -191,7 +200,8 @@ describe('ACP client against a hostile agent', () => {
     const offered: string[][] = [];
     const session = await startSession(h.config, {
       logger: silentLogger,
-      cwd: h.dir, ...plainHost(h.dir),
+      cwd: h.dir,
+      ...plainHost(h.dir),
       decidePermission: policyDecider('deny-all'),
       onAuthRequired: async (methods) => {
         offered.push(methods.map((m) => m.id));
@@ -199,7 +209,10 @@ describe('ACP client against a hostile agent', () => {
       },
     });
     assert.deepEqual(offered, [['hostile-login', 'hostile-terminal', 'hostile-key']]);
-    const methods = h.frames().filter((f) => typeof f.method === 'string').map((f) => f.method);
+    const methods = h
+      .frames()
+      .filter((f) => typeof f.method === 'string')
+      .map((f) => f.method);
     assert.deepEqual(methods, ['initialize', 'session/new', 'authenticate', 'session/new']);
     assert.equal(session.model.sessionId, 'sess-1');
     const pid = session.client.process.pid;
@@ -228,7 +241,10 @@ describe('ACP client against a hostile agent', () => {
 
   it('an API key in the env signs in; the terminal login (agent command + method args/env) exits 0', async () => {
     const h = hostile('auth');
-    const withKey = await startSession({ ...h.config, env: { ...h.config.env, HOSTILE_API_KEY: 'k' } }, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') });
+    const withKey = await startSession(
+      { ...h.config, env: { ...h.config.env, HOSTILE_API_KEY: 'k' } },
+      { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') },
+    );
     await withKey.shutdown();
     const authFile = path.join(h.dir, 'auth-token');
     const config = { ...h.config, env: { ...h.config.env, HOSTILE_AUTH_FILE: authFile } };
@@ -275,10 +291,13 @@ describe('ACP client against a hostile agent', () => {
 
   it('kills an agent that ignores stdin EOF and SIGTERM, and its grandchild, with SIGKILL to the group', async () => {
     const h = hostile('stubborn');
-    const client = AcpClient.spawn({ command: process.execPath, args: h.config.args, cwd: h.dir }, {
-      logger: silentLogger,
-      handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
-    });
+    const client = AcpClient.spawn(
+      { command: process.execPath, args: h.config.args, cwd: h.dir },
+      {
+        logger: silentLogger,
+        handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
+      },
+    );
     let grandchild = 0;
     for (let i = 0; i < 100 && !grandchild; i++) {
       await new Promise((r) => setTimeout(r, 20));

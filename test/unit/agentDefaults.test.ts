@@ -44,8 +44,25 @@ test('the cached offer shows the remembered choices as current, and is written o
   };
   const d = new AgentDefaults(counting);
   const offer = {
-    modes: { currentModeId: 'build', availableModes: [{ id: 'build', name: 'Build' }, { id: 'plan', name: 'Plan' }] },
-    configOptions: [{ id: 'effort', name: 'Effort', type: 'select', currentValue: 'low', options: [{ value: 'low', name: 'Low' }, { value: 'high', name: 'High' }] }],
+    modes: {
+      currentModeId: 'build',
+      availableModes: [
+        { id: 'build', name: 'Build' },
+        { id: 'plan', name: 'Plan' },
+      ],
+    },
+    configOptions: [
+      {
+        id: 'effort',
+        name: 'Effort',
+        type: 'select',
+        currentValue: 'low',
+        options: [
+          { value: 'low', name: 'Low' },
+          { value: 'high', name: 'High' },
+        ],
+      },
+    ],
     commands: [{ name: 'init', description: 'Create AGENTS.md' }],
   };
   d.keepOffer('a', offer);

@@ -10,12 +10,27 @@ import { mergeAgentLayers } from '../../src/session/agentConfig';
 describe('mergeAgentLayers', () => {
   it('merges User, Remote and Workspace by name and remembers where each came from', () => {
     const { agents, sources, problems } = mergeAgentLayers([
-      { source: 'User', value: [{ name: 'mine', command: 'my-agent' }, { name: 'shared', command: 'user-version' }] },
-      { source: 'Remote', value: [{ name: 'demo', command: 'opencode', args: ['acp'] }, { name: 'shared', command: 'remote-version' }] },
+      {
+        source: 'User',
+        value: [
+          { name: 'mine', command: 'my-agent' },
+          { name: 'shared', command: 'user-version' },
+        ],
+      },
+      {
+        source: 'Remote',
+        value: [
+          { name: 'demo', command: 'opencode', args: ['acp'] },
+          { name: 'shared', command: 'remote-version' },
+        ],
+      },
       { source: 'Workspace', value: { agent_servers: { team: { command: 'team-agent' } } } },
     ]);
     assert.deepEqual(problems, []);
-    assert.deepEqual(agents.map((a) => `${a.name}=${a.command}`), ['mine=my-agent', 'shared=remote-version', 'demo=opencode', 'team=team-agent']);
+    assert.deepEqual(
+      agents.map((a) => `${a.name}=${a.command}`),
+      ['mine=my-agent', 'shared=remote-version', 'demo=opencode', 'team=team-agent'],
+    );
     assert.deepEqual(Object.fromEntries(sources), { mine: 'User', shared: 'Remote', demo: 'Remote', team: 'Workspace' });
   });
 
@@ -25,7 +40,10 @@ describe('mergeAgentLayers', () => {
       { source: 'Remote', value: 42 },
       { source: 'Workspace', value: undefined },
     ]);
-    assert.deepEqual(agents.map((a) => a.name), ['ok']);
+    assert.deepEqual(
+      agents.map((a) => a.name),
+      ['ok'],
+    );
     assert.deepEqual(problems, [
       'User: agents[1]: "command" must be a non-empty string',
       'User: agents[2]: expected an object',

@@ -11,18 +11,7 @@ import * as path from 'node:path';
 import { AGENTS, agentsRoot } from '../agents/catalog';
 
 const MODEL_URL = 'http://127.0.0.1:45678';
-const STATE_VARS = [
-  'HOME',
-  'XDG_CONFIG_HOME',
-  'XDG_DATA_HOME',
-  'XDG_CACHE_HOME',
-  'XDG_STATE_HOME',
-  'XDG_RUNTIME_DIR',
-  'TMPDIR',
-  'CODEX_HOME',
-  'CLAUDE_CONFIG_DIR',
-  'PI_CODING_AGENT_DIR',
-];
+const STATE_VARS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR', 'TMPDIR', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'PI_CODING_AGENT_DIR'];
 const SECRETS = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME'];
 
 describe('agent catalog', () => {

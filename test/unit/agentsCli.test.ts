@@ -61,7 +61,11 @@ describe('CLI: registry, install, installed, uninstall', () => {
     assert.equal(search.code, 0, search.stderr);
     const found = JSON.parse(search.stdout) as { source: string; agents: { id: string }[] };
     assert.equal(found.source, 'file');
-    assert.deepEqual(found.agents.map((a) => a.id), ['tiny', 'other'], 'name hit first, then the description hit');
+    assert.deepEqual(
+      found.agents.map((a) => a.id),
+      ['tiny', 'other'],
+      'name hit first, then the description hit',
+    );
     assert.equal((await runCli(['registry', 'search', '--registry', registryFile], root)).code, 2);
   });
 

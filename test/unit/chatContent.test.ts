@@ -14,7 +14,10 @@ test('prompt blocks: text first, files as resource_link, selection embedded only
     { type: 'resource_link', uri: 'file:///w/a.ts', name: 'a.ts', mimeType: 'text/x-typescript' },
     { type: 'resource_link', uri: 'file:///w/b.py#L2-L3', name: 'b.py:2-3', mimeType: 'text/x-python' },
   ]);
-  assert.deepEqual(plain.dropped.map((c) => c.id), ['c']);
+  assert.deepEqual(
+    plain.dropped.map((c) => c.id),
+    ['c'],
+  );
   const rich = buildPromptParts('', chips, { image: true, embeddedContext: true });
   assert.deepEqual(rich.parts[1], { type: 'resource', resource: { uri: 'file:///w/b.py#L2-L3', text: 'x = 1\n', mimeType: 'text/x-python' } });
   assert.deepEqual(rich.parts[2], { type: 'image', data: 'AAAA', mimeType: 'image/png' });
@@ -23,14 +26,49 @@ test('prompt blocks: text first, files as resource_link, selection embedded only
 
 test('config options: agent order, grouped options flattened, booleans, malformed ones dropped', () => {
   const views = normalizeConfigOptions([
-    { id: 'mode', name: 'Mode', category: 'mode', type: 'select', currentValue: 'ask', options: [{ value: 'ask', name: 'Ask' }, { value: 'code', name: 'Code' }] },
-    { id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: 'm2', options: [{ group: 'g', name: 'Fast', options: [{ value: 'm1', name: 'M1' }, { value: 'm2', name: 'M2' }] }] },
+    {
+      id: 'mode',
+      name: 'Mode',
+      category: 'mode',
+      type: 'select',
+      currentValue: 'ask',
+      options: [
+        { value: 'ask', name: 'Ask' },
+        { value: 'code', name: 'Code' },
+      ],
+    },
+    {
+      id: 'model',
+      name: 'Model',
+      category: 'model',
+      type: 'select',
+      currentValue: 'm2',
+      options: [
+        {
+          group: 'g',
+          name: 'Fast',
+          options: [
+            { value: 'm1', name: 'M1' },
+            { value: 'm2', name: 'M2' },
+          ],
+        },
+      ],
+    },
     { id: 'web', name: 'Web search', type: 'boolean', currentValue: true },
     { name: 'no id' },
     { id: 'empty', type: 'select', options: [] },
   ]);
-  assert.deepEqual(views.map((v) => v.id), ['mode', 'model', 'web']);
-  assert.deepEqual(views[1]!.options.map((o) => [o.value, o.group]), [['m1', 'Fast'], ['m2', 'Fast']]);
+  assert.deepEqual(
+    views.map((v) => v.id),
+    ['mode', 'model', 'web'],
+  );
+  assert.deepEqual(
+    views[1]!.options.map((o) => [o.value, o.group]),
+    [
+      ['m1', 'Fast'],
+      ['m2', 'Fast'],
+    ],
+  );
   assert.equal(views[2]!.currentValue, true);
   assert.deepEqual(legacyPickers(views), { modes: false, models: false });
   assert.deepEqual(legacyPickers([]), { modes: true, models: true });

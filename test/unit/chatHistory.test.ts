@@ -3,7 +3,16 @@ import { test } from 'node:test';
 import type { TimelineEntity } from '../../src/session/sessionModel';
 import { boundedHistory, slimEntity } from '../../src/session/transcriptCopy';
 
-const message = (id: string, text: string): TimelineEntity => ({ kind: 'message', id, role: 'agent', text, parts: [{ type: 'text', text }, { type: 'image', data: 'A'.repeat(1000), mimeType: 'image/png' }] });
+const message = (id: string, text: string): TimelineEntity => ({
+  kind: 'message',
+  id,
+  role: 'agent',
+  text,
+  parts: [
+    { type: 'text', text },
+    { type: 'image', data: 'A'.repeat(1000), mimeType: 'image/png' },
+  ],
+});
 
 test('kept transcript entries hold text and small metadata: no raw tool output, no images, pending permissions cancelled', () => {
   const tool = slimEntity({
@@ -32,7 +41,10 @@ test('the kept history is capped in entries and bytes, newest first, and live en
   assert.ok(Buffer.byteLength(JSON.stringify(kept)) <= 64 * 1024);
   assert.equal(kept.at(-1)?.id, 'l49', 'the newest entry is kept');
   assert.ok(kept.length < 60, 'the byte cap bites before the entry cap');
-  assert.ok(kept.every((e) => e.kind !== 'message' || e.text.length < 1100), 'long texts are clipped');
+  assert.ok(
+    kept.every((e) => e.kind !== 'message' || e.text.length < 1100),
+    'long texts are clipped',
+  );
   const again = boundedHistory(kept, [message('l49', 'updated')]);
   assert.equal(again.filter((e) => e.id === 'l49').length, 1);
   assert.equal(again.at(-1)?.kind === 'message' && again.at(-1)!.kind === 'message' ? (again.at(-1) as { text: string }).text : '', 'updated');

@@ -27,7 +27,8 @@ async function read(reads: unknown[][]): Promise<{ delivered: Message[]; tapped:
   return { delivered, tapped };
 }
 
-const texts = (ms: Message[]) => ms.map((m) => (m as { params?: { update?: { content?: { text?: string } } }; id?: unknown }).params?.update?.content?.text ?? `#${String((m as { id?: unknown }).id)}`);
+const texts = (ms: Message[]) =>
+  ms.map((m) => (m as { params?: { update?: { content?: { text?: string } } }; id?: unknown }).params?.update?.content?.text ?? `#${String((m as { id?: unknown }).id)}`);
 
 test('adjacent text chunks of one message in one read are delivered as one, in order with everything else', async () => {
   const { delivered, tapped } = await read([
@@ -38,11 +39,7 @@ test('adjacent text chunks of one message in one read are delivered as one, in o
 });
 
 test('chunks with anything more (_meta, annotations, images) or in another read are never merged', async () => {
-  const { delivered } = await read([
-    [chunk('a'), chunk('b', { _meta: { x: 1 } }), chunk('c'), { ...chunk('d'), params: { ...chunk('d').params, _meta: {} } }],
-    [chunk('e'), chunk('f')],
-    [chunk('g')],
-  ]);
+  const { delivered } = await read([[chunk('a'), chunk('b', { _meta: { x: 1 } }), chunk('c'), { ...chunk('d'), params: { ...chunk('d').params, _meta: {} } }], [chunk('e'), chunk('f')], [chunk('g')]]);
   assert.deepEqual(texts(delivered), ['a', 'b', 'c', 'd', 'ef', 'g']);
   const img = { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'image', data: 'x', mimeType: 'image/png' } } } };
   assert.equal(acpChunkCoalescer.key(img as unknown as Message), undefined);

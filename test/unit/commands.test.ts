@@ -20,9 +20,12 @@ test('every command in package.json is declared in the registry, and nothing els
   const contributed = pkg.contributes.commands.map((c) => c.command).sort();
   assert.deepEqual([...COMMAND_IDS].sort(), contributed);
   // Menus and keybindings name only declared commands.
-  const referenced = [...Object.values(pkg.contributes.menus).flat().map((m) => m.command), ...pkg.contributes.keybindings.map((k) => k.command)].filter(
-    (c): c is string => typeof c === 'string',
-  );
+  const referenced = [
+    ...Object.values(pkg.contributes.menus)
+      .flat()
+      .map((m) => m.command),
+    ...pkg.contributes.keybindings.map((k) => k.command),
+  ].filter((c): c is string => typeof c === 'string');
   for (const c of referenced) assert.ok(COMMAND_IDS.includes(c as never), `${c} is used in a menu or keybinding but not declared`);
 });
 

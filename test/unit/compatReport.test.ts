@@ -102,13 +102,28 @@ describe('compatibility check: status logic and rendering', () => {
   test('the doc: one row per check, a column per agent, notes only for cells not verified, no run details', () => {
     const a = report({ 'exit.stdinEof': 'failed' });
     a.checks.find((c) => c.id === 'exit.stdinEof')!.evidence.text = `gone after 120 ms in ${path.join(os.tmpdir(), 'agent-host-check-x', 'ws')} for ses_abc123`;
-    const doc = renderCompatDoc([{ id: 'a', label: 'A 1.0', report: a }, { id: 'b', label: 'B 2.0', report: report({ 'mcp.http': 'claimed' }) }], 'Intro.');
+    const doc = renderCompatDoc(
+      [
+        { id: 'a', label: 'A 1.0', report: a },
+        { id: 'b', label: 'B 2.0', report: report({ 'mcp.http': 'claimed' }) },
+      ],
+      'Intro.',
+    );
     assert.match(doc, /\| Check \| a \| b \|/);
     assert.match(doc, /\| `exit.stdinEof` \| ❌ \| ✅ \|/);
     assert.match(doc, /\| `mcp.http` \| ✅ \| ☑️ \|/);
     assert.equal(doc.split('\n').filter((l) => l.startsWith('| `')).length, CHECK_IDS.length);
     assert.match(doc, /### a\n\n- `exit.stdinEof` ❌ gone after <ms> in <tmp> for <id>/);
     assert.equal(stableText('0f0e8b6c-1d2e-4f3a-9b8c-7d6e5f4a3b2c'), '<id>');
-    assert.equal(doc, renderCompatDoc([{ id: 'a', label: 'A 1.0', report: a }, { id: 'b', label: 'B 2.0', report: report({ 'mcp.http': 'claimed' }) }], 'Intro.'));
+    assert.equal(
+      doc,
+      renderCompatDoc(
+        [
+          { id: 'a', label: 'A 1.0', report: a },
+          { id: 'b', label: 'B 2.0', report: report({ 'mcp.http': 'claimed' }) },
+        ],
+        'Intro.',
+      ),
+    );
   });
 });

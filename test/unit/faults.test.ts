@@ -24,7 +24,11 @@ import { cliPath, hostileAgent, repoRoot, scratchDir } from '../support/paths';
 
 const faultAgent = path.join(repoRoot, 'out', 'test', 'fixtures', 'faultAgent.js');
 const go: ContentPart[] = [{ type: 'text', text: 'go' }];
-const text = (s: AcpSession) => s.model.messages('agent').map((m) => m.text).join('');
+const text = (s: AcpSession) =>
+  s.model
+    .messages('agent')
+    .map((m) => m.text)
+    .join('');
 
 /** Sessions of this file, shut down at the end even when a case failed half-way. */
 const live = new Set<AcpSession>();
@@ -85,7 +89,9 @@ async function finish(session: AcpSession, pid: number): Promise<void> {
 
 /** Live processes whose argv carries `marker` (zombies count as gone). */
 function running(marker: string): string[] {
-  return spawnSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.includes(marker) && !/^Z/.test(l.trim()) && !l.includes('ps -eo'));
+  return spawnSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((l) => l.includes(marker) && !/^Z/.test(l.trim()) && !l.includes('ps -eo'));
 }
 
 /** The CLI against an ad-hoc agent, with its own state dir. */
@@ -121,7 +127,10 @@ describe('fault matrix (ACP): the agent does not start properly', () => {
     assert.ok(Date.now() - t0 < 5000);
     assert.ok(agentPid(lines) > 0);
     assert.equal(processAlive(agentPid(lines)), false, 'the agent was left running');
-    assert.ok(lines.some((l) => /SIGTERM to its group/.test(l)), 'it ignored EOF, so it needed SIGTERM');
+    assert.ok(
+      lines.some((l) => /SIGTERM to its group/.test(l)),
+      'it ignored EOF, so it needed SIGTERM',
+    );
   });
 });
 
@@ -162,7 +171,10 @@ describe('fault matrix (ACP): the agent dies or goes deaf', () => {
     const pid = session.client.process.pid!;
     await assert.rejects(session.prompt(go), (e: unknown) => e instanceof AgentExitedError && /closed its output/.test(e.message));
     assert.equal(processAlive(pid), false, 'the agent is still running');
-    assert.ok(session.model.timeline().some((e) => e.kind === 'notice' && e.title === 'Agent exited'), 'no notice says the agent went away');
+    assert.ok(
+      session.model.timeline().some((e) => e.kind === 'notice' && e.title === 'Agent exited'),
+      'no notice says the agent went away',
+    );
     await finish(session, pid);
   });
 
@@ -223,7 +235,10 @@ describe('fault matrix (ACP): what the agent sends is broken', () => {
     session.client.process.child.stdout.on('data', () => (peak = Math.max(peak, process.memoryUsage.rss() - base)));
     assert.equal((await session.prompt(go)).stopReason, 'end_turn');
     assert.equal(text(session), 'ok');
-    assert.ok(lines.some((l) => /\[error\] Dropped a line of 5000\d{4} bytes: over the 16777216-byte limit/.test(l)), 'the drop was not logged');
+    assert.ok(
+      lines.some((l) => /\[error\] Dropped a line of 5000\d{4} bytes: over the 16777216-byte limit/.test(l)),
+      'the drop was not logged',
+    );
     // Held: at most the limit; pre-fix the line was joined, decoded and parsed (several times its size).
     assert.ok(peak < 96 * 1024 * 1024, `the host grew by ${Math.round(peak / 1048576)} MiB`);
     await finish(session, pid);
@@ -265,7 +280,10 @@ describe('fault matrix (ACP): what the agent sends is broken', () => {
     const { session, pid, lines } = await start('unknown-session');
     assert.equal((await session.prompt(go)).stopReason, 'end_turn');
     assert.equal(text(session), 'ok');
-    assert.ok(lines.some((l) => /unknown session not-a-session/.test(l)), 'not logged');
+    assert.ok(
+      lines.some((l) => /unknown session not-a-session/.test(l)),
+      'not logged',
+    );
     await finish(session, pid);
   });
 
@@ -273,7 +291,10 @@ describe('fault matrix (ACP): what the agent sends is broken', () => {
     const { session, pid, lines } = await start('unknown-response-id');
     assert.equal((await session.prompt(go)).stopReason, 'end_turn');
     assert.equal(text(session), 'ok');
-    assert.ok(lines.some((l) => /response message without id/.test(l)), 'the id-less error answer was not logged');
+    assert.ok(
+      lines.some((l) => /response message without id/.test(l)),
+      'the id-less error answer was not logged',
+    );
     await finish(session, pid);
   });
 
@@ -307,7 +328,16 @@ describe('fault matrix (ACP): what the agent sends is broken', () => {
     live.add(session);
     assert.equal((await session.prompt(go)).stopReason, 'end_turn');
     const seen = JSON.parse(text(session)) as { unknown: { id: unknown; error: { code: number } }[]; read: { id: unknown; result: { content: string } } };
-    assert.deepEqual(seen.unknown.map((a) => [a.id, a.error.code]), [[0, -32601], ['', -32601], ['s-1', -32601], [-1, -32601], [2 ** 53 - 1, -32601]]);
+    assert.deepEqual(
+      seen.unknown.map((a) => [a.id, a.error.code]),
+      [
+        [0, -32601],
+        ['', -32601],
+        ['s-1', -32601],
+        [-1, -32601],
+        [2 ** 53 - 1, -32601],
+      ],
+    );
     assert.deepEqual([seen.read.id, seen.read.result.content], ['read-1', 'hello\n']);
     // Exactly one answer each (the tap sees what we write; the initialize and session/new requests are ours).
     const answers = frames.filter((f) => f.result !== undefined || f.error !== undefined);

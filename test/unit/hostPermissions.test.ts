@@ -38,7 +38,10 @@ describe('PermissionBroker', () => {
     const b = broker.decide(request('b'), never);
     await tick();
     assert.deepEqual(shown, ['a'], 'the second request must wait, not stack a second dialog');
-    assert.deepEqual(broker.pending().map((p) => p.request.toolCall.id), ['a', 'b']);
+    assert.deepEqual(
+      broker.pending().map((p) => p.request.toolCall.id),
+      ['a', 'b'],
+    );
     assert.ok(broker.pending()[0]!.activeSince);
     assert.equal(broker.pending()[1]!.activeSince, undefined);
     answers.get('a')!('once');
@@ -92,11 +95,13 @@ describe('PermissionBroker', () => {
     assert.equal(broker.pending().length, 0);
   });
 
-  it('a rule answers without asking, with the agent\'s own option id', async () => {
+  it("a rule answers without asking, with the agent's own option id", async () => {
     const rules = new PermissionRuleStore(memoryStore());
     await rules.add({ action: 'reject', toolKind: 'execute', commandPrefix: 'rm -rf' });
     let presented = 0;
-    const broker = new PermissionBroker({ rules, presenter: () => async () => {
+    const broker = new PermissionBroker({
+      rules,
+      presenter: () => async () => {
         presented++;
         return 'once';
       },
@@ -113,7 +118,9 @@ describe('PermissionBroker', () => {
   it('an "always" answer becomes a workspace rule that answers the next request; revoking it asks again', async () => {
     const rules = new PermissionRuleStore(memoryStore());
     let presented = 0;
-    const broker = new PermissionBroker({ rules, presenter: () => async () => {
+    const broker = new PermissionBroker({
+      rules,
+      presenter: () => async () => {
         presented++;
         return 'always';
       },

@@ -180,7 +180,11 @@ describe('installer: binary entries', () => {
     const storage = path.join(root, 'zip');
     files.set('/z/agent.zip', Buffer.from('PK not really'));
     const empty = fs.mkdtempSync(path.join(root, 'emptypath-'));
-    await refused(install(binaryEntry('zipped', { archive: `${base}/z/agent.zip`, cmd: './agent' }), { storage, platform: PLATFORM, env: { PATH: empty } }), 'extract', new RegExp(`"unzip" was not found on PATH \\(${empty}\\)`));
+    await refused(
+      install(binaryEntry('zipped', { archive: `${base}/z/agent.zip`, cmd: './agent' }), { storage, platform: PLATFORM, env: { PATH: empty } }),
+      'extract',
+      new RegExp(`"unzip" was not found on PATH \\(${empty}\\)`),
+    );
     await refused(install(binaryEntry('gone', { archive: `${base}/nothing.tar.gz`, cmd: './agent' }), { storage, platform: PLATFORM }), 'download', /answered HTTP 404/);
     assert.deepEqual([...leftovers(storage, 'zipped'), ...leftovers(storage, 'gone')], []);
   });
@@ -200,7 +204,10 @@ describe('installer: uvx, listing, updates', () => {
     assert.equal(installed.command, path.join(bin, 'uvx'));
     assert.deepEqual(installed.args, ['agentao@0.5.10', '--acp']);
     assert.equal(execFileSync(installed.command, installed.args, { encoding: 'utf8' }), 'uvx agentao@0.5.10 --acp\n');
-    assert.deepEqual(listInstalled(storage).map((i) => [i.id, i.version, i.kind]), [['agentao', '0.5.10', 'uvx']]);
+    assert.deepEqual(
+      listInstalled(storage).map((i) => [i.id, i.version, i.kind]),
+      [['agentao', '0.5.10', 'uvx']],
+    );
   });
 
   test('listInstalled, uninstall and updateAvailable', async () => {
@@ -212,7 +219,11 @@ describe('installer: uvx, listing, updates', () => {
     await install(at('0.5.9'), { storage, env });
     await install(at('0.5.10'), { storage, env });
     const all = listInstalled(storage);
-    assert.deepEqual(all.map((i) => i.version), ['0.5.10', '0.5.9'], 'newest first (numerically)');
+    assert.deepEqual(
+      all.map((i) => i.version),
+      ['0.5.10', '0.5.9'],
+      'newest first (numerically)',
+    );
     assert.deepEqual(all[0]!.args, ['agentao@0.5.10'], 'the version is pinned when the package names none');
     assert.equal(updateAvailable(all, at('0.5.10')), undefined);
     assert.equal(updateAvailable(all, at('0.6.0')), '0.6.0');

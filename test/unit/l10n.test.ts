@@ -11,7 +11,11 @@ import { test } from 'node:test';
 import { repoRoot, scratchDir } from '../support/paths';
 
 const read = (rel: string) => JSON.parse(fs.readFileSync(path.join(repoRoot, rel), 'utf8')) as Record<string, string>;
-const placeholders = (s: string) => [...s.matchAll(/\{(\d+)\}/g)].map((m) => m[1]).sort().join(',');
+const placeholders = (s: string) =>
+  [...s.matchAll(/\{(\d+)\}/g)]
+    .map((m) => m[1])
+    .sort()
+    .join(',');
 
 test('l10n: the English bundle is what the extractor finds in src/ now', () => {
   const out = scratchDir('l10n');

@@ -140,21 +140,20 @@ test('RPC traces follow the log level: off while the log does not show traces, o
     },
   };
   const logger = redactingLogger(channel);
-  const session = await AcpSession.start(
-    { name: 'hostile', command: process.execPath, args: [hostileAgent, 'answer'] },
-    { logger, cwd: dir, decidePermission: policyDecider('deny-all') },
-  );
+  const session = await AcpSession.start({ name: 'hostile', command: process.execPath, args: [hostileAgent, 'answer'] }, { logger, cwd: dir, decidePermission: policyDecider('deny-all') });
   try {
     assert.ok(!lines.some((l) => l.includes('] rpc ')), 'traced while the level was Info');
     channel.logLevel = 1;
     for (const l of listeners) l();
     await new Promise((r) => setTimeout(r, 50));
     await session.prompt([{ type: 'text', text: 'ANSWER {"text": "traced now"}' }]);
-    assert.ok(lines.some((l) => l.includes("rpc Sending request 'session/prompt")), `no trace after switching to Trace:\n${lines.join('').slice(0, 1500)}`);
+    assert.ok(
+      lines.some((l) => l.includes("rpc Sending request 'session/prompt")),
+      `no trace after switching to Trace:\n${lines.join('').slice(0, 1500)}`,
+    );
   } finally {
     await session.shutdown();
     rmSync(dir, { recursive: true, force: true });
   }
   assert.equal(listeners.size, 0, 'the level listener outlived the agent');
 });
-

@@ -91,7 +91,10 @@ test('the walkthrough: the one Get Started opens, four steps whose buttons run e
   const [walkthrough, ...others] = pkg.contributes.walkthroughs;
   assert.equal(others.length, 0);
   assert.equal(walkthrough!.id, WALKTHROUGH_ID);
-  assert.deepEqual(walkthrough!.steps.map((s) => s.id), ['chooseAgent', 'signIn', 'ask', 'selection']);
+  assert.deepEqual(
+    walkthrough!.steps.map((s) => s.id),
+    ['chooseAgent', 'signIn', 'ask', 'selection'],
+  );
   const en = nls('package.nls.json');
   const zh = nls('package.nls.zh-cn.json');
   text(walkthrough!.title, en);
@@ -104,12 +107,17 @@ test('the walkthrough: the one Get Started opens, four steps whose buttons run e
     for (const c of buttons) assert.ok(COMMAND_IDS.includes(c as never) || BUILT_IN_COMMANDS.includes(c), `step ${step.id} links to ${c}, which is not a contributed command`);
     assert.deepEqual(links(text(step.description, zh)), buttons, `the Chinese step ${step.id} has other buttons`);
     // Buttons are links on a line of their own.
-    for (const line of text(step.description, en).split('\n').filter((l) => l.includes('(command:'))) assert.match(line, /^\[[^\]]+\]\(command:[\w.]+\)$/, `step ${step.id}: "${line}" is not a button`);
+    for (const line of text(step.description, en)
+      .split('\n')
+      .filter((l) => l.includes('(command:')))
+      assert.match(line, /^\[[^\]]+\]\(command:[\w.]+\)$/, `step ${step.id}: "${line}" is not a button`);
   }
 });
 
 test('the walkthrough: completion events name real commands, context keys, views and settings; media ship and stay small', () => {
-  const views = Object.values(pkg.contributes.views).flat().map((v) => v.id);
+  const views = Object.values(pkg.contributes.views)
+    .flat()
+    .map((v) => v.id);
   const en = nls('package.nls.json');
   for (const step of pkg.contributes.walkthroughs[0]!.steps) {
     assert.ok(step.completionEvents?.length, `step ${step.id} never completes`);
@@ -129,11 +137,14 @@ test('the walkthrough: completion events name real commands, context keys, views
   }
 });
 
-test("the chat view's title: one \"+\" (New Chat Tab); Get Started only in its \"…\" menu and the palette", () => {
+test('the chat view\'s title: one "+" (New Chat Tab); Get Started only in its "…" menu and the palette', () => {
   const title = pkg.contributes.menus['view/title']!.filter((m) => m.when?.includes('view == agentHost.chat'));
   const icons = Object.fromEntries(pkg.contributes.commands.map((c) => [c.command, c.icon]));
   const inline = title.filter((m) => m.group?.startsWith('navigation'));
-  assert.deepEqual(inline.filter((m) => icons[m.command!] === '$(add)').map((m) => m.command), ['agentHost.newChatTab']);
+  assert.deepEqual(
+    inline.filter((m) => icons[m.command!] === '$(add)').map((m) => m.command),
+    ['agentHost.newChatTab'],
+  );
   const getStarted = title.find((m) => m.command === 'agentHost.getStarted');
   assert.ok(getStarted && !getStarted.group?.startsWith('navigation'), 'Get Started is not in the overflow menu');
   assert.ok(!pkg.contributes.menus.commandPalette?.some((m) => m.command === 'agentHost.getStarted'), 'Get Started is hidden from the palette');

@@ -90,7 +90,10 @@ describe('IDE MCP server (endpoint + stdio bridge + SDK client)', () => {
       const result = await client.callTool({ name: 'get_document_symbols', arguments: { abspath: path.join(root, 'src', 'a.ts') } });
       const content = result.content as { type: string; text: string }[];
       const parsed = JSON.parse(content[0]!.text) as { name: string; kind: string }[];
-      assert.deepEqual(parsed.map((s) => `${s.kind} ${s.name}`), ['Function greet', 'Class Box']);
+      assert.deepEqual(
+        parsed.map((s) => `${s.kind} ${s.name}`),
+        ['Function greet', 'Class Box'],
+      );
 
       const outside = await client.callTool({ name: 'read_project_file', arguments: { path: '/etc/passwd' } });
       assert.equal(outside.isError, true);
@@ -99,7 +102,10 @@ describe('IDE MCP server (endpoint + stdio bridge + SDK client)', () => {
       assert.deepEqual(await client.ping(), {});
       // A tools-only server: other MCP methods are unknown (-32601), a tool it does not have is bad params (-32602).
       await assert.rejects(client.listResources(), (e: { code?: number }) => e.code === -32601);
-      await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e: { code?: number; message?: string }) => e.code === -32602 && /Unknown tool: no_such_tool/.test(e.message ?? ''));
+      await assert.rejects(
+        client.callTool({ name: 'no_such_tool', arguments: {} }),
+        (e: { code?: number; message?: string }) => e.code === -32602 && /Unknown tool: no_such_tool/.test(e.message ?? ''),
+      );
       // A tool that fails on its arguments answers a result marked isError, which the model reads.
       const missing = await client.callTool({ name: 'get_document_symbols', arguments: { abspath: path.join(root, 'src', 'missing.ts') } });
       assert.equal(missing.isError, true);

@@ -14,8 +14,7 @@ type Message = { jsonrpc?: string; id?: unknown; result?: Record<string, unknown
 /** Tools: `echo` answers its text, `broken` throws, `refuses` answers an error result, `slow` waits for its cancel. */
 function fakeProvider(onSlowAbort: () => void): HostToolProvider {
   return {
-    definitions: () =>
-      ['echo', 'broken', 'refuses', 'slow'].map((name) => ({ name, label: name, description: `the ${name} tool`, parameters: { type: 'object', properties: {} } })),
+    definitions: () => ['echo', 'broken', 'refuses', 'slow'].map((name) => ({ name, label: name, description: `the ${name} tool`, parameters: { type: 'object', properties: {} } })),
     call: async (name, args, signal) => {
       if (name === 'broken') throw new Error('the tool broke');
       if (name === 'refuses') return { content: [{ type: 'text', text: 'no' }], isError: true };
@@ -33,7 +32,10 @@ function harness() {
   const input = new PassThrough();
   const output = new PassThrough();
   let aborted = 0;
-  const server: RunningMcpServer = serveMcpTools(fakeProvider(() => aborted++), { info: { name: 'test-server', version: '1.2.3' }, input, output });
+  const server: RunningMcpServer = serveMcpTools(
+    fakeProvider(() => aborted++),
+    { info: { name: 'test-server', version: '1.2.3' }, input, output },
+  );
   const received: Message[] = [];
   const waiting: ((m: Message) => void)[] = [];
   let buffer = '';
@@ -65,7 +67,7 @@ function harness() {
 const clientInfo = { name: 'test-client', version: '1' };
 
 describe('MCP tool server (lines in, lines out)', () => {
-  it('answers initialize in the client\'s protocol version when it knows it, else in its newest', async () => {
+  it("answers initialize in the client's protocol version when it knows it, else in its newest", async () => {
     const { SUPPORTED_PROTOCOL_VERSIONS } = await import('@modelcontextprotocol/sdk/types.js');
     // Whatever we answer, the official client accepts.
     for (const v of MCP_PROTOCOL_VERSIONS) assert.ok(SUPPORTED_PROTOCOL_VERSIONS.includes(v), `${v} is not a version the SDK knows`);
@@ -95,12 +97,15 @@ describe('MCP tool server (lines in, lines out)', () => {
     h.send({ jsonrpc: '2.0', id: 'list', method: 'tools/list' });
     const { result } = await h.next();
     const tools = result?.tools as { name: string; title: string; inputSchema: { type: string }; annotations: unknown }[];
-    assert.deepEqual(tools.map((t) => t.name), ['echo', 'broken', 'refuses', 'slow']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['echo', 'broken', 'refuses', 'slow'],
+    );
     assert.deepEqual(tools[0], { name: 'echo', title: 'echo', description: 'the echo tool', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } });
     h.input.end();
   });
 
-  it('answers malformed messages with the JSON-RPC error that fits, under the request\'s id when it has one', async () => {
+  it("answers malformed messages with the JSON-RPC error that fits, under the request's id when it has one", async () => {
     const h = harness();
     h.line('{not json');
     assert.deepEqual(await h.next(), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the line is not JSON' } });

@@ -109,16 +109,25 @@ function chatText(events: SseEvent[], field = 'content'): string {
 
 describe('OpenAI chat completions', () => {
   it('answers a request without tools with short text (a title request)', async () => {
-    const messages = [{ role: 'system', content: 'Generate a title' }, { role: 'user', content: prompt(WRITE) }];
+    const messages = [
+      { role: 'system', content: 'Generate a title' },
+      { role: 'user', content: prompt(WRITE) },
+    ];
     const events = await sse('/v1/chat/completions', chatBody(messages, []));
     assert.equal(chatText(events), 'Scripted session');
     assert.equal(events[events.length - 1]?.data, '[DONE]');
-    assert.ok(events.some((e) => e.data !== '[DONE]' && e.data.usage?.total_tokens > 0), 'a usage chunk');
+    assert.ok(
+      events.some((e) => e.data !== '[DONE]' && e.data.usage?.total_tokens > 0),
+      'a usage chunk',
+    );
     assert.equal(lastRecord().decision, 'side-text');
   });
 
   it('calls opencode `write` with filePath/content, arguments streamed in fragments', async () => {
-    const messages = [{ role: 'system', content: 'You are opencode' }, { role: 'user', content: [{ type: 'text', text: prompt(WRITE) }] }];
+    const messages = [
+      { role: 'system', content: 'You are opencode' },
+      { role: 'user', content: [{ type: 'text', text: prompt(WRITE) }] },
+    ];
     const events = await sse('/v1/chat/completions', chatBody(messages));
     const call = chatToolCall(events);
     assert.equal(call.name, 'write');
@@ -195,7 +204,10 @@ describe('OpenAI chat completions', () => {
   it('streams an answer scenario in several chunks even with tools offered', async () => {
     const directive = 'SCENARIO: answer {"text": "The answer is forty-two, as always."}';
     const events = await sse('/v1/chat/completions', chatBody([{ role: 'user', content: prompt(directive) }]));
-    const pieces = events.filter((e) => e.data !== '[DONE]').flatMap((e) => e.data.choices.map((c: Json) => c.delta?.content)).filter(Boolean);
+    const pieces = events
+      .filter((e) => e.data !== '[DONE]')
+      .flatMap((e) => e.data.choices.map((c: Json) => c.delta?.content))
+      .filter(Boolean);
     assert.ok(pieces.length >= 2, `chunks: ${JSON.stringify(pieces)}`);
     assert.equal(pieces.join(''), 'The answer is forty-two, as always.');
   });
@@ -291,7 +303,10 @@ describe('OpenAI Responses (codex)', () => {
       assert.ok(types.includes(t), t);
     }
     assert.equal(types[types.length - 1], 'response.completed');
-    assert.ok(events.every((e) => e.data.type === e.event), 'data.type matches the event name');
+    assert.ok(
+      events.every((e) => e.data.type === e.event),
+      'data.type matches the event name',
+    );
     const completed = events[events.length - 1]?.data.response;
     assert.equal(completed.status, 'completed');
     assert.ok(completed.usage.input_tokens > 0 && completed.usage.output_tokens > 0 && completed.usage.total_tokens > 0);
@@ -364,8 +379,17 @@ describe('OpenAI Responses (codex)', () => {
   it('emits a reasoning item before the message for a think scenario', async () => {
     const events = await sse('/v1/responses', codexBody(codexInput('SCENARIO: think {"text": "Pondering.", "answer": "Pondered."}')));
     const items = outputItems(events);
-    assert.deepEqual(items.map((i) => i.type), ['reasoning', 'message']);
-    assert.equal(events.filter((e) => e.event === 'response.reasoning_summary_text.delta').map((e) => e.data.delta).join(''), 'Pondering.');
+    assert.deepEqual(
+      items.map((i) => i.type),
+      ['reasoning', 'message'],
+    );
+    assert.equal(
+      events
+        .filter((e) => e.event === 'response.reasoning_summary_text.delta')
+        .map((e) => e.data.delta)
+        .join(''),
+      'Pondering.',
+    );
     assert.equal(items[1]?.content[0].text, 'Pondered.');
   });
 });
@@ -389,19 +413,23 @@ function claudeBody(messages: Json[], tools: Json[] = CLAUDE_TOOLS): Json {
 // Claude Code wraps the prompt with system reminders as extra text blocks of the same message.
 const claudeUser = (directive: string) => ({
   role: 'user',
-  content: [{ type: 'text', text: '<system-reminder>context</system-reminder>' }, { type: 'text', text: prompt(directive) }],
+  content: [
+    { type: 'text', text: '<system-reminder>context</system-reminder>' },
+    { type: 'text', text: prompt(directive) },
+  ],
 });
 
 function claudeToolUse(events: SseEvent[]): { name: string; input: Json; fragments: number } {
   const start = events.find((e) => e.event === 'content_block_start' && e.data.content_block.type === 'tool_use');
-  const parts = events
-    .filter((e) => e.event === 'content_block_delta' && e.data.delta.type === 'input_json_delta')
-    .map((e) => e.data.delta.partial_json);
+  const parts = events.filter((e) => e.event === 'content_block_delta' && e.data.delta.type === 'input_json_delta').map((e) => e.data.delta.partial_json);
   return { name: start?.data.content_block.name, input: JSON.parse(parts.join('')), fragments: parts.length };
 }
 
 function claudeText(events: SseEvent[], type = 'text_delta', field = 'text'): string {
-  return events.filter((e) => e.event === 'content_block_delta' && e.data.delta.type === type).map((e) => e.data.delta[field]).join('');
+  return events
+    .filter((e) => e.event === 'content_block_delta' && e.data.delta.type === type)
+    .map((e) => e.data.delta[field])
+    .join('');
 }
 
 describe('Anthropic Messages (claude)', () => {
@@ -498,7 +526,10 @@ const GEMINI_TOOLS = [
       decl('read_file', obj({ absolute_path: S }, ['absolute_path'])),
       decl('write_todos', obj({ todos: { type: 'array' } }, ['todos'])),
       decl('write_file', obj({ file_path: S, content: S }, ['file_path', 'content'])),
-      decl('replace', obj({ file_path: S, instruction: S, old_string: S, new_string: S, expected_replacements: { type: 'number', minimum: 1 } }, ['file_path', 'instruction', 'old_string', 'new_string'])),
+      decl(
+        'replace',
+        obj({ file_path: S, instruction: S, old_string: S, new_string: S, expected_replacements: { type: 'number', minimum: 1 } }, ['file_path', 'instruction', 'old_string', 'new_string']),
+      ),
       decl('run_shell_command', obj({ command: S, description: S, dir_path: S }, ['command'])),
     ],
   },
@@ -561,16 +592,38 @@ describe('Gemini (gemini-cli)', () => {
     const output = response({ output: 'Command: echo hi\nOutput: (empty)\nError: (none)\nExit Code: 0' });
     const ok = await sse(GEMINI_STREAM, geminiBody([...geminiPrompt(SHELL), call, output]));
     assert.ok(ok.length >= 2);
-    assert.equal(geminiParts(ok).map((p) => p.text).join(''), 'Done: ran `echo hi > out.txt`. [scenario: shell]');
+    assert.equal(
+      geminiParts(ok)
+        .map((p) => p.text)
+        .join(''),
+      'Done: ran `echo hi > out.txt`. [scenario: shell]',
+    );
     const cancelled = response({ error: '[Operation Cancelled] Reason: User did not allow tool call' });
     const denied = await sse(GEMINI_STREAM, geminiBody([...geminiPrompt(SHELL), call, cancelled]));
-    assert.equal(geminiParts(denied).map((p) => p.text).join(''), 'The tool call was not allowed; nothing changed. [scenario: shell]');
+    assert.equal(
+      geminiParts(denied)
+        .map((p) => p.text)
+        .join(''),
+      'The tool call was not allowed; nothing changed. [scenario: shell]',
+    );
   });
 
   it('marks thinking parts as thoughts', async () => {
     const parts = geminiParts(await sse(GEMINI_STREAM, geminiBody(geminiPrompt('SCENARIO: think {"text": "Considering."}'))));
-    assert.equal(parts.filter((p) => p.thought).map((p) => p.text).join(''), 'Considering.');
-    assert.equal(parts.filter((p) => !p.thought).map((p) => p.text).join(''), 'Thought it through. [scenario: think]');
+    assert.equal(
+      parts
+        .filter((p) => p.thought)
+        .map((p) => p.text)
+        .join(''),
+      'Considering.',
+    );
+    assert.equal(
+      parts
+        .filter((p) => !p.thought)
+        .map((p) => p.text)
+        .join(''),
+      'Thought it through. [scenario: think]',
+    );
   });
 
   it('counts tokens', async () => {

@@ -88,11 +88,7 @@ describe('decide', () => {
   });
 
   it('fills required fields by type and leaves optional ones out (workdir, timeout)', () => {
-    const bash = fnTool(
-      'run_shell_command',
-      { command: str, is_background: { type: 'boolean' }, directory: str, timeout: { type: 'number' } },
-      ['command', 'is_background'],
-    );
+    const bash = fnTool('run_shell_command', { command: str, is_background: { type: 'boolean' }, directory: str, timeout: { type: 'number' } }, ['command', 'is_background']);
     assert.deepEqual(args(decide(conv('SCENARIO: shell {"command": "ls"}', [bash]))), { command: 'ls', is_background: false });
   });
 
@@ -103,13 +99,9 @@ describe('decide', () => {
   });
 
   it('edits by reading first, editing after the read, and finishing after the edit', () => {
-    const tools = [
-      fnTool('read_file', { file_path: str }, ['file_path']),
-      fnTool('edit', { file_path: str, old_string: str, new_string: str }, ['file_path', 'old_string', 'new_string']),
-    ];
+    const tools = [fnTool('read_file', { file_path: str }, ['file_path']), fnTool('edit', { file_path: str, old_string: str, new_string: str }, ['file_path', 'old_string', 'new_string'])];
     const text = 'SCENARIO: edit {"path": "/w/a.txt", "old": "A", "new": "Z"}';
-    const step = (calls: string[], result: string) =>
-      decide(conv(text, tools, { hasToolResultAfterLastUser: calls.length > 0, lastToolResultText: result, toolCallsAfterLastUser: calls }));
+    const step = (calls: string[], result: string) => decide(conv(text, tools, { hasToolResultAfterLastUser: calls.length > 0, lastToolResultText: result, toolCallsAfterLastUser: calls }));
     assert.equal(step([], '').label, 'tool:read_file');
     assert.deepEqual(args(step(['read_file'], 'A\n')), { file_path: '/w/a.txt', old_string: 'A', new_string: 'Z' });
     assert.equal(step(['read_file', 'edit'], 'ok').label, 'final');

@@ -7,7 +7,11 @@ import { LineSplitter, NdjsonMessageReader, NdjsonMessageWriter, peekFields, Wri
 function split(chunks: (string | Buffer)[], max = 1024) {
   const lines: string[] = [];
   const oversize: number[] = [];
-  const s = new LineSplitter(max, (l) => lines.push(l), (n) => oversize.push(n));
+  const s = new LineSplitter(
+    max,
+    (l) => lines.push(l),
+    (n) => oversize.push(n),
+  );
   for (const c of chunks) s.push(typeof c === 'string' ? Buffer.from(c) : c);
   s.end();
   return { lines, oversize };
@@ -44,7 +48,11 @@ describe('LineSplitter over a huge line', () => {
     const limit = 1024 * 1024;
     const lines: string[] = [];
     const dropped: { bytes: number; head: string; tail: string }[] = [];
-    const s = new LineSplitter(limit, (l) => lines.push(l), (bytes, ends) => dropped.push({ bytes, ...ends }));
+    const s = new LineSplitter(
+      limit,
+      (l) => lines.push(l),
+      (bytes, ends) => dropped.push({ bytes, ...ends }),
+    );
     const head = Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"pad":"');
     const read = Buffer.alloc(64 * 1024, 0x78);
     let peak = 0;
@@ -123,10 +131,7 @@ describe('NdjsonMessageReader / Writer', () => {
     const chunks: string[] = [];
     stream.on('data', (d: Buffer) => chunks.push(d.toString()));
     const big = 'x'.repeat(256 * 1024);
-    await Promise.all([
-      writer.write({ jsonrpc: '2.0', method: 'one', params: { big } } as Message),
-      writer.write({ jsonrpc: '2.0', method: 'two', params: { s: 'a\nb\u2028' } } as Message),
-    ]);
+    await Promise.all([writer.write({ jsonrpc: '2.0', method: 'one', params: { big } } as Message), writer.write({ jsonrpc: '2.0', method: 'two', params: { s: 'a\nb\u2028' } } as Message)]);
     const lines = chunks.join('').split('\n');
     assert.equal(lines.length, 3);
     assert.equal(JSON.parse(lines[0]!).method, 'one');

@@ -9,15 +9,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import {
-  bundledRegistryPath,
-  distributionFor,
-  loadRegistry,
-  parseRegistry,
-  platformKey,
-  searchRegistry,
-  type RegistryAgent,
-} from '../../src/agents/registry';
+import { bundledRegistryPath, distributionFor, loadRegistry, parseRegistry, platformKey, searchRegistry, type RegistryAgent } from '../../src/agents/registry';
 import { repoRoot, scratchDir } from '../support/paths';
 
 const SNAPSHOT = path.join(repoRoot, 'resources', 'acp-registry', 'registry.json');
@@ -36,7 +28,10 @@ describe('registry: parsing', () => {
   test('the bundled snapshot holds every agent entry, each valid', () => {
     const { registry, problems } = snapshot();
     assert.deepEqual(problems, []);
-    assert.deepEqual(registry.agents.map((a) => a.id), SNAPSHOT_IDS);
+    assert.deepEqual(
+      registry.agents.map((a) => a.id),
+      SNAPSHOT_IDS,
+    );
     assert.equal(bundledRegistryPath(), SNAPSHOT, 'found from out/src/agents the way dist/ finds it');
     // With the source folder at hand (ACP_REGISTRY_SOURCE), the snapshot must be an exact copy of it.
     if (SOURCE) {
@@ -45,7 +40,11 @@ describe('registry: parsing', () => {
       assert.equal(files.length, raw.agents.length);
       for (const f of files) {
         const entry = JSON.parse(fs.readFileSync(path.join(SOURCE, f), 'utf8')) as { id: string };
-        assert.deepEqual(raw.agents.find((a) => a.id === entry.id), entry, f);
+        assert.deepEqual(
+          raw.agents.find((a) => a.id === entry.id),
+          entry,
+          f,
+        );
       }
     }
     const claude = registry.agents.find((a) => a.id === 'claude-acp')!;
@@ -72,7 +71,10 @@ describe('registry: parsing', () => {
         extensions: [],
       }),
     );
-    assert.deepEqual(registry.agents.map((a) => a.id), ['good']);
+    assert.deepEqual(
+      registry.agents.map((a) => a.id),
+      ['good'],
+    );
     assert.equal(problems.length, 8, problems.join('\n'));
     assert.match(problems[0]!, /agents\[1\] "noname": "name" must be a non-empty string/);
     assert.match(problems[1]!, /unknown platform "plan9-mips"/);
@@ -118,17 +120,29 @@ describe('registry: platforms and distributions', () => {
 
   test('search matches every word over id, name and description; id/name hits first', () => {
     const agents = snapshot().registry.agents;
-    assert.deepEqual(searchRegistry(agents, 'claude').map((a) => a.id), ['claude-acp', 'claude-code-acp']);
-    assert.deepEqual(searchRegistry(agents, 'coding assistant').map((a) => a.id), ['codex-acp', 'kimi', 'mistral-vibe', 'qoder', 'qwen-code']);
+    assert.deepEqual(
+      searchRegistry(agents, 'claude').map((a) => a.id),
+      ['claude-acp', 'claude-code-acp'],
+    );
+    assert.deepEqual(
+      searchRegistry(agents, 'coding assistant').map((a) => a.id),
+      ['codex-acp', 'kimi', 'mistral-vibe', 'qoder', 'qwen-code'],
+    );
     // "open" is in opencode's id (rank 2) and in codex-acp's description ("OpenAI", rank 1).
-    assert.deepEqual(searchRegistry(agents, 'open').map((a) => a.id).slice(0, 2), ['opencode', 'codex-acp']);
+    assert.deepEqual(
+      searchRegistry(agents, 'open')
+        .map((a) => a.id)
+        .slice(0, 2),
+      ['opencode', 'codex-acp'],
+    );
     assert.deepEqual(searchRegistry(agents, 'nothing-like-this'), []);
     assert.equal(searchRegistry(agents, '  ').length, agents.length);
   });
 });
 
 describe('registry: loading with the ETag cache', () => {
-  const body = (version: string) => JSON.stringify({ version: '1.0.0', agents: [{ id: 'served', name: 'Served', version, description: 'from the server', distribution: { npx: { package: `served@${version}` } } }], extensions: [] });
+  const body = (version: string) =>
+    JSON.stringify({ version: '1.0.0', agents: [{ id: 'served', name: 'Served', version, description: 'from the server', distribution: { npx: { package: `served@${version}` } } }], extensions: [] });
   const seen: { ifNoneMatch: string | undefined }[] = [];
   let current = { etag: '"v1"', body: body('1.0.0') };
   let status = 0;
@@ -151,25 +165,38 @@ describe('registry: loading with the ETag cache', () => {
 
     const first = await loadRegistry({ url, cacheDir });
     assert.equal(first.source, 'network');
-    assert.deepEqual(first.registry.agents.map((a) => [a.id, a.version]), [['served', '1.0.0']]);
+    assert.deepEqual(
+      first.registry.agents.map((a) => [a.id, a.version]),
+      [['served', '1.0.0']],
+    );
     assert.equal(seen.at(-1)!.ifNoneMatch, undefined);
 
     const second = await loadRegistry({ url, cacheDir });
     assert.equal(seen.at(-1)!.ifNoneMatch, '"v1"', 'the cached ETag was sent');
     assert.equal(second.source, 'cache');
     assert.equal(second.fallbackReason, undefined, 'a 304 is no fallback');
-    assert.deepEqual(second.registry.agents.map((a) => a.version), ['1.0.0']);
+    assert.deepEqual(
+      second.registry.agents.map((a) => a.version),
+      ['1.0.0'],
+    );
 
     current = { etag: '"v2"', body: body('2.0.0') };
     const third = await loadRegistry({ url, cacheDir });
     assert.equal(third.source, 'network');
-    assert.deepEqual(third.registry.agents.map((a) => a.version), ['2.0.0']);
+    assert.deepEqual(
+      third.registry.agents.map((a) => a.version),
+      ['2.0.0'],
+    );
 
     status = 500;
     const broken = await loadRegistry({ url, cacheDir });
     assert.equal(broken.source, 'cache');
     assert.match(broken.fallbackReason!, /answered HTTP 500/);
-    assert.deepEqual(broken.registry.agents.map((a) => a.version), ['2.0.0'], 'the newest cached copy');
+    assert.deepEqual(
+      broken.registry.agents.map((a) => a.version),
+      ['2.0.0'],
+      'the newest cached copy',
+    );
 
     status = 200; // answers 200 with a body that is no registry: not cached over the good copy
     const garbage = await loadRegistry({ url, cacheDir });
@@ -181,14 +208,20 @@ describe('registry: loading with the ETag cache', () => {
     const down = await loadRegistry({ url, cacheDir });
     assert.equal(down.source, 'cache');
     assert.match(down.fallbackReason!, /ECONNREFUSED|fetch failed/);
-    assert.deepEqual(down.registry.agents.map((a) => a.version), ['2.0.0']);
+    assert.deepEqual(
+      down.registry.agents.map((a) => a.version),
+      ['2.0.0'],
+    );
 
     const emptyCache = scratchDir('registry-nocache');
     scratch.push(emptyCache);
     const bundled = await loadRegistry({ url, cacheDir: emptyCache });
     assert.equal(bundled.source, 'bundled');
     assert.equal(bundled.from, SNAPSHOT);
-    assert.deepEqual(bundled.registry.agents.map((a) => a.id), SNAPSHOT_IDS);
+    assert.deepEqual(
+      bundled.registry.agents.map((a) => a.id),
+      SNAPSHOT_IDS,
+    );
   });
 
   test('a file path is read as is (no cache involved)', async () => {
@@ -198,7 +231,10 @@ describe('registry: loading with the ETag cache', () => {
     fs.writeFileSync(file, body('3.1.4'));
     const loaded = await loadRegistry({ url: file, cacheDir: path.join(dir, 'cache') });
     assert.equal(loaded.source, 'file');
-    assert.deepEqual(loaded.registry.agents.map((a) => a.version), ['3.1.4']);
+    assert.deepEqual(
+      loaded.registry.agents.map((a) => a.version),
+      ['3.1.4'],
+    );
     assert.equal(fs.existsSync(path.join(dir, 'cache')), false);
     await assert.rejects(loadRegistry({ url: path.join(dir, 'missing.json'), cacheDir: dir }), /ENOENT/);
   });

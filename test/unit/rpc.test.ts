@@ -75,9 +75,13 @@ describe('RPC dialect table', () => {
   });
 
   it('flattens todo phases into plan entries keeping the phase', () => {
-    assert.deepEqual(phasesToPlan([{ name: 'A', tasks: [{ content: 'x', status: 'pending' }] }, { name: 'B', tasks: [] }]), [
-      { content: 'x', status: 'pending', phase: 'A' },
-    ]);
+    assert.deepEqual(
+      phasesToPlan([
+        { name: 'A', tasks: [{ content: 'x', status: 'pending' }] },
+        { name: 'B', tasks: [] },
+      ]),
+      [{ content: 'x', status: 'pending', phase: 'A' }],
+    );
   });
 });
 
@@ -93,10 +97,12 @@ describe('RpcConnection against a fake agent', () => {
   it('matches id-less "Unknown command" answers to the oldest pending command of that name', async () => {
     const { conn, logger } = connect();
     const order: string[] = [];
-    const noting = (name: string) => <T>(r: T): T => {
-      order.push(name);
-      return r;
-    };
+    const noting =
+      (name: string) =>
+      <T>(r: T): T => {
+        order.push(name);
+        return r;
+      };
     const first = conn.send({ type: 'frobnicate' }).then(noting('first'));
     const other = conn.send({ type: 'zap' }).then(noting('zap'));
     const second = conn.send({ type: 'frobnicate' }).then(noting('second'));
@@ -197,7 +203,10 @@ describe('RpcSession against a fake agent', () => {
     await ask({ method: 'setTitle', title: 'T' }, 50);
     assert.deepEqual(s.model.agentState.extensionStatus, { k: 'busy' });
     assert.equal(s.model.info.title, 'T');
-    assert.deepEqual(base.events.map((e) => e.method).filter((m) => m.startsWith('set')), ['setStatus', 'setWidget', 'setTitle']);
+    assert.deepEqual(
+      base.events.map((e) => e.method).filter((m) => m.startsWith('set')),
+      ['setStatus', 'setWidget', 'setTitle'],
+    );
   });
 
   it('host tools: result with streamed updates, errors as isError, cancel aborts the call', async () => {

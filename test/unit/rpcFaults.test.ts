@@ -17,7 +17,11 @@ import { repoRoot, scratchDir } from '../support/paths';
 
 const fake = path.join(repoRoot, 'out', 'test', 'fixtures', 'rpcFakeAgent.js');
 const say = (text: string): ContentPart[] => [{ type: 'text', text }];
-const text = (s: RpcSession) => s.model.messages('agent').map((m) => m.text).join('');
+const text = (s: RpcSession) =>
+  s.model
+    .messages('agent')
+    .map((m) => m.text)
+    .join('');
 
 const live = new Set<RpcSession>();
 after(async () => {

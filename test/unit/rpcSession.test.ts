@@ -57,10 +57,7 @@ describe('RpcSession environment', () => {
   it('inheritEnv false: only the configured and the options env reach the agent, the options winning', async () => {
     process.env[HOST_ONLY] = 'from the host';
     try {
-      const s = await start(
-        { env: { FROM_CONFIG: 'config', SHARED: 'config' }, inheritEnv: false },
-        { env: { FROM_OPTIONS: 'options', SHARED: 'options' } },
-      );
+      const s = await start({ env: { FROM_CONFIG: 'config', SHARED: 'config' }, inheritEnv: false }, { env: { FROM_OPTIONS: 'options', SHARED: 'options' } });
       const env = await agentEnv(s);
       assert.equal(env[HOST_ONLY], undefined, 'a host-only variable stays out');
       assert.equal(env.FROM_CONFIG, 'config');
@@ -96,7 +93,7 @@ describe('RpcSession environment', () => {
     }
   });
 
-  it('inheritEnv false through the CLI (an agents file): exactly the configured environment, no secret of the CLI\'s', () => {
+  it("inheritEnv false through the CLI (an agents file): exactly the configured environment, no secret of the CLI's", () => {
     const dir = scratchDir('rpc-env-cli');
     const dump = dumping(dir);
     const agents = path.join(dir, 'agents.json');
@@ -171,7 +168,10 @@ describe('RpcSession typed commands', () => {
   it('checks arguments and results against the command map at compile time', async () => {
     const s = await start();
     const models = await s.command('get_available_models', {});
-    assert.deepEqual(models.models?.map((m) => `${m.provider}/${m.id}`), ['fake/m1']);
+    assert.deepEqual(
+      models.models?.map((m) => `${m.provider}/${m.id}`),
+      ['fake/m1'],
+    );
     // Never called: these lines only have to fail to compile.
     const unchecked = () => {
       // @ts-expect-error set_model needs modelId

@@ -42,23 +42,27 @@ function runCli(ws: string, plan: unknown[], flags: string[], env: Record<string
   scratch.push(log);
   const config = path.join(ws, '..', `${path.basename(ws)}.agents.json`);
   scratch.push(config);
-  fs.writeFileSync(
-    config,
-    JSON.stringify([{ name: 'intruder', command: process.execPath, args: [intruder], env: { INTRUDER_PLAN: JSON.stringify(plan), INTRUDER_LOG: log, ...env }, inheritEnv }]),
-  );
+  fs.writeFileSync(config, JSON.stringify([{ name: 'intruder', command: process.execPath, args: [intruder], env: { INTRUDER_PLAN: JSON.stringify(plan), INTRUDER_LOG: log, ...env }, inheritEnv }]));
   const r = spawnSync(process.execPath, [cliPath, '--config', config, '--cwd', ws, ...flags, 'go'], {
     encoding: 'utf8',
     timeout: 30_000,
     env: { ...process.env, HOST_ONLY_SECRET: 'host-secret-value' },
   });
-  const steps = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Step) : [];
+  const steps = fs.existsSync(log)
+    ? fs
+        .readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Step)
+    : [];
   return { steps, code: r.status, stderr: r.stderr };
 }
 
 const errorOf = (s: Step | undefined) => ((s?.answer ?? s?.created) as { error?: { message?: string } } | undefined)?.error?.message ?? '';
 
 describe('an untrusted agent through the CLI', () => {
-  it('--deny-all refuses the agent\'s own file writes and terminals: .git/config and .vscode/settings.json unchanged', () => {
+  it("--deny-all refuses the agent's own file writes and terminals: .git/config and .vscode/settings.json unchanged", () => {
     const ws = workspace();
     const { steps } = runCli(
       ws,
@@ -98,10 +102,23 @@ describe('an untrusted agent through the CLI', () => {
     assert.ok(fs.existsSync(path.join(ws, '.git', 'hooks', 'pre-commit')));
   });
 
-  it('a terminal command gets the agent\'s environment: no host secret under inheritEnv false, no loader variables', () => {
+  it("a terminal command gets the agent's environment: no host secret under inheritEnv false, no loader variables", () => {
     const ws = workspace();
-    const printEnv = 'process.stdout.write(JSON.stringify({secret: process.env.HOST_ONLY_SECRET ?? null, preload: process.env.LD_PRELOAD ?? null, nodeOptions: process.env.NODE_OPTIONS ?? null, mine: process.env.AGENT_VAR ?? null, asked: process.env.ASKED ?? null}))';
-    const plan = [{ terminal: { command: process.execPath, args: ['-e', printEnv], env: [{ name: 'LD_PRELOAD', value: './evil.so' }, { name: 'NODE_OPTIONS', value: '--require ./evil.js' }, { name: 'ASKED', value: 'yes' }] } }];
+    const printEnv =
+      'process.stdout.write(JSON.stringify({secret: process.env.HOST_ONLY_SECRET ?? null, preload: process.env.LD_PRELOAD ?? null, nodeOptions: process.env.NODE_OPTIONS ?? null, mine: process.env.AGENT_VAR ?? null, asked: process.env.ASKED ?? null}))';
+    const plan = [
+      {
+        terminal: {
+          command: process.execPath,
+          args: ['-e', printEnv],
+          env: [
+            { name: 'LD_PRELOAD', value: './evil.so' },
+            { name: 'NODE_OPTIONS', value: '--require ./evil.js' },
+            { name: 'ASKED', value: 'yes' },
+          ],
+        },
+      },
+    ];
     // The agent needs PATH-free node: it runs by absolute path, so a bare env works.
     const { steps, stderr } = runCli(ws, plan, ['--approve-all', '--log-level', 'warn'], { AGENT_VAR: 'configured' }, false);
     const out = (steps[0]?.output as { result?: { output?: string } } | undefined)?.result?.output ?? '';
@@ -113,14 +130,7 @@ describe('an untrusted agent through the CLI', () => {
 describe('terminal commands as real agents send them', () => {
   it('a whole shell line with no args runs through the shell (the file it writes exists); argv stays argv', () => {
     const ws = workspace();
-    const { steps, stderr } = runCli(
-      ws,
-      [
-        { terminal: { command: "printf '%s' hi > shell-line.txt" } },
-        { terminal: { command: 'printf', args: ['%s', 'a; touch injected.txt'] } },
-      ],
-      ['--approve-all'],
-    );
+    const { steps, stderr } = runCli(ws, [{ terminal: { command: "printf '%s' hi > shell-line.txt" } }, { terminal: { command: 'printf', args: ['%s', 'a; touch injected.txt'] } }], ['--approve-all']);
     assert.equal(steps.length, 2, stderr);
     assert.equal(fs.readFileSync(path.join(ws, 'shell-line.txt'), 'utf8'), 'hi');
     assert.equal((steps[1]?.output as { result?: { output?: string } } | undefined)?.result?.output, 'a; touch injected.txt');
@@ -134,7 +144,7 @@ describe('processes that leave their group', () => {
       .stdout.split('\n')
       .filter((l) => l.includes(`sleep ${tag}`) && !/^Z/.test(l.trim()));
 
-  it('a command started with setsid -f is ended by terminal release and by the CLI\'s exit', () => {
+  it("a command started with setsid -f is ended by terminal release and by the CLI's exit", () => {
     const ws = workspace();
     const released = runCli(ws, [{ terminal: { command: 'setsid', args: ['-f', 'sleep', '317.1'] } }], ['--approve-all']);
     assert.equal(released.steps.length, 1, released.stderr);
@@ -166,12 +176,14 @@ describe('permission integrity with the real broker and rule store', () => {
     const seen: PermissionRequestInfo[] = [];
     const broker = new PermissionBroker({
       rules,
-      presenter: () => async ({ request }, signal) => {
-        seen.push(request);
-        // The first dialog stays open until it is withdrawn; the second is answered "always".
-        if (seen.length === 1) return new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined)));
-        return request.options.find((o) => o.kind === 'allow_always')?.optionId;
-      },
+      presenter:
+        () =>
+        async ({ request }, signal) => {
+          seen.push(request);
+          // The first dialog stays open until it is withdrawn; the second is answered "always".
+          if (seen.length === 1) return new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined)));
+          return request.options.find((o) => o.kind === 'allow_always')?.optionId;
+        },
     });
     const session = await start(
       [
@@ -192,7 +204,10 @@ describe('permission integrity with the real broker and rule store', () => {
     assert.equal(seen.length, 2, 'asked again after the change');
     assert.equal(seen[0]!.toolCall.toolKind, 'read');
     assert.equal(seen[1]!.toolCall.toolKind, 'execute');
-    assert.ok(seen[1]!.changed?.some((c) => c === 'kind: read → execute'), JSON.stringify(seen[1]!.changed));
+    assert.ok(
+      seen[1]!.changed?.some((c) => c === 'kind: read → execute'),
+      JSON.stringify(seen[1]!.changed),
+    );
     // "Always" on a compound shell line names no simple command: nothing is remembered.
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(rules.list(), []);
@@ -203,7 +218,10 @@ describe('permission integrity with the real broker and rule store', () => {
     const broker = new PermissionBroker({
       rules,
       // The person clicks the button the agent named "Reject" (its kind: allow_always; the dialog flags it).
-      presenter: () => async ({ request }) => request.options.find((o) => o.optionId === 'trap')?.optionId,
+      presenter:
+        () =>
+        async ({ request }) =>
+          request.options.find((o) => o.optionId === 'trap')?.optionId,
     });
     const session = await start(
       [
@@ -232,7 +250,15 @@ describe('permission integrity with the real broker and rule store', () => {
     const askedP = new Promise<void>((r) => (asked = r));
     let aborted = false;
     const session = await start(
-      [{ permission: { sessionId: 'not-a-session-we-opened', toolCall: { toolCallId: 'c3', title: 'Run', kind: 'execute', rawInput: { command: 'ls' } }, options: [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }] } }],
+      [
+        {
+          permission: {
+            sessionId: 'not-a-session-we-opened',
+            toolCall: { toolCallId: 'c3', title: 'Run', kind: 'execute', rawInput: { command: 'ls' } },
+            options: [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }],
+          },
+        },
+      ],
       (_req, signal) =>
         new Promise((resolve) => {
           asked();

@@ -181,7 +181,13 @@ describe('test cases', () => {
 
   it("accepts devchat's {happy: [...], edge: [...]} shape and bare JSON in prose", () => {
     const cases = parseTestCases('Sure! {"happy": ["adds two"], "edge_cases": [{"title": "empty"}]} Done.');
-    assert.deepEqual(cases.map((c) => [c.title, c.kind]), [['adds two', 'happy'], ['empty', 'edge']]);
+    assert.deepEqual(
+      cases.map((c) => [c.title, c.kind]),
+      [
+        ['adds two', 'happy'],
+        ['empty', 'edge'],
+      ],
+    );
     assert.throws(() => parseTestCases('no json here'), /no test cases/);
   });
 });
@@ -274,7 +280,15 @@ describe('the scripted model answers selection prompts', () => {
     const cases = parseTestCases(casesText);
     assert.equal(cases.filter((c) => c.kind === 'happy').length, 3);
     assert.equal(cases.filter((c) => c.kind === 'edge').length, 3);
-    const vars = { symbolName: 'cart_total', symbolKind: 'function', framework: 'pytest', importPath: 'shop.pricing', testPath: 'tests/test_pricing.py', cases: JSON.stringify(cases.slice(0, 4)), languageId: 'python' };
+    const vars = {
+      symbolName: 'cart_total',
+      symbolKind: 'function',
+      framework: 'pytest',
+      importPath: 'shop.pricing',
+      testPath: 'tests/test_pricing.py',
+      cases: JSON.stringify(cases.slice(0, 4)),
+      languageId: 'python',
+    };
     const code = pickCodeBlock(taskAnswer(buildInstructions('testCode', 'en', vars))!.text, 'python')!.code;
     assert.match(code, /^import pytest\n\nfrom shop\.pricing import cart_total\n/);
     assert.equal(code.match(/^def test_/gm)?.length, 4);

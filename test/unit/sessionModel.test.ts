@@ -17,7 +17,10 @@ describe('SessionModel fed by ACP updates', () => {
     apply(m, { sessionUpdate: 'agent_message_chunk', messageId: 'a', content: text('lo') });
     assert.deepEqual(
       m.messages().map((x) => [x.role, x.text]),
-      [['thought', 'hmm ok'], ['agent', 'Hello']],
+      [
+        ['thought', 'hmm ok'],
+        ['agent', 'Hello'],
+      ],
     );
   });
 
@@ -27,7 +30,10 @@ describe('SessionModel fed by ACP updates', () => {
     apply(m, { sessionUpdate: 'agent_message_chunk', content: text('b') });
     apply(m, { sessionUpdate: 'tool_call', toolCallId: 'c', title: 'Read', kind: 'read', status: 'pending' });
     apply(m, { sessionUpdate: 'agent_message_chunk', content: text('c') });
-    assert.deepEqual(m.timeline().map((e) => e.kind === 'message' ? e.text : e.id), ['ab', 'c', 'c']);
+    assert.deepEqual(
+      m.timeline().map((e) => (e.kind === 'message' ? e.text : e.id)),
+      ['ab', 'c', 'c'],
+    );
   });
 
   it('merges partial tool call updates field by field', () => {
@@ -48,15 +54,30 @@ describe('SessionModel fed by ACP updates', () => {
     const m = new SessionModel('s');
     const events: SessionEvent['type'][] = [];
     m.on((e) => events.push(e.type));
-    apply(m, { sessionUpdate: 'plan', entries: [{ content: 'a', priority: 'high', status: 'pending' }, { content: 'b', priority: 'low', status: 'pending' }] });
+    apply(m, {
+      sessionUpdate: 'plan',
+      entries: [
+        { content: 'a', priority: 'high', status: 'pending' },
+        { content: 'b', priority: 'low', status: 'pending' },
+      ],
+    });
     apply(m, { sessionUpdate: 'plan', entries: [{ content: 'a', priority: 'high', status: 'completed' }] });
-    m.setModes({ currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] });
+    m.setModes({
+      currentModeId: 'ask',
+      availableModes: [
+        { id: 'ask', name: 'Ask' },
+        { id: 'code', name: 'Code' },
+      ],
+    });
     apply(m, { sessionUpdate: 'current_mode_update', currentModeId: 'code' });
     apply(m, { sessionUpdate: 'usage_update', used: 10, size: 100, cost: { amount: 0.01, currency: 'USD' } });
     apply(m, { sessionUpdate: 'session_info_update', title: 'Fix the bug' });
     apply(m, { sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'init', description: 'Init' }] });
     apply(m, { sessionUpdate: 'some_future_update', x: 1 });
-    assert.deepEqual(m.plan.map((p) => p.status), ['completed']);
+    assert.deepEqual(
+      m.plan.map((p) => p.status),
+      ['completed'],
+    );
     assert.equal(m.modes?.currentModeId, 'code');
     assert.equal(m.modes?.availableModes.length, 2);
     assert.equal(m.usage?.used, 10);
@@ -86,7 +107,10 @@ describe('questionRecord: what an agent asked and what the person answered', () 
   it('ask_user, elicitation (accepted, declined), and other methods', () => {
     assert.deepEqual(questionRecord('_agentao.cn/ask_user', { question: ' Which file? ' }, { outcome: 'answered', text: 'b.txt' }), { question: 'Which file?', answer: 'b.txt' });
     assert.deepEqual(questionRecord('_agentao.cn/ask_user', { question: 'Which file?' }, { outcome: 'cancelled' }), { question: 'Which file?', answer: undefined });
-    assert.deepEqual(questionRecord('elicitation/create', { message: 'Your name?' }, { action: 'accept', content: { name: 'Ada', ok: true } }), { question: 'Your name?', answer: 'name: Ada, ok: yes' });
+    assert.deepEqual(questionRecord('elicitation/create', { message: 'Your name?' }, { action: 'accept', content: { name: 'Ada', ok: true } }), {
+      question: 'Your name?',
+      answer: 'name: Ada, ok: yes',
+    });
     assert.deepEqual(questionRecord('elicitation/create', { message: 'Your name?' }, { action: 'decline' }), { question: 'Your name?', answer: undefined });
     assert.equal(questionRecord('_x/other', {}, {}), undefined);
     assert.deepEqual(questionNotice('qwen', { question: 'Q?', answer: undefined }), { title: 'qwen asked: Q?', detail: 'No answer (cancelled)' });

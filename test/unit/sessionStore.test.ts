@@ -19,26 +19,44 @@ test('index: upsert keeps the first prompt and title, newest first, rename, dele
   store.upsert({ sessionId: 'b', agent: 'claude', cwd: '/v', firstPrompt: 'x'.repeat(200) });
   await new Promise((r) => setTimeout(r, 5));
   store.upsert({ sessionId: 'a', agent: 'codex', cwd: '/w', firstPrompt: 'A later prompt' });
-  assert.deepEqual(store.list().map((r) => r.sessionId), ['a', 'b']);
+  assert.deepEqual(
+    store.list().map((r) => r.sessionId),
+    ['a', 'b'],
+  );
   assert.equal(store.get('a')!.title, 'Fix the parser');
   assert.equal(store.get('a')!.firstPrompt, 'Fix the parser\nand more');
   assert.equal(store.get('b')!.title.length, 80);
-  assert.deepEqual(store.list({ agent: 'claude' }).map((r) => r.sessionId), ['b']);
-  assert.deepEqual(store.list({ cwd: '/w' }).map((r) => r.sessionId), ['a']);
+  assert.deepEqual(
+    store.list({ agent: 'claude' }).map((r) => r.sessionId),
+    ['b'],
+  );
+  assert.deepEqual(
+    store.list({ cwd: '/w' }).map((r) => r.sessionId),
+    ['a'],
+  );
   assert.equal(store.rename('a', 'Parser work'), true);
   assert.equal(store.get('a')!.title, 'Parser work');
   assert.equal(store.rename('nope', 'x'), false);
   assert.equal(store.delete('b'), true);
   assert.equal(store.delete('b'), false);
-  assert.deepEqual(store.list().map((r) => r.sessionId), ['a']);
+  assert.deepEqual(
+    store.list().map((r) => r.sessionId),
+    ['a'],
+  );
   // Deleted here while the agent keeps it: hidden from lists from now on.
   assert.equal(store.delete('kept-by-agent', true), true);
   assert.deepEqual([...store.hidden()], ['kept-by-agent']);
-  assert.deepEqual(store.list().map((r) => r.sessionId), ['a']);
+  assert.deepEqual(
+    store.list().map((r) => r.sessionId),
+    ['a'],
+  );
   // Files are private to the user; no temporary file is left.
   const index = path.join(dir, 'sessions', 'index.json');
   assert.equal(fs.statSync(index).mode & 0o777, 0o600);
-  assert.deepEqual(fs.readdirSync(path.dirname(index)).filter((f) => f.endsWith('.tmp')), []);
+  assert.deepEqual(
+    fs.readdirSync(path.dirname(index)).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
 });
 
 test('transcripts: an agent-chosen id never names a path; slim copy; markdown export', () => {

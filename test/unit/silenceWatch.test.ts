@@ -163,7 +163,10 @@ describe('the session layer feeds the watch', () => {
     const turn = session.prompt([{ type: 'text', text: 'SILENT 1500' }]);
     await until('the first report', () => w.seen.includes(1));
     await until('the chunk to clear it', () => w.seen.at(-1) === undefined && w.seen.length > 1);
-    assert.ok(session.model.timeline().some((e) => e.kind === 'message' && e.role === 'thought'), 'the chunk did not arrive');
+    assert.ok(
+      session.model.timeline().some((e) => e.kind === 'message' && e.role === 'thought'),
+      'the chunk did not arrive',
+    );
     await until('the second report', () => w.seen.at(-1) === 1);
     await session.cancel();
     assert.equal((await turn).stopReason, 'cancelled');

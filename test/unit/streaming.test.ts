@@ -11,17 +11,24 @@ import { cliPath, hostileAgent, scratchDir } from '../support/paths';
 const CHUNKS = 20_000;
 
 function cli(format: 'text' | 'json') {
-  return spawnSync(process.execPath, [cliPath, '--command', process.execPath, '--arg', hostileAgent, '--arg', 'flood', '--arg', String(CHUNKS), '--cwd', scratchDir('flood'), '--format', format, 'go'], {
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-    timeout: 120_000,
-  });
+  return spawnSync(
+    process.execPath,
+    [cliPath, '--command', process.execPath, '--arg', hostileAgent, '--arg', 'flood', '--arg', String(CHUNKS), '--cwd', scratchDir('flood'), '--format', format, 'go'],
+    {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+      timeout: 120_000,
+    },
+  );
 }
 
 test(`JSON: ${CHUNKS.toLocaleString('en')} chunks stream as append events of new text only (output linear in the message)`, () => {
   const r = cli('json');
   assert.equal(r.status, 0, r.stderr);
-  const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; text?: string; id?: string; entity?: { kind: string; role?: string; text?: string } });
+  const events = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; text?: string; id?: string; entity?: { kind: string; role?: string; text?: string } });
   const created = events.find((e) => e.type === 'entity' && e.entity?.kind === 'message' && e.entity.role === 'agent');
   const appends = events.filter((e) => e.type === 'append');
   // Chunks that came in one read may arrive merged (src/acp/coalesce.ts), so there are at most CHUNKS - 1

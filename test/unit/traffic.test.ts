@@ -54,7 +54,13 @@ test('traffic: env values, secret-looking keys and registered env secrets never 
     t.frame('out', { jsonrpc: '2.0', id: 2, method: 'session/new', params: { mcpServers: [{ name: 'ide', command: 'node', env: [{ name: 'AGENT_HOST_IDE_TOKEN', value: 'tok-123456789' }] }] } });
     t.frame('out', { jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { prompt: [{ type: 'text', text: `the key is ${key}; named short-but-named-x` }] } });
     t.frame('out', { jsonrpc: '2.0', id: 4, method: 'authenticate', params: { headers: { Authorization: 'Bearer abc.def.ghi' }, apiKey: 'plain' } });
-    const shown = t.list().map((e) => e.text).join('\n') + seen.join('\n') + t.jsonLines();
+    const shown =
+      t
+        .list()
+        .map((e) => e.text)
+        .join('\n') +
+      seen.join('\n') +
+      t.jsonLines();
     for (const secret of [key, 'tok-123456789', 'short-but-named-x', 'abc.def.ghi', '"plain"']) assert.ok(!shown.includes(secret), `${secret} shown`);
     assert.match(shown, /session\/prompt/);
     assert.match(shown, /\/usr\/local\/bin|the key is/);
@@ -67,11 +73,20 @@ test('traffic: env values, secret-looking keys and registered env secrets never 
 test('traffic: the logger tap turns stderr lines into entries and dropped lines into a count', () => {
   const lines: string[] = [];
   const t = new TrafficLog();
-  const log = trafficLogger(streamLogger((l) => lines.push(l), 'info'), t);
+  const log = trafficLogger(
+    streamLogger((l) => lines.push(l), 'info'),
+    t,
+  );
   log.info('[agent stderr] warming up');
   log.error('Agent sent a malformed line: {oops (dropped; connection continues)');
   log.info('ordinary line');
   assert.equal(t.counters.linesDropped, 1);
-  assert.deepEqual(t.list().map((e) => [e.dir, e.text.slice(0, 20)]), [['stderr', 'warming up'], ['note', 'Agent sent a malform']]);
+  assert.deepEqual(
+    t.list().map((e) => [e.dir, e.text.slice(0, 20)]),
+    [
+      ['stderr', 'warming up'],
+      ['note', 'Agent sent a malform'],
+    ],
+  );
   assert.equal(lines.length, 3, 'everything is still logged');
 });

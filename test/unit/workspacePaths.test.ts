@@ -201,13 +201,20 @@ describe('workspace boundary through the headless CLI', () => {
       assert.deepEqual(fs.readdirSync(outside).sort(), ['dir', 'secret.txt']);
       assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link was replaced');
       // The agent's fs/write_text_file was answered with an error naming the refusal.
-      const recorded = fs.readFileSync(frames, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { writeAnswer?: { error?: { code: number; message: string } } });
+      const recorded = fs
+        .readFileSync(frames, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { writeAnswer?: { error?: { code: number; message: string } } });
       const answer = recorded.find((f) => f.writeAnswer)?.writeAnswer;
       assert.ok(answer?.error, `the write was not refused: ${JSON.stringify(answer)}`);
       assert.equal(answer.error.code, -32602);
       assert.match(answer.error.message, /outside the workspace/);
       // And the CLI reported the tool call as failed.
-      const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; outcome?: string; entity?: { kind: string; title?: string; detail?: string } });
+      const events = run.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; outcome?: string; entity?: { kind: string; title?: string; detail?: string } });
       assert.equal(events.at(-1)?.outcome, 'end_turn');
       assert.match(run.stdout, /"status":"failed"/);
       // The refusal is said in the transcript (a notice with the method, the path and the reason) and the log.

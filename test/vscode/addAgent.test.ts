@@ -84,12 +84,18 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
         // The install (npm, pinned) runs with its own progress; the entry lands in the user's settings.
         type Added = { name: string; command: string; args: string[]; env: Record<string, string>; preset?: string };
         const added = await until(
-          () => settingsWith(info.scratch, 'Codex CLI').flatMap((s) => (s['agentHost.agents'] as Added[] | undefined) ?? []).find((a) => a?.name === 'Codex CLI'),
+          () =>
+            settingsWith(info.scratch, 'Codex CLI')
+              .flatMap((s) => (s['agentHost.agents'] as Added[] | undefined) ?? [])
+              .find((a) => a?.name === 'Codex CLI'),
           { what: 'the installed agent in agentHost.agents', timeoutMs: 300_000, intervalMs: 500 },
         );
         assert.ok(fs.existsSync(path.join(storage, 'codex-acp', '0.16.0', 'install.json')), 'no install record in the storage');
-        assert.ok([added.command, ...added.args].some((x) => x.startsWith(path.join(storage, 'codex-acp', '0.16.0'))), `the entry does not run the installed copy: ${added.command} ${added.args.join(' ')}`);
-        assert.deepEqual(added.args.slice(-2), ['-c', 'approval_policy="untrusted"'], 'the codex preset\'s approval policy was not added');
+        assert.ok(
+          [added.command, ...added.args].some((x) => x.startsWith(path.join(storage, 'codex-acp', '0.16.0'))),
+          `the entry does not run the installed copy: ${added.command} ${added.args.join(' ')}`,
+        );
+        assert.deepEqual(added.args.slice(-2), ['-c', 'approval_policy="untrusted"'], "the codex preset's approval policy was not added");
         assert.equal(added.preset, 'codex-acp');
         assert.equal(added.env.CODEX_HOME, env.CODEX_HOME);
 
@@ -118,7 +124,7 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
           { what: 'the compatibility report', timeoutMs: 180_000, intervalMs: 1000 },
         );
         for (const id of ['initialize', 'session.new', 'prompt.turn', 'permission.asked', 'permission.reject', 'cancel', 'exit.sigterm']) assert.match(table, new RegExp(id.replace('.', '\\.')));
-        assert.match(table, /permission\.asked\s+✅ verified/, 'codex asks before writing (its preset\'s approval policy), verified on a real turn');
+        assert.match(table, /permission\.asked\s+✅ verified/, "codex asks before writing (its preset's approval policy), verified on a real turn");
         await info.screenshot('compat-check');
       },
     );

@@ -41,14 +41,20 @@ test(`the chat view runs whole turns in a real VS Code with ${AGENT_ID}`, { time
     assert.ok(result.steps.some((s) => s.startsWith('hostile markdown inert')));
     assert.ok(result.steps.some((s) => s.startsWith('turn stopped; queued message sent')));
     assert.ok(result.steps.some((s) => s.startsWith('window reload restored')));
-    assert.ok(result.steps.some((s) => s.startsWith('after the reload:')), 'the session was not reattached after the reload');
+    assert.ok(
+      result.steps.some((s) => s.startsWith('after the reload:')),
+      'the session was not reattached after the reload',
+    );
     assert.ok(result.steps.some((s) => s.startsWith('code block Insert at cursor and Copy')));
     assert.ok(result.steps.some((s) => s.startsWith('slash menu:')));
     assert.ok(result.steps.some((s) => s.startsWith('@ mention:')));
     assert.ok(result.steps.some((s) => /^mode|^config-/.test(s) && s.includes('the next turn ran in')));
     assert.ok(result.steps.some((s) => s.startsWith('long transcript:')));
     assert.ok(result.screenshots.length >= 16, `expected screenshots in both themes, got ${result.screenshots.length}`);
-    assert.ok(model.requests.some((r) => r.decision.startsWith('tool:')), 'the model was never asked for a tool call');
+    assert.ok(
+      model.requests.some((r) => r.decision.startsWith('tool:')),
+      'the model was never asked for a tool call',
+    );
     ok = true;
   } finally {
     await model.close();

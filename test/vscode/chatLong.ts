@@ -70,10 +70,7 @@ export async function scrollThrough(frame: Frame, dir: 'up' | 'down', timeoutMs 
         const t0 = performance.now();
         let last = t0;
         let settled = 0;
-        const atEnd = () =>
-          d === 'up'
-            ? el.scrollTop <= 0 && el.dataset.atStart === 'true'
-            : el.scrollHeight - el.scrollTop - el.clientHeight < 2 && el.dataset.atEnd === 'true';
+        const atEnd = () => (d === 'up' ? el.scrollTop <= 0 && el.dataset.atStart === 'true' : el.scrollHeight - el.scrollTop - el.clientHeight < 2 && el.dataset.atEnd === 'true');
         const step = (now: number) => {
           deltas.push(now - last);
           last = now;

@@ -58,7 +58,15 @@ async function turn(id: unknown, params: Json): Promise<void> {
     }
     if (toolsDone < tools && i % toolEvery === toolEvery - 1) {
       const toolCallId = `t${t}-c${toolsDone++}`;
-      update(sessionId, { sessionUpdate: 'tool_call', toolCallId, title: `Read src/file${i}.ts`, kind: 'read', status: 'pending', rawInput: { path: `src/file${i}.ts` }, locations: [{ path: `src/file${i}.ts`, line: i }] });
+      update(sessionId, {
+        sessionUpdate: 'tool_call',
+        toolCallId,
+        title: `Read src/file${i}.ts`,
+        kind: 'read',
+        status: 'pending',
+        rawInput: { path: `src/file${i}.ts` },
+        locations: [{ path: `src/file${i}.ts`, line: i }],
+      });
       update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', content: [{ type: 'content', content: { type: 'text', text: `line 1 of file${i}\nline 2` } }] });
     }
     // Let stdout drain now and then, like a real agent streaming.

@@ -23,21 +23,56 @@ const FENCED = `echo RAN-FENCED > ran-fenced.txt<span hidden>${HIDDEN}</span>`;
 const CLEAN = 'echo RAN-OK > ran.txt';
 
 /** Tags our markdown renderer may produce (webview-ui/src/markdown.ts MARKDOWN_TAGS). */
-const MARKDOWN_TAGS = ['P', 'BR', 'HR', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'STRONG', 'EM', 'DEL', 'CODE', 'PRE', 'SPAN', 'A', 'UL', 'OL', 'LI', 'BLOCKQUOTE', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD'];
+const MARKDOWN_TAGS = [
+  'P',
+  'BR',
+  'HR',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'STRONG',
+  'EM',
+  'DEL',
+  'CODE',
+  'PRE',
+  'SPAN',
+  'A',
+  'UL',
+  'OL',
+  'LI',
+  'BLOCKQUOTE',
+  'TABLE',
+  'THEAD',
+  'TBODY',
+  'TR',
+  'TH',
+  'TD',
+];
 
 async function dialog(page: Page): Promise<{ message: string; detail: string; buttons: string[] }> {
   const box = page.locator('.monaco-dialog-box');
   await box.waitFor({ state: 'visible', timeout: 30_000 });
   return {
     message: ((await box.locator('.dialog-message-text').first().textContent()) ?? '').trim(),
-    detail: (await box.locator('.dialog-message-detail').first().textContent().catch(() => '')) ?? '',
+    detail:
+      (await box
+        .locator('.dialog-message-detail')
+        .first()
+        .textContent()
+        .catch(() => '')) ?? '',
     buttons: (await box.locator('.dialog-buttons .monaco-button').allTextContents()).map((l) => l.trim()),
   };
 }
 
 async function press(page: Page, label: string): Promise<void> {
   const box = page.locator('.monaco-dialog-box');
-  await box.locator('.dialog-buttons .monaco-button', { hasText: new RegExp(`^${label}$`) }).first().click();
+  await box
+    .locator('.dialog-buttons .monaco-button', { hasText: new RegExp(`^${label}$`) })
+    .first()
+    .click();
   await box.waitFor({ state: 'hidden', timeout: 10_000 });
 }
 
@@ -45,7 +80,10 @@ async function palette(page: Page, title: string): Promise<void> {
   await page.keyboard.press('F1');
   await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 15_000 });
   await page.keyboard.type(title);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title.replace(/^[^:]+: /, '') }).first().waitFor({ timeout: 15_000 });
+  await page
+    .locator('.quick-input-widget .monaco-list-row', { hasText: title.replace(/^[^:]+: /, '') })
+    .first()
+    .waitFor({ timeout: 15_000 });
   await page.keyboard.press('Enter');
 }
 
@@ -65,13 +103,21 @@ async function clipboardOtherThan(page: Page, before: string, timeoutMs = 15_000
 /** The text of a notification containing `text`: its toast, or (toasts are not always raised in a headless window) the center's item; '' if none. */
 async function notification(page: Page, text: string, shot: () => Promise<unknown>): Promise<string> {
   const toast = page.locator('.notification-toast', { hasText: text }).first();
-  if (await toast.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
+  if (
+    await toast.waitFor({ timeout: 3000 }).then(
+      () => true,
+      () => false,
+    )
+  ) {
     await shot();
     return ((await toast.textContent()) ?? '').trim();
   }
   await palette(page, 'Notifications: Show Notifications');
   const item = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
-  const found = await item.waitFor({ timeout: 3000 }).then(() => true, () => false);
+  const found = await item.waitFor({ timeout: 3000 }).then(
+    () => true,
+    () => false,
+  );
   const shown = found ? ((await item.textContent()) ?? '').trim() : '';
   if (found) await shot();
   await page.keyboard.press('Escape');
@@ -173,7 +219,10 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         steps.push(`DOM: tags ${dom.tags.join(',')}; attributes ${dom.attrs.join(',')}`);
         const stray = dom.tags.filter((t) => !MARKDOWN_TAGS.includes(t));
         assert.deepEqual(stray, [], `elements outside the markdown allowlist survived: ${stray.join(', ')}`);
-        assert.deepEqual(dom.attrs.filter((a) => !['href', 'title', 'class', 'rel', 'start', 'align'].includes(a)), []);
+        assert.deepEqual(
+          dom.attrs.filter((a) => !['href', 'title', 'class', 'rel', 'start', 'align'].includes(a)),
+          [],
+        );
         assert.equal(dom.hidden, 0, 'hiding markup, images or raw elements survived');
         for (const literal of [
           '<pre><code class="language-bash">echo RAN-RAW > ran-raw.txt<span hidden>',
@@ -188,7 +237,10 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         }
         assert.deepEqual(dom.tables.length, 1, 'only the markdown table is a table');
         assert.match(dom.tables[0] ?? '', /MD-CELL/);
-        assert.ok(dom.links.some((l) => l.href === 'https://example.com/pixel.png' && l.text === 'remote image'), `the markdown image is not a link: ${JSON.stringify(dom.links)}`);
+        assert.ok(
+          dom.links.some((l) => l.href === 'https://example.com/pixel.png' && l.text === 'remote image'),
+          `the markdown image is not a link: ${JSON.stringify(dom.links)}`,
+        );
         // The raw <pre> is text without actions; the two fenced blocks have them, showing exactly their source.
         assert.equal(dom.pres, 2);
         assert.deepEqual(dom.blocks, [
@@ -234,7 +286,14 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         const terminalText = await clipboardOtherThan(page, 'CLIPBOARD-BEFORE');
         assert.match(terminalText, /echo RAN-OK > ran\.txt/);
         assert.doesNotMatch(terminalText, /PWNED|RAN-FENCED|RAN-RAW|span/, `the terminal received more than the shown command: ${terminalText}`);
-        steps.push(`terminal text: ${JSON.stringify(terminalText.replace(/\s+$/, '').split('\n').filter((l) => l.includes('echo')))}`);
+        steps.push(
+          `terminal text: ${JSON.stringify(
+            terminalText
+              .replace(/\s+$/, '')
+              .split('\n')
+              .filter((l) => l.includes('echo')),
+          )}`,
+        );
         steps.push('Run: the terminal ran exactly the shown command (ran.txt); nothing hidden or cancelled ran');
         await info.screenshot('chat-security-terminal');
 
@@ -259,7 +318,11 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         //     (as if the sanitizer had let it through) reaches the extension, which opens nothing.
         for (const name of ['CMD-LINK', 'JS-LINK', 'DATA-LINK', 'VSCODE-LINK']) {
           assert.ok(dom.text.includes(name), `${name} lost its text`);
-          assert.equal(dom.links.some((l) => l.text === name), false, `${name} is still a link: ${JSON.stringify(dom.links)}`);
+          assert.equal(
+            dom.links.some((l) => l.text === name),
+            false,
+            `${name} is still a link: ${JSON.stringify(dom.links)}`,
+          );
         }
         const untitled = page.locator('.tabs-container .tab', { hasText: /^Untitled-/ });
         const tabsBefore = await page.locator('.tabs-container .tab').count();
@@ -290,7 +353,13 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
           if (Date.now() > deadline) throw new Error('Run did not refuse with agentHost.chat.runCodeBlocks off');
           if (await page.locator('.monaco-dialog-box').isVisible()) await press(page, 'Cancel');
           await blocks.nth(1).locator('[data-action="run"]').click();
-          const modal = await page.locator('.monaco-dialog-box').waitFor({ state: 'visible', timeout: 4000 }).then(() => true, () => false);
+          const modal = await page
+            .locator('.monaco-dialog-box')
+            .waitFor({ state: 'visible', timeout: 4000 })
+            .then(
+              () => true,
+              () => false,
+            );
           if (modal) {
             await press(page, 'Cancel');
             continue;

@@ -25,7 +25,10 @@ export interface ChatUiOptions extends WorkbenchOptions {
 
 /** The body of the model request whose text contains `marker` (the newest), as JSON text. */
 function requestWith(opts: ChatUiOptions, marker: string): string | undefined {
-  return (opts.modelRequests?.() ?? []).map((r) => JSON.stringify(r.body)).filter((b) => b.includes(marker)).at(-1);
+  return (opts.modelRequests?.() ?? [])
+    .map((r) => JSON.stringify(r.body))
+    .filter((b) => b.includes(marker))
+    .at(-1);
 }
 
 /** Labels in the theme picker. */
@@ -48,7 +51,10 @@ async function setTheme(page: Page, theme: keyof typeof THEMES): Promise<void> {
   const isOn = () => page.evaluate((d) => document.querySelector('.monaco-workbench')?.classList.contains(d ? 'vs-dark' : 'vs') === true, dark);
   if (await isOn()) return;
   // Ctrl+K Ctrl+T opens the theme picker (the palette would also offer "Browse Color Themes in Marketplace").
-  await page.locator('.part.editor').click({ position: { x: 400, y: 300 } }).catch(() => undefined);
+  await page
+    .locator('.part.editor')
+    .click({ position: { x: 400, y: 300 } })
+    .catch(() => undefined);
   await page.keyboard.press('Control+K');
   await page.keyboard.press('Control+T');
   const input = page.locator('.quick-input-widget input');
@@ -85,7 +91,11 @@ export async function openChat(page: Page): Promise<Frame> {
   await item.waitFor({ state: 'visible', timeout: 60_000 });
   const expanded = await item.getAttribute('aria-expanded').catch(() => null);
   const checked = await item.getAttribute('aria-checked').catch(() => null);
-  const sideBarShown = () => page.locator('.part.sidebar').isVisible().catch(() => false);
+  const sideBarShown = () =>
+    page
+      .locator('.part.sidebar')
+      .isVisible()
+      .catch(() => false);
   // After a reload the container can be "active" with the side bar collapsed: a click shows it. A click on
   // the active container with the side bar shown would hide it, so look before clicking.
   if ((expanded !== 'true' && checked !== 'true') || !(await sideBarShown())) await item.click();
@@ -128,11 +138,7 @@ export async function pick(frame: Frame, testid: string, value: string): Promise
 
 /** Waits until the header picker `testid` shows `value` as current. */
 export async function pickerShows(frame: Frame, testid: string, value: string, timeout = 30_000): Promise<void> {
-  await frame.waitForFunction(
-    ([id, v]) => (document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null)?.dataset.current === v,
-    [testid, value] as const,
-    { timeout },
-  );
+  await frame.waitForFunction(([id, v]) => (document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null)?.dataset.current === v, [testid, value] as const, { timeout });
 }
 
 const ALLOW = [/^allow once$/i, /^allow$/i, /allow/i, /^yes$/i];
@@ -162,7 +168,14 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     } catch (error) {
       await info.screenshot('chat-failure').catch(() => undefined);
       const dump = await chatFrame(page, 2000)
-        .then((f) => f.evaluate(() => [...document.querySelectorAll('.entries > .entry')].slice(-8).map((e) => `${e.className}: ${(e.textContent ?? '').slice(0, 120)}`).join('\n')))
+        .then((f) =>
+          f.evaluate(() =>
+            [...document.querySelectorAll('.entries > .entry')]
+              .slice(-8)
+              .map((e) => `${e.className}: ${(e.textContent ?? '').slice(0, 120)}`)
+              .join('\n'),
+          ),
+        )
         .catch(() => '(no chat frame)');
       log(`failed; last entries:\n${dump}`);
       throw error;
@@ -171,7 +184,6 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
   return result;
 
   async function flows(page: Page, info: WorkbenchInfo, shot: (name: string, themes?: readonly ('light' | 'dark')[]) => Promise<void>): Promise<void> {
-
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(info.url).origin });
     // 1. The view opens from the activity bar and connects to the agent.
     let frame = await openChat(page);
@@ -251,7 +263,11 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     await editorShows('export function greet');
     await blocks.nth(1).locator('[data-action="copy"]').click();
     // Polled from here: waitForFunction would take the predicate's promise itself for a truthy answer.
-    await until(() => page.evaluate(() => navigator.clipboard.readText()).then((t) => t.includes('npm test -- --grep chat')), { what: 'the copied block on the clipboard', timeoutMs: 15_000, intervalMs: 300 });
+    await until(() => page.evaluate(() => navigator.clipboard.readText()).then((t) => t.includes('npm test -- --grep chat')), {
+      what: 'the copied block on the clipboard',
+      timeoutMs: 15_000,
+      intervalMs: 300,
+    });
     await editor.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.press('Enter');
@@ -304,7 +320,7 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     const hostile = [
       '<script>window.__pwned = "script"</script>',
       '<img src=x onerror="window.__pwned = \'img\'">',
-      '[click me](javascript:window.__pwned=\'link\')',
+      "[click me](javascript:window.__pwned='link')",
       '<a href="javascript:window.__pwned=\'a\'">raw link</a>',
       '<iframe src="javascript:parent.__pwned=\'iframe\'"></iframe>',
       '<div onmouseover="window.__pwned=\'hover\'">hover me</div>',
@@ -315,7 +331,10 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     await turnIdle(frame);
     const last = frame.locator('.msg.agent').last();
     for (const a of await last.locator('a').all()) await a.click().catch(() => undefined);
-    await last.locator('text=hover me').hover().catch(() => undefined);
+    await last
+      .locator('text=hover me')
+      .hover()
+      .catch(() => undefined);
     // Nothing announces that a handler will never run: give the clicks and the hover half a second.
     await stillAbsent(() => frame.evaluate(() => (window as unknown as { __pwned?: string }).__pwned ?? null), 500, 'a hostile handler setting window.__pwned');
     const inert = await frame.evaluate(() => {
@@ -354,11 +373,19 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     await send(frame, `SCENARIO: answer ${JSON.stringify({ text: 'The queued message arrived.' })}`);
     await frame.waitForFunction(() => document.querySelectorAll('[data-testid="queued"]').length === 2, undefined, { timeout: 10_000 });
     await frame.locator('[data-testid="queued"]', { hasText: 'REMOVED-QUEUED' }).locator('button').click();
-    await frame.waitForFunction(() => {
-      const q = [...document.querySelectorAll('[data-testid="queued"]')];
-      return q.length === 1 && !q[0]!.textContent!.includes('REMOVED-QUEUED');
-    }, undefined, { timeout: 10_000 });
-    await frame.locator('.tool.status-in_progress, .tool.status-pending').first().waitFor({ timeout: 30_000 }).catch(() => undefined);
+    await frame.waitForFunction(
+      () => {
+        const q = [...document.querySelectorAll('[data-testid="queued"]')];
+        return q.length === 1 && !q[0]!.textContent!.includes('REMOVED-QUEUED');
+      },
+      undefined,
+      { timeout: 10_000 },
+    );
+    await frame
+      .locator('.tool.status-in_progress, .tool.status-pending')
+      .first()
+      .waitFor({ timeout: 30_000 })
+      .catch(() => undefined);
     step('message queued while the agent works');
     await shot('06-running-queued');
     await frame.locator('[data-testid="stop"]').click();
@@ -452,7 +479,9 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
       const back = await domFigures(frame);
       if (back.domEntries > 360) throw new Error(`${back.domEntries} entries in the DOM back at the bottom`);
       await waitText(frame, '.msg.agent', 'LONG-END 2000 messages', 5000);
-      step(`long transcript: ${bottom.total} entities streamed in ${ms} ms; DOM entries ${bottom.domEntries} / ${top.domEntries} / ${back.domEntries} (bottom / top / bottom); scroll up ${up.ms} ms p95 ${up.p95} ms, down ${down.ms} ms p95 ${down.p95} ms`);
+      step(
+        `long transcript: ${bottom.total} entities streamed in ${ms} ms; DOM entries ${bottom.domEntries} / ${top.domEntries} / ${back.domEntries} (bottom / top / bottom); scroll up ${up.ms} ms p95 ${up.p95} ms, down ${down.ms} ms p95 ${down.p95} ms`,
+      );
     }
   }
 }

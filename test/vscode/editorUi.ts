@@ -42,10 +42,19 @@ export async function openFile(page: Page, rel: string): Promise<void> {
   // still settling (src/format.ts once opened src/format.test.ts).
   const name = path.basename(rel);
   const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-  const row = page.locator('.quick-input-widget .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+  const row = page
+    .locator('.quick-input-widget .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: exact }) })
+    .first();
   for (let attempt = 0; ; attempt++) {
     await palette(page, rel);
-    if (await row.waitFor({ timeout: 5_000 }).then(() => true, () => attempt >= 3)) break;
+    if (
+      await row.waitFor({ timeout: 5_000 }).then(
+        () => true,
+        () => attempt >= 3,
+      )
+    )
+      break;
     await page.keyboard.press('Escape');
   }
   await row.click();
@@ -109,13 +118,16 @@ export async function acceptDiff(page: Page, info: Shooter, shot: string): Promi
 
 export async function fileWith(file: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
   let text = '';
-  await until(() => {
-    text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-    return pattern.test(text);
-  }, {
-    what: () => `${path.basename(file)} to match ${pattern}:\n${text}`,
-    timeoutMs,
-    intervalMs: 200,
-  });
+  await until(
+    () => {
+      text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+      return pattern.test(text);
+    },
+    {
+      what: () => `${path.basename(file)} to match ${pattern}:\n${text}`,
+      timeoutMs,
+      intervalMs: 200,
+    },
+  );
   return text;
 }

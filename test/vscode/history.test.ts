@@ -81,7 +81,10 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         await newChat(page, frame);
         await newSession(frame, 'HIST-TWO about the lexer', 'Two noted.');
         const recorded = store.list();
-        assert.deepEqual(recorded.map((r) => r.title), ['HIST-TWO about the lexer', 'HIST-ONE about the parser']);
+        assert.deepEqual(
+          recorded.map((r) => r.title),
+          ['HIST-TWO about the lexer', 'HIST-ONE about the parser'],
+        );
 
         // The list: both sessions of this folder, newest first.
         const rows = await historyRows(page);
@@ -98,7 +101,10 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         const before = model.requests.length;
         await newSession(frame, 'HIST-ONE-AGAIN what was it about?', 'Back in one.');
         const bodies = model.requests.slice(before).map((r) => JSON.stringify(r.body ?? null));
-        assert.ok(bodies.some((b) => b.includes('HIST-ONE about the parser') && b.includes('HIST-ONE-AGAIN')), 'the model did not see the reopened conversation');
+        assert.ok(
+          bodies.some((b) => b.includes('HIST-ONE about the parser') && b.includes('HIST-ONE-AGAIN')),
+          'the model did not see the reopened conversation',
+        );
         assert.ok(!bodies.some((b) => b.includes('HIST-TWO')), 'the model saw the other session');
         await info.screenshot('history-02-resumed');
 
@@ -110,7 +116,13 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         await input.fill('Parser work');
         await page.keyboard.press('Enter');
         await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Parser work' }).first().waitFor({ timeout: 15_000 });
-        assert.equal(store.list().find((r) => r.title === 'Parser work')?.firstPrompt?.startsWith('HIST-ONE'), true);
+        assert.equal(
+          store
+            .list()
+            .find((r) => r.title === 'Parser work')
+            ?.firstPrompt?.startsWith('HIST-ONE'),
+          true,
+        );
 
         // Export: the save dialog (code-server's simple file dialog) takes a path.
         const exported = path.join(workspace, 'parser-work.md');
@@ -138,15 +150,22 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         // with "Parser work" and without HIST-TWO. Its only other state is the old one, with HIST-TWO.
         const listed = () => page.locator('.quick-input-widget .monaco-list-row').evaluateAll((els) => els.map((r) => r.textContent ?? ''));
         let labels: string[] = [];
-        await until(async () => {
-          labels = await listed();
-          return labels.some((l) => l.includes('Parser work')) && !labels.some((l) => l.includes('HIST-TWO'));
-        }, {
-          what: () => `the list without HIST-TWO (it shows ${JSON.stringify(labels)})`,
-          timeoutMs: 15_000,
-        });
+        await until(
+          async () => {
+            labels = await listed();
+            return labels.some((l) => l.includes('Parser work')) && !labels.some((l) => l.includes('HIST-TWO'));
+          },
+          {
+            what: () => `the list without HIST-TWO (it shows ${JSON.stringify(labels)})`,
+            timeoutMs: 15_000,
+          },
+        );
         assert.equal(await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'HIST-TWO' }).count(), 0, 'still listed (the agent keeps it: it must be hidden)');
-        assert.equal(store.list().some((r) => r.title.startsWith('HIST-TWO')), false, 'still in the local index');
+        assert.equal(
+          store.list().some((r) => r.title.startsWith('HIST-TWO')),
+          false,
+          'still in the local index',
+        );
         await page.keyboard.press('Escape');
 
         // pi-acp offers load only: a session opened from history is replayed by the agent.

@@ -33,10 +33,20 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     const labels = (await buttons.allTextContents()).map((l) => l.trim());
     // The default button: styled primary (not secondary) and focused, so Enter presses it.
     const primary = async (scope: typeof dialog) =>
-      (await scope.locator('.dialog-buttons .monaco-button').evaluateAll((els) => els.filter((e) => !e.classList.contains('secondary') && e === document.activeElement).map((e) => e.textContent?.trim())))[0];
+      (
+        await scope
+          .locator('.dialog-buttons .monaco-button')
+          .evaluateAll((els) => els.filter((e) => !e.classList.contains('secondary') && e === document.activeElement).map((e) => e.textContent?.trim()))
+      )[0];
     const firstDefault = await primary(dialog);
     const message = (await dialog.locator('.dialog-message-text').first().textContent())?.trim();
-    const detail = (await dialog.locator('.dialog-message-detail').first().textContent().catch(() => ''))?.trim();
+    const detail = (
+      await dialog
+        .locator('.dialog-message-detail')
+        .first()
+        .textContent()
+        .catch(() => '')
+    )?.trim();
     console.log(`[host-ui] modal "${message}" detail "${detail}" buttons [${labels.join(' | ')}]`);
     // Buttons say what each option does (its kind); the agent's "Reject" that is really an "always allow"
     // is shown as such, flagged, and explained in the detail.
@@ -56,7 +66,13 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     await settled(dialog, 'the permission dialog, asked again');
     shots.push(await info.screenshot('host-show-diff'));
     const proposedTabs = page.locator('.tabs-container .tab', { hasText: 'proposed edit' });
-    const tab = (await proposedTabs.first().textContent().catch(() => ''))?.trim() ?? '';
+    const tab =
+      (
+        await proposedTabs
+          .first()
+          .textContent()
+          .catch(() => '')
+      )?.trim() ?? '';
     const groups = await page.locator('.editor-group-container').count();
     const again = (await dialog.locator('.dialog-buttons .monaco-button').allTextContents()).map((l) => l.trim());
     console.log(`[host-ui] after Show Diff: tab "${tab}" (${groups} editor groups), dialog again [${again.join(' | ')}]`);

@@ -39,28 +39,25 @@ test('Stop and Cancel need an agent; an extension host that ends stops its agent
   };
   const lines = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean) : []);
   try {
-    await withWorkbench(
-      { workspace, userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name }, timeoutMs: 240_000 },
-      async (page, info) => {
-        const item = await statusBarItem(page, 'agentHost.status', 60_000);
-        assert.equal(await paletteOffers(page, 'Agent Host: Cancel the Running Turn'), false, 'Cancel is offered with no agent running');
-        assert.equal(await paletteOffers(page, 'Agent Host: Stop Agent'), false, 'Stop is offered with no agent running');
+    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name }, timeoutMs: 240_000 }, async (page, info) => {
+      const item = await statusBarItem(page, 'agentHost.status', 60_000);
+      assert.equal(await paletteOffers(page, 'Agent Host: Cancel the Running Turn'), false, 'Cancel is offered with no agent running');
+      assert.equal(await paletteOffers(page, 'Agent Host: Stop Agent'), false, 'Stop is offered with no agent running');
 
-        await runCommand(page, 'Agent Host: Start Agent');
-        const started = await until(() => lines().find((l) => l.startsWith('started')), { what: 'the agent to start', intervalMs: 200 });
-        const pid = Number(started.split(' ')[1]);
-        await until(async () => (await item.locator('.codicon-hubot').count()) > 0, { what: 'the status bar to say ready', intervalMs: 200 });
-        assert.equal(await paletteOffers(page, 'Agent Host: Stop Agent'), true, 'Stop is not offered with the agent running');
-        await info.screenshot('lifecycle-agent-running');
+      await runCommand(page, 'Agent Host: Start Agent');
+      const started = await until(() => lines().find((l) => l.startsWith('started')), { what: 'the agent to start', intervalMs: 200 });
+      const pid = Number(started.split(' ')[1]);
+      await until(async () => (await item.locator('.codicon-hubot').count()) > 0, { what: 'the status bar to say ready', intervalMs: 200 });
+      assert.equal(await paletteOffers(page, 'Agent Host: Stop Agent'), true, 'Stop is not offered with the agent running');
+      await info.screenshot('lifecycle-agent-running');
 
-        // Reloading the window ends its extension host (code-server has no "Restart Extension Host"): the
-        // workbench tells the remote extension host to terminate, which deactivates the extension first.
-        await runCommand(page, 'Developer: Reload Window');
-        const how = await until(() => lines().find((l) => /^(stdin-closed|sigterm) /.test(l)), { what: 'the agent to be asked to stop', timeoutMs: 60_000, intervalMs: 200 });
-        assert.match(how, new RegExp(` ${pid}$`), 'the line is from the agent that ran');
-        await until(() => !processAlive(pid), { what: 'the agent process to be gone', timeoutMs: 15_000, intervalMs: 200 });
-      },
-    );
+      // Reloading the window ends its extension host (code-server has no "Restart Extension Host"): the
+      // workbench tells the remote extension host to terminate, which deactivates the extension first.
+      await runCommand(page, 'Developer: Reload Window');
+      const how = await until(() => lines().find((l) => /^(stdin-closed|sigterm) /.test(l)), { what: 'the agent to be asked to stop', timeoutMs: 60_000, intervalMs: 200 });
+      assert.match(how, new RegExp(` ${pid}$`), 'the line is from the agent that ran');
+      await until(() => !processAlive(pid), { what: 'the agent process to be gone', timeoutMs: 15_000, intervalMs: 200 });
+    });
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }

@@ -112,7 +112,10 @@ test('streamed markdown renders exactly as the whole text, and only the open end
     }, SAMPLE);
     for (const r of result.out) assert.ok(r.same, `chunks of ${r.size}: the streamed render differs from the whole one`);
     // Streamed finely, the settled blocks are several parts rendered once each.
-    assert.ok(result.out.filter((r) => r.size <= 61).every((r) => r.parts >= 5), `settled parts kept: ${result.out.map((r) => r.parts).join(', ')}`);
+    assert.ok(
+      result.out.filter((r) => r.size <= 61).every((r) => r.parts >= 5),
+      `settled parts kept: ${result.out.map((r) => r.parts).join(', ')}`,
+    );
     assert.ok(result.whole > 500, 'the sample rendered');
     assert.ok(result.kept, 'a settled paragraph was rendered again');
     assert.equal(result.paragraphs, 400);
@@ -142,7 +145,9 @@ test('refused links are plain text, images are links to them (nothing fetched), 
     const got = await page.evaluate(() => {
       const md = (window as unknown as { MD: { renderMarkdown(s: string): DocumentFragment } }).MD;
       const el = document.getElementById('out')!;
-      el.append(md.renderMarkdown('[dead](javascript:alert(1)) and [data](data:text/html,x) and [ok](https://example.com/a) ![logo](https://example.com/logo.png) <img src="https://example.com/x.png">'));
+      el.append(
+        md.renderMarkdown('[dead](javascript:alert(1)) and [data](data:text/html,x) and [ok](https://example.com/a) ![logo](https://example.com/logo.png) <img src="https://example.com/x.png">'),
+      );
       return {
         links: [...el.querySelectorAll('a')].map((a) => `${a.textContent ?? ''}→${a.getAttribute('href') ?? '(none)'}`),
         imgs: el.querySelectorAll('img').length,

@@ -111,7 +111,10 @@ test('the first hour: npm start, the chat, a write through the dialog, selection
     await frame.locator('.entry.permission', { hasText: 'Answer in the dialog' }).waitFor({ timeout: 15_000 });
     assert.equal(await frame.locator('.entry.permission [data-action="answer-permission"]').count(), 0, 'the card repeats the dialog buttons');
     await shot('03-permission-dialog');
-    await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Allow once/ }).first().click();
+    await dialog
+      .locator('.dialog-buttons .monaco-button', { hasText: /^Allow once/ })
+      .first()
+      .click();
     await fileWith(target, /^hi from a newcomer\n$/, 60_000);
     await turnIdle(frame);
     await shot('04-file-written');
@@ -177,7 +180,10 @@ test('the first hour: npm start, the chat, a write through the dialog, selection
     );
     assert.ok(options.includes('my user agent | User settings'), `not in the picker as a User agent: ${options.join('; ')}`);
     assert.ok(options.includes('my remote agent | Remote settings'), `not in the picker as a Remote agent: ${options.join('; ')}`);
-    assert.ok(options.some((o) => o.startsWith(`${demoAgent.name} |`)), `the demo agent is gone: ${options.join('; ')}`);
+    assert.ok(
+      options.some((o) => o.startsWith(`${demoAgent.name} |`)),
+      `the demo agent is gone: ${options.join('; ')}`,
+    );
     await picker.click();
     await shot('10-picker-user-and-remote');
     await page.keyboard.press('Escape');

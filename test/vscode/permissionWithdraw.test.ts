@@ -36,7 +36,14 @@ function plan(id: string) {
 }
 
 const answers = (log: string) =>
-  fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { step: string; answer: { result?: { outcome?: { outcome: string; optionId?: string } } } }) : [];
+  fs.existsSync(log)
+    ? fs
+        .readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { step: string; answer: { result?: { outcome?: { outcome: string; optionId?: string } } } })
+    : [];
 
 test('a withdrawn permission request cannot be allowed late: inline card withdrawn on Stop; a modal answered after its time-out is discarded', { timeout: 420_000 }, async () => {
   fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
@@ -95,11 +102,17 @@ test('a withdrawn permission request cannot be allowed late: inline card withdra
         // The request times out while the modal is up: the agent is answered cancelled at once.
         await until(() => answers(modalLog).some((a) => a.step === 'permission'), { what: 'the timed-out permission answered to the agent', timeoutMs: 15_000 });
         assert.deepEqual(answers(modalLog).find((a) => a.step === 'permission')?.answer.result?.outcome, { outcome: 'cancelled' });
-        await box.locator('.dialog-buttons .monaco-button', { hasText: /^Allow once/ }).first().click();
+        await box
+          .locator('.dialog-buttons .monaco-button', { hasText: /^Allow once/ })
+          .first()
+          .click();
         await box.waitFor({ state: 'hidden', timeout: 10_000 });
         // The notification (toast, or in the notification centre when toasts are held back).
         await runCommand(page, 'Notifications: Show Notifications');
-        await page.locator('.notification-list-item', { hasText: /withdrawn before you answered/ }).first().waitFor({ timeout: 15_000 });
+        await page
+          .locator('.notification-list-item', { hasText: /withdrawn before you answered/ })
+          .first()
+          .waitFor({ timeout: 15_000 });
         await info.screenshot('permission-withdrawn-03-modal-late');
         // Nothing more reached the agent, and no rule was planted.
         assert.equal(answers(modalLog).filter((a) => a.step === 'permission').length, 1);

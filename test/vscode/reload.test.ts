@@ -65,8 +65,15 @@ test('after a window reload the chat reattaches its session: codex and claude re
           await waitText(frame, '.msg.agent', `Back with ${id}.`);
           await turnIdle(frame);
           const notices = await frame.locator('.entry.notice .notice-title').allTextContents();
-          assert.ok(notices.some((t) => /^Session (resumed|loaded)$/.test(t.trim())), `${id}: not reattached after the reload: ${notices.join(' | ')}`);
-          const body = model.requests.map((r) => JSON.stringify(r.body ?? null)).filter((b) => b.includes(`RELOADED-${id}`)).at(-1) ?? '';
+          assert.ok(
+            notices.some((t) => /^Session (resumed|loaded)$/.test(t.trim())),
+            `${id}: not reattached after the reload: ${notices.join(' | ')}`,
+          );
+          const body =
+            model.requests
+              .map((r) => JSON.stringify(r.body ?? null))
+              .filter((b) => b.includes(`RELOADED-${id}`))
+              .at(-1) ?? '';
           assert.ok(body.includes(word), `${id}: after the reload the model did not see the conversation from before`);
           await info.screenshot(`reload-${id}`);
         }

@@ -32,7 +32,13 @@ async function pickQuickItem(page: Page, label: string): Promise<string[]> {
 /** Waits for a notification: as a toast, or (toasts are not always raised in a headless window) in the center. */
 async function expectNotification(page: Page, text: RegExp): Promise<void> {
   const toast = page.locator('.notification-toast', { hasText: text }).first();
-  if (await toast.waitFor({ timeout: 5_000 }).then(() => true, () => false)) return;
+  if (
+    await toast.waitFor({ timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   await runCommand(page, 'Notifications: Show Notifications');
   await page.locator('.notifications-center .notification-list-item', { hasText: text }).first().waitFor({ timeout: 25_000 });
   await page.keyboard.press('Escape');
@@ -48,69 +54,69 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
     const ext = path.join(piPackageDir(), 'examples', 'extensions', 'rpc-demo.ts');
     const cfg = PI_RPC.prepare({ scratch, modelUrl: model.url, workspace, args: ['--no-session', '-e', ext] });
     const agent = { name: 'pi (RPC, demo model)', command: cfg.command, args: cfg.args, env: cfg.env, protocol: 'rpc', inheritEnv: false };
-    await withWorkbench(
-      { workspace, userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name }, timeoutMs: 240_000 },
-      async (page, info) => {
-        await statusBarItem(page, 'agentHost.status', 60_000);
-        // A dangerous shell command makes rpc-demo ask with select(["Allow", "Block"]).
-        await askAgent(page, `SCENARIO: shell ${JSON.stringify({ command: `rm -rf ${path.join(workspace, 'nothing-here')}` })}`);
-        await page.locator('.quick-input-widget', { hasText: 'Dangerous command' }).waitFor({ timeout: 60_000 });
-        await info.screenshot('rpc-select-quick-pick');
-        const labels = await pickQuickItem(page, 'Allow');
-        assert.deepEqual(labels, ['Allow', 'Block']);
-        await expectNotification(page, /Command allowed/);
-        // The turn ran the command and the model saw its result.
-        await until(() => model.requests.some((r) => r.decision === 'final'), { what: 'the final model request (the turn finishing after Allow)', timeoutMs: 30_000, intervalMs: 200 });
+    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name }, timeoutMs: 240_000 }, async (page, info) => {
+      await statusBarItem(page, 'agentHost.status', 60_000);
+      // A dangerous shell command makes rpc-demo ask with select(["Allow", "Block"]).
+      await askAgent(page, `SCENARIO: shell ${JSON.stringify({ command: `rm -rf ${path.join(workspace, 'nothing-here')}` })}`);
+      await page.locator('.quick-input-widget', { hasText: 'Dangerous command' }).waitFor({ timeout: 60_000 });
+      await info.screenshot('rpc-select-quick-pick');
+      const labels = await pickQuickItem(page, 'Allow');
+      assert.deepEqual(labels, ['Allow', 'Block']);
+      await expectNotification(page, /Command allowed/);
+      // The turn ran the command and the model saw its result.
+      await until(() => model.requests.some((r) => r.decision === 'final'), { what: 'the final model request (the turn finishing after Allow)', timeoutMs: 30_000, intervalMs: 200 });
 
-        // new_session makes rpc-demo confirm("Clear session?"): a modal; "No" → the agent notifies "Clear cancelled".
-        await runCommand(page, 'Agent Host: Agent Commands');
-        await pickQuickItem(page, 'New session');
-        const dialog = page.locator('.monaco-dialog-box', { hasText: 'Clear session?' });
-        await dialog.waitFor({ timeout: 30_000 });
-        await info.screenshot('rpc-confirm-modal');
-        await dialog.locator('.monaco-button', { hasText: /^No$/ }).click();
-        await expectNotification(page, /Clear cancelled/);
+      // new_session makes rpc-demo confirm("Clear session?"): a modal; "No" → the agent notifies "Clear cancelled".
+      await runCommand(page, 'Agent Host: Agent Commands');
+      await pickQuickItem(page, 'New session');
+      const dialog = page.locator('.monaco-dialog-box', { hasText: 'Clear session?' });
+      await dialog.waitFor({ timeout: 30_000 });
+      await info.screenshot('rpc-confirm-modal');
+      await dialog.locator('.monaco-button', { hasText: /^No$/ }).click();
+      await expectNotification(page, /Clear cancelled/);
 
-        // The chat: rpc-demo's setWidget lines above the composer, its setTitle as the view's description.
-        const frame = await openChat(page);
-        await waitText(frame, '[data-testid="widgets"] .widget', 'RPC Extension UI Demo', 30_000);
-        assert.match(await frame.locator('[data-testid="widgets"]').innerText(), /--- RPC Extension UI Demo ---\s+Loaded and ready\./);
-        await page.locator('.part.sidebar .composite.title', { hasText: /pi RPC Demo/i }).first().waitFor({ timeout: 10_000 });
+      // The chat: rpc-demo's setWidget lines above the composer, its setTitle as the view's description.
+      const frame = await openChat(page);
+      await waitText(frame, '[data-testid="widgets"] .widget', 'RPC Extension UI Demo', 30_000);
+      assert.match(await frame.locator('[data-testid="widgets"]').innerText(), /--- RPC Extension UI Demo ---\s+Loaded and ready\./);
+      await page
+        .locator('.part.sidebar .composite.title', { hasText: /pi RPC Demo/i })
+        .first()
+        .waitFor({ timeout: 10_000 });
 
-        // `/rpc-prefill` → set_editor_text → the composer holds the agent's text.
-        const input = frame.locator('.composer textarea');
-        await input.fill('/rpc-prefill');
-        // The command menu offers it; Escape closes the menu, so that Enter sends instead of picking.
-        await frame.locator('.menu:not([hidden]) .menu-item', { hasText: '/rpc-prefill' }).first().waitFor({ timeout: 10_000 });
-        await input.press('Escape');
-        await frame.locator('.menu').waitFor({ state: 'hidden', timeout: 5_000 });
-        await input.press('Enter');
-        const prefill = 'This text was set by the rpc-demo extension.';
-        await frame.waitForFunction((t) => (document.querySelector('.composer textarea') as HTMLTextAreaElement | null)?.value === t, prefill, { timeout: 30_000 });
-        await turnIdle(frame, 30_000);
-        await info.screenshot('rpc-chat-prefill');
+      // `/rpc-prefill` → set_editor_text → the composer holds the agent's text.
+      const input = frame.locator('.composer textarea');
+      await input.fill('/rpc-prefill');
+      // The command menu offers it; Escape closes the menu, so that Enter sends instead of picking.
+      await frame.locator('.menu:not([hidden]) .menu-item', { hasText: '/rpc-prefill' }).first().waitFor({ timeout: 10_000 });
+      await input.press('Escape');
+      await frame.locator('.menu').waitFor({ state: 'hidden', timeout: 5_000 });
+      await input.press('Enter');
+      const prefill = 'This text was set by the rpc-demo extension.';
+      await frame.waitForFunction((t) => (document.querySelector('.composer textarea') as HTMLTextAreaElement | null)?.value === t, prefill, { timeout: 30_000 });
+      await turnIdle(frame, 30_000);
+      await info.screenshot('rpc-chat-prefill');
 
-        // A long tool call; while it runs, Enter sends a follow-up to the agent's own queue.
-        const before = model.requests.length;
-        await input.fill(`SCENARIO: shell ${JSON.stringify({ command: 'sleep 4' })}`);
-        await input.press('Enter');
-        await frame.locator('[data-testid="follow-up"]').waitFor({ state: 'visible', timeout: 30_000 });
-        await waitText(frame, '.tool-title', 'sleep 4', 30_000); // the tool runs: the agent is streaming
-        const marker = 'FOLLOWUP-7d3f: and what next?';
-        await input.fill(marker);
-        await input.press('Enter');
-        await waitText(frame, '[data-testid="agent-queue"]', /1/, 10_000);
-        await info.screenshot('rpc-chat-follow-up-queued');
-        await turnIdle(frame, 60_000);
-        const bodies = model.requests.slice(before).map((r) => JSON.stringify(r.body ?? ''));
-        const shellAt = bodies.findIndex((b) => b.includes('sleep 4'));
-        const followAt = bodies.findIndex((b) => b.includes('FOLLOWUP-7d3f'));
-        assert.ok(shellAt >= 0, 'the shell prompt did not reach the model');
-        assert.ok(followAt > shellAt, `the follow-up did not reach the model after the shell turn (at ${followAt})`);
-        await frame.locator('[data-testid="agent-queue"]').waitFor({ state: 'hidden', timeout: 10_000 });
-        await info.screenshot('rpc-chat-follow-up-done');
-      },
-    );
+      // A long tool call; while it runs, Enter sends a follow-up to the agent's own queue.
+      const before = model.requests.length;
+      await input.fill(`SCENARIO: shell ${JSON.stringify({ command: 'sleep 4' })}`);
+      await input.press('Enter');
+      await frame.locator('[data-testid="follow-up"]').waitFor({ state: 'visible', timeout: 30_000 });
+      await waitText(frame, '.tool-title', 'sleep 4', 30_000); // the tool runs: the agent is streaming
+      const marker = 'FOLLOWUP-7d3f: and what next?';
+      await input.fill(marker);
+      await input.press('Enter');
+      await waitText(frame, '[data-testid="agent-queue"]', /1/, 10_000);
+      await info.screenshot('rpc-chat-follow-up-queued');
+      await turnIdle(frame, 60_000);
+      const bodies = model.requests.slice(before).map((r) => JSON.stringify(r.body ?? ''));
+      const shellAt = bodies.findIndex((b) => b.includes('sleep 4'));
+      const followAt = bodies.findIndex((b) => b.includes('FOLLOWUP-7d3f'));
+      assert.ok(shellAt >= 0, 'the shell prompt did not reach the model');
+      assert.ok(followAt > shellAt, `the follow-up did not reach the model after the shell turn (at ${followAt})`);
+      await frame.locator('[data-testid="agent-queue"]').waitFor({ state: 'hidden', timeout: 10_000 });
+      await info.screenshot('rpc-chat-follow-up-done');
+    });
   } finally {
     await model.close();
     fs.rmSync(scratch, { recursive: true, force: true });

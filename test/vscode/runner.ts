@@ -281,9 +281,7 @@ export class Session {
 
     // Variables of an enclosing VS Code / code-server would confuse the one we start (a test runner's own,
     // VSCODE_TEST_*, are for the extension host: @vscode/test-cli passes its options so).
-    const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(VSCODE_(?!TEST_)|ELECTRON_RUN_AS_NODE$)/.test(k)),
-    );
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VSCODE_(?!TEST_)|ELECTRON_RUN_AS_NODE$)/.test(k)));
     const env: NodeJS.ProcessEnv = {
       ...inherited,
       HOME: dirs.home,
@@ -316,14 +314,18 @@ export class Session {
     const out = fs.openSync(logFile, 'a');
     const args = [
       this.install.entry,
-      '--bind-addr', '127.0.0.1:0',
-      '--auth', 'none',
+      '--bind-addr',
+      '127.0.0.1:0',
+      '--auth',
+      'none',
       '--disable-telemetry',
       '--disable-update-check',
       ...(this.opts.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
-      '--user-data-dir', dirs.userData,
-      '--extensions-dir', dirs.extensions,
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
       // 4.139 exposes window.codeAutomationExit (the end of an extensionTestsPath run) only with the smoke-test
       // driver on; 4.99 always does, and has no --vscode-option.
       ...(hasVscodeOption(this.install) ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
@@ -381,7 +383,8 @@ export class Session {
     const remote = (p: string) => `vscode-remote://127.0.0.1:${this.port}${path.resolve(p)}`;
     const q = new URLSearchParams();
     const ws = this.opts.workspace;
-    if (ws === undefined) q.set('ew', 'true'); // an empty window, not the last folder
+    if (ws === undefined)
+      q.set('ew', 'true'); // an empty window, not the last folder
     else q.set(ws.endsWith('.code-workspace') ? 'workspace' : 'folder', path.resolve(ws));
     if (!this.opts.vsix) {
       const payload: [string, string][] = extensionPaths(this.opts).map((p) => ['extensionDevelopmentPath', remote(p)]);
@@ -404,7 +407,13 @@ export class Session {
       void (async () => {
         const box = page.locator('.monaco-dialog-box').first();
         if (!(await box.isVisible().catch(() => false))) return;
-        const message = ((await box.locator('.dialog-message-text').first().textContent().catch(() => '')) ?? '').trim();
+        const message = (
+          (await box
+            .locator('.dialog-message-text')
+            .first()
+            .textContent()
+            .catch(() => '')) ?? ''
+        ).trim();
         const buttons = box.locator('.dialog-buttons .monaco-button');
         const labels = (await buttons.allTextContents().catch(() => [] as string[])).map((l) => l.trim());
         for (const re of patterns) {
@@ -431,7 +440,10 @@ export class Session {
     await atMost(this.console.flushed(), 3000); // print what is still being formatted
     const browserPids = pidsWithArg(path.join(this.scratch, 'browser'));
     if (this.context) {
-      await atMost(this.context.close().catch(() => undefined), 10_000);
+      await atMost(
+        this.context.close().catch(() => undefined),
+        10_000,
+      );
     }
     const roots = [...browserPids, ...pidsWithArg(path.join(this.scratch, 'browser'))];
     if (this.codeServer?.pid) roots.push(this.codeServer.pid);

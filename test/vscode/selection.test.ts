@@ -131,7 +131,10 @@ test('selection commands from the editor context menu with opencode in a real VS
     await agentMenu(page, info, 'def cart_total', 'Write Docstring', 'selection-context-menu');
     await acceptDiff(page, info, 'selection-docstring-diff');
     const withDoc = await fileWith(pricing, /"""Compute the total price/);
-    assert.match(withDoc, /def cart_total\(items\):\n {4}"""Compute the total price of the cart[^\n]*\n\n {4}Args:\n {8}items: The cart lines[^\n]*\n\n {4}Returns:\n {8}The total price; 0 for an empty cart\.\n {4}"""\n {4}total = 0\n/);
+    assert.match(
+      withDoc,
+      /def cart_total\(items\):\n {4}"""Compute the total price of the cart[^\n]*\n\n {4}Args:\n {8}items: The cart lines[^\n]*\n\n {4}Returns:\n {8}The total price; 0 for an empty cart\.\n {4}"""\n {4}total = 0\n/,
+    );
     // Only the docstring was added: the code is byte for byte the same.
     assert.equal(withDoc.replace(/\n {4}"""Compute[\s\S]*?\n {4}"""/, ''), originalPricing);
 
@@ -242,7 +245,7 @@ test('selection commands from the editor context menu with opencode in a real VS
     await selectLines(page, 3, 7);
     await agentMenu(page, info, 'export function sumPrices', /^Optimize$/);
     // Queued work sends nothing: no event says Optimize waits, so hold 3 s and fail the moment it asks the model.
-    await stillAbsent(() => requestsMatching(model, /Agent Host task: optimize/).length > 0, 3000, 'Optimize\'s model request while Explain holds (it did not wait)');
+    await stillAbsent(() => requestsMatching(model, /Agent Host task: optimize/).length > 0, 3000, "Optimize's model request while Explain holds (it did not wait)");
     await info.screenshot('selection-queued-behind-explain');
     assert.equal(requestsMatching(model, /Agent Host task: optimize/).length, 0, 'Optimize did not wait for the running explanation');
     assert.equal(proxy.held[0]?.aborted, false, 'queue mode cancelled the running explanation');
@@ -287,7 +290,11 @@ test('selection commands from the editor context menu with opencode in a real VS
     await agentMenu(page, info, 'def apply_discount', /^Explain$/);
     await until(() => proxy.held.length > 1, { what: 'the explanation reaching the model', timeoutMs: 60_000, intervalMs: 200 });
     assert.equal(proxy.held.length, 2, 'the explanation never reached the model');
-    await page.locator('.notification-toast, .notifications-center', { hasText: 'Explaining' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
+    await page
+      .locator('.notification-toast, .notifications-center', { hasText: 'Explaining' })
+      .first()
+      .waitFor({ timeout: 10_000 })
+      .catch(() => undefined);
     await info.screenshot('selection-explain-running');
     await openFile(page, 'src/cart.ts');
     await selectLines(page, 8, 3);

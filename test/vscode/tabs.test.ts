@@ -66,7 +66,11 @@ test('conversations in tabs: two agents at once, a background permission badged 
         await card.waitFor({ timeout: 15_000 });
         assert.equal(await frame.locator('[data-testid="tab-t1"].attention-permission').count(), 0, 'the badge stays on the shown tab');
         await card.click();
-        await frame.locator('.entry.tool.status-in_progress, .entry.tool .status-in_progress, [data-status="in_progress"]').first().waitFor({ timeout: 30_000 }).catch(() => undefined);
+        await frame
+          .locator('.entry.tool.status-in_progress, .entry.tool .status-in_progress, [data-status="in_progress"]')
+          .first()
+          .waitFor({ timeout: 30_000 })
+          .catch(() => undefined);
 
         // Tab 2 completes a whole turn while tab 1's command still runs.
         await tab(frame, 't2').click();

@@ -61,13 +61,22 @@ test('the traffic view shows a live turn of opencode, filters it, and never show
         const rows = await view.locator('#rows tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
         const methods = new Set(rows.map((r) => r[4]));
         for (const m of ['initialize', 'session/new', 'session/prompt', 'session/update']) assert.ok(methods.has(m), `the view shows ${m} (saw ${[...methods].join(', ')})`);
-        assert.ok(rows.some((r) => r[1] === '→' && r[4] === 'session/prompt' && r[2] === 'request'), 'the prompt going out');
-        assert.ok(rows.some((r) => r[1] === '←' && r[4] === 'session/prompt' && r[2] === 'response' && /ms$/.test(r[5]!)), "the prompt's answer with its duration");
-        assert.ok(rows.some((r) => r[4] === 'session/prompt' && r[7]!.includes('TRAFFIC-TURN')), 'the prompt text is in the view');
+        assert.ok(
+          rows.some((r) => r[1] === '→' && r[4] === 'session/prompt' && r[2] === 'request'),
+          'the prompt going out',
+        );
+        assert.ok(
+          rows.some((r) => r[1] === '←' && r[4] === 'session/prompt' && r[2] === 'response' && /ms$/.test(r[5]!)),
+          "the prompt's answer with its duration",
+        );
+        assert.ok(
+          rows.some((r) => r[4] === 'session/prompt' && r[7]!.includes('TRAFFIC-TURN')),
+          'the prompt text is in the view',
+        );
         const whole = await view.evaluate(() => document.body.innerText);
         assert.ok(!whole.includes(FAKE_KEY), 'the fake API key shows in the traffic view');
         assert.match(whole, /TRAFFIC-TURN key \*\*\*/);
-        assert.match(await view.locator('#counters').textContent() ?? '', /0 requests timed out · 0 restarts · 0 permission dialogs timed out · 0 lines dropped/);
+        assert.match((await view.locator('#counters').textContent()) ?? '', /0 requests timed out · 0 restarts · 0 permission dialogs timed out · 0 lines dropped/);
         // The filter narrows the rows to what matches.
         await view.locator('#filter').fill('session/prompt');
         const shown = await view.locator('#rows tr:not([hidden]) td.m').allTextContents();

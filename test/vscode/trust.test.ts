@@ -31,7 +31,10 @@ function restrictedFrame(page: Page, timeoutMs = 60_000): Promise<Frame> {
 async function notificationWith(page: Page, text: string): Promise<string> {
   await runCommand(page, 'Notifications: Show Notifications');
   const item = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
-  const shown = await item.waitFor({ timeout: 10_000 }).then(async () => ((await item.textContent()) ?? '').trim(), () => '');
+  const shown = await item.waitFor({ timeout: 10_000 }).then(
+    async () => ((await item.textContent()) ?? '').trim(),
+    () => '',
+  );
   await page.keyboard.press('Escape');
   return shown;
 }
@@ -65,11 +68,7 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
       async (page, info) => {
         // 1. Restricted Mode: active, says so, starts nothing.
         const item = await statusBarItem(page, 'agentHost.status', 60_000);
-        await page.waitForFunction(
-          () => /Restricted Mode/.test(document.querySelector('.statusbar-item[id$=".agentHost.status"]')?.textContent ?? ''),
-          undefined,
-          { timeout: 30_000 },
-        );
+        await page.waitForFunction(() => /Restricted Mode/.test(document.querySelector('.statusbar-item[id$=".agentHost.status"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
         step(`status bar: "${((await item.textContent()) ?? '').trim()}"`);
         await page.locator('.activitybar [aria-label^="Agent Host"]').first().click();
         const restricted = await restrictedFrame(page);
@@ -103,7 +102,10 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         const trustEditor = page.locator('.workspace-trust-editor');
         await trustEditor.waitFor({ state: 'visible', timeout: 30_000 });
         const trustButtons = trustEditor.locator('.workspace-trust-buttons-row .monaco-button');
-        await trustButtons.filter({ hasText: /^Trust/ }).first().waitFor({ state: 'visible', timeout: 30_000 });
+        await trustButtons
+          .filter({ hasText: /^Trust/ })
+          .first()
+          .waitFor({ state: 'visible', timeout: 30_000 });
         const labels = (await trustButtons.allTextContents()).map((l) => l.trim());
         const trustIndex = labels.findIndex((l) => /^Trust\b/.test(l));
         assert.ok(trustIndex >= 0, `no Trust button in the trust editor: [${labels.join(' | ')}]`);
@@ -112,11 +114,7 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         const frame = await chatFrame(page, 60_000);
         await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
         assert.ok(fs.existsSync(marker), 'the agent did not start once trusted');
-        await page.waitForFunction(
-          () => !/Restricted Mode/.test(document.querySelector('.statusbar-item[id$=".agentHost.status"]')?.textContent ?? ''),
-          undefined,
-          { timeout: 10_000 },
-        );
+        await page.waitForFunction(() => !/Restricted Mode/.test(document.querySelector('.statusbar-item[id$=".agentHost.status"]')?.textContent ?? ''), undefined, { timeout: 10_000 });
         const activations = agentHostLog(info.scratch).match(/Agent Host activated/g)?.length ?? 0;
         assert.equal(activations, 1, 'the extension host restarted when the folder was trusted');
         step('trusted: the view is the chat (same window, one activation), the agent warm started, the status bar shows it');
@@ -124,25 +122,24 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
 
         // 3. A silent turn: the status bar and the chat say so; the status bar's Cancel ends it.
         await send(frame, 'SILENT');
-        await page.waitForFunction(
-          () => /no output for \d+ s/.test(document.querySelector('.statusbar-item[id$=".agentHost.status"]')?.textContent ?? ''),
-          undefined,
-          { timeout: 15_000 },
-        );
+        await page.waitForFunction(() => /no output for \d+ s/.test(document.querySelector('.statusbar-item[id$=".agentHost.status"]')?.textContent ?? ''), undefined, { timeout: 15_000 });
         const silence = frame.locator('[data-testid="silence"]');
         await silence.waitFor({ state: 'visible', timeout: 5000 });
         const first = ((await item.textContent()) ?? '').trim();
         const seconds = (s: string) => Number(/no output for (\d+) s/.exec(s)?.[1]);
         let later = first;
         // The count goes up within the 2.2 s the check always allowed it (it ticks once a second).
-        await until(async () => {
-          later = ((await item.textContent()) ?? '').trim();
-          return seconds(later) > seconds(first);
-        }, {
-          what: () => `the count to go up: "${first}" then "${later}"`,
-          timeoutMs: 2200,
-          intervalMs: 200,
-        });
+        await until(
+          async () => {
+            later = ((await item.textContent()) ?? '').trim();
+            return seconds(later) > seconds(first);
+          },
+          {
+            what: () => `the count to go up: "${first}" then "${later}"`,
+            timeoutMs: 2200,
+            intervalMs: 200,
+          },
+        );
         assert.ok(await item.locator('.codicon-warning').count(), 'no warning icon in the status bar');
         const chatNotice = ((await silence.textContent()) ?? '').trim();
         assert.match(chatNotice, /No output from the agent for \d+ s/);
@@ -153,17 +150,18 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         await item.click();
         const cancelRow = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Cancel the Turn' }).first();
         await cancelRow.waitFor({ timeout: 10_000 });
-        const title = ((await page.locator('.quick-input-widget .quick-input-title').textContent().catch(() => '')) ?? '').trim();
-        await settled(page.locator('.quick-input-widget'), 'the status bar\'s quick pick');
+        const title = (
+          (await page
+            .locator('.quick-input-widget .quick-input-title')
+            .textContent()
+            .catch(() => '')) ?? ''
+        ).trim();
+        await settled(page.locator('.quick-input-widget'), "the status bar's quick pick");
         await info.screenshot('silence-quick-pick');
         await cancelRow.click();
         await turnIdle(frame, 15_000);
         await silence.waitFor({ state: 'hidden', timeout: 5000 });
-        await page.waitForFunction(
-          () => !/no output/.test(document.querySelector('.statusbar-item[id$=".agentHost.status"]')?.textContent ?? ''),
-          undefined,
-          { timeout: 5000 },
-        );
+        await page.waitForFunction(() => !/no output/.test(document.querySelector('.statusbar-item[id$=".agentHost.status"]')?.textContent ?? ''), undefined, { timeout: 5000 });
         step(`status bar click: "${title}" → Cancel the Turn: the turn ended, both notices gone`);
 
         // The chat's own Cancel, on a second silent turn.

@@ -37,7 +37,10 @@ function runNode(args: string[], env: Record<string, string>): Promise<{ code: n
 const majorMinor = (v: string) => v.split('.').slice(0, 2).join('.');
 const engines = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { engines: { vscode: string } }).engines.vscode;
 
-for (const [label, which] of [['code-server', 'current'], ['code-server-min', 'min']] as const) {
+for (const [label, which] of [
+  ['code-server', 'current'],
+  ['code-server-min', 'min'],
+] as const) {
   const cs = codeServerInstall(which);
   test(`vscode-test --label ${label}: the extension-host suite passes on code-server ${cs.version} (VS Code ${cs.vscodeVersion})`, { timeout: 600_000 }, async () => {
     assert.ok(fs.existsSync(cs.entry), `code-server (${which}) is not installed: run scripts/setup-vscode.sh`);
@@ -76,7 +79,10 @@ test(`the workbench runs a whole turn with ${AGENT_ID} through the real permissi
     assert.equal(summary[1], '1', 'the UI check did not run');
     assert.equal(code, 0);
     // The scripted model really served the agent inside VS Code: it chose the write tool.
-    assert.ok(model.requests.some((r) => r.decision.startsWith('tool:')), 'the model was never asked for a tool call');
+    assert.ok(
+      model.requests.some((r) => r.decision.startsWith('tool:')),
+      'the model was never asked for a tool call',
+    );
   } finally {
     await model.close();
     fs.rmSync(scratch, { recursive: true, force: true });

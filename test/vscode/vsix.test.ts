@@ -69,7 +69,10 @@ test('the packaged .vsix installs into code-server and the installed extension r
         // The page was served from the installed copy, not from the repository.
         const scripts = await chat.evaluate(() => [...document.scripts].map((s) => decodeURIComponent(s.src)).filter(Boolean));
         const expected = path.join(installed, 'dist', 'webview', 'chat.js');
-        assert.ok(scripts.some((s) => s.includes(expected)), `the chat page's script is ${expected}; the page loaded ${scripts.join(', ')}`);
+        assert.ok(
+          scripts.some((s) => s.includes(expected)),
+          `the chat page's script is ${expected}; the page loaded ${scripts.join(', ')}`,
+        );
         assert.ok(!scripts.some((s) => s.includes(path.join(repoRoot, 'dist'))), 'the chat page loaded a script from the repository');
         await info.screenshot('vsix-chat');
       },

@@ -39,9 +39,7 @@ export async function frameWhere(page: Page, predicate: () => boolean, what: str
       // Every frame at once, each for at most 2 s: an evaluate on a frame that is being replaced waits for an
       // execution context that may never come (seen after opening a session from history: 30 s lost per open).
       const frames = page.frames().filter((f) => f !== page.mainFrame() && !f.isDetached());
-      const hits = await Promise.all(
-        frames.map((f) => Promise.race([f.evaluate(predicate).catch(() => false), new Promise<false>((r) => setTimeout(() => r(false), 2000).unref())])),
-      );
+      const hits = await Promise.all(frames.map((f) => Promise.race([f.evaluate(predicate).catch(() => false), new Promise<false>((r) => setTimeout(() => r(false), 2000).unref())])));
       return frames[hits.findIndex(Boolean)];
     },
     { what, timeoutMs, intervalMs: 200 },
@@ -73,12 +71,16 @@ export async function cursorWithin(page: Page, box: { x: number; y: number; widt
   const cursor = page.locator('.editor-group-container.active .monaco-editor.focused .cursors-layer .cursor').first();
   await until(
     () =>
-      cursor.evaluate((el, b) => {
-        // The rectangle, not visibility: the cursor blinks.
-        const r = el.getBoundingClientRect();
-        const sameLine = Math.abs(r.y + r.height / 2 - (b.y + b.height / 2)) <= Math.max(r.height, b.height);
-        return sameLine && r.x >= b.x - 1 && r.x <= b.x + b.width + 1;
-      }, box, { timeout: timeoutMs }),
+      cursor.evaluate(
+        (el, b) => {
+          // The rectangle, not visibility: the cursor blinks.
+          const r = el.getBoundingClientRect();
+          const sameLine = Math.abs(r.y + r.height / 2 - (b.y + b.height / 2)) <= Math.max(r.height, b.height);
+          return sameLine && r.x >= b.x - 1 && r.x <= b.x + b.width + 1;
+        },
+        box,
+        { timeout: timeoutMs },
+      ),
     { what: 'the cursor where the click was', timeoutMs },
   );
 }

@@ -72,13 +72,16 @@ test('first run: Get Started opens the walkthrough; the empty chat offers the sa
         const walkthrough = walkthroughPage(page);
         await walkthrough.waitFor({ state: 'visible', timeout: 30_000 });
         let titles: string[] = [];
-        await until(async () => {
-          titles = await stepTitles(page);
-          return JSON.stringify(titles) === JSON.stringify(STEPS);
-        }, {
-          what: () => `the walkthrough's steps ${JSON.stringify(STEPS)} (shown: ${JSON.stringify(titles)})`,
-          timeoutMs: 15_000,
-        });
+        await until(
+          async () => {
+            titles = await stepTitles(page);
+            return JSON.stringify(titles) === JSON.stringify(STEPS);
+          },
+          {
+            what: () => `the walkthrough's steps ${JSON.stringify(STEPS)} (shown: ${JSON.stringify(titles)})`,
+            timeoutMs: 15_000,
+          },
+        );
         const first = walkthrough.locator('.getting-started-step.expanded');
         await first.locator('.step-title', { hasText: STEPS[0]! }).waitFor({ timeout: 10_000 });
         const buttons = (await first.locator('.monaco-button').allTextContents()).map((b) => b.trim());

@@ -21,13 +21,7 @@ const NOISE = [
 ];
 
 /** The workbench's own log lines at start-up, left out of a test run's output. */
-const CHATTER = [
-  /^(Resolving|Resolved) connection token/,
-  /^Creating a socket/,
-  /^\[reconnection-grace-time\]/,
-  /^Updating additional builtin extensions cache/,
-  /^\[Service Worker\]/,
-];
+const CHATTER = [/^(Resolving|Resolved) connection token/, /^Creating a socket/, /^\[reconnection-grace-time\]/, /^Updating additional builtin extensions cache/, /^\[Service Worker\]/];
 
 const LOG_LINE = /^%c\s*(TRACE|DEBUG|INFO|WARN|ERR)/;
 
@@ -52,7 +46,10 @@ export class ConsoleForwarder {
         } else if (msg.type() === 'error' && !noise) {
           // Workbench errors matter (e.g. an extension failing to activate); their minified stacks do not.
           const lines = text.split('\n');
-          const head = lines.filter((l) => !/^\s+at .*\/static\/out\/vs\//.test(l)).slice(0, 6).join('\n');
+          const head = lines
+            .filter((l) => !/^\s+at .*\/static\/out\/vs\//.test(l))
+            .slice(0, 6)
+            .join('\n');
           process.stdout.write(`[workbench error] ${head}\n`);
         }
       })
@@ -75,7 +72,10 @@ function format(msg: ConsoleMessage, values: unknown[]): string | undefined {
   if (parts.length === 0) return undefined;
   // An Error arrives as {} or {name}: fall back to the message text, which carries the stack.
   if (parts.some((p) => p && typeof p === 'object' && Object.keys(p).length <= 1)) {
-    return msg.text().replace(/^%c\s*\w+\s+color: #\w+\s*/, '').replace(/\s+$/, '');
+    return msg
+      .text()
+      .replace(/^%c\s*\w+\s+color: #\w+\s*/, '')
+      .replace(/\s+$/, '');
   }
   const text = util.format(...parts).replace(/\s+$/, '');
   return text.length ? text : undefined;

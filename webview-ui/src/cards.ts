@@ -65,7 +65,11 @@ function toolContent(c: unknown, s: ChatStrings): HTMLElement {
     const oldText = typeof o.oldText === 'string' ? o.oldText : null;
     const lines = hunks(lineDiff(oldText ?? '', o.newText));
     const btn = h('vscode-button', { secondary: true, 'data-action': 'open-diff', title: s.openDiff }, icon('diff'), ` ${s.openDiff}`);
-    const pre = h('pre', { className: 'diff' }, ...lines.slice(0, 400).map((l) => (l ? h('div', { className: `dl ${l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'ctx'}` }, `${l.op} ${l.text}`) : h('div', { className: 'dl gap' }, '⋯'))));
+    const pre = h(
+      'pre',
+      { className: 'diff' },
+      ...lines.slice(0, 400).map((l) => (l ? h('div', { className: `dl ${l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'ctx'}` }, `${l.op} ${l.text}`) : h('div', { className: 'dl gap' }, '⋯'))),
+    );
     const wrap = h('div', { className: 'diff-block' }, h('div', { className: 'diff-head' }, h('a', { href: '#', 'data-action': 'open-location', 'data-path': o.path }, o.path), btn), pre);
     (wrap as HTMLElement & { diffData?: unknown }).diffData = { path: o.path, oldText, newText: o.newText };
     return wrap;
@@ -99,7 +103,13 @@ export function permissionCard(p: PermissionEntity, s: ChatStrings, header: Head
           ...p.options.map((o) =>
             h(
               'vscode-button',
-              { secondary: !o.kind.startsWith('allow'), 'data-action': 'answer-permission', 'data-permission': p.id, 'data-option': o.optionId, ...(o.contradicts ? { title: s.optionContradicts } : {}) },
+              {
+                secondary: !o.kind.startsWith('allow'),
+                'data-action': 'answer-permission',
+                'data-permission': p.id,
+                'data-option': o.optionId,
+                ...(o.contradicts ? { title: s.optionContradicts } : {}),
+              },
               permissionOptionLabel(o, s.optionKinds[o.kind as keyof ChatStrings['optionKinds']]),
             ),
           ),
@@ -192,8 +202,7 @@ export function decorateCode(root: HTMLElement, s: ChatStrings): void {
     if (code === undefined || pre.querySelector('code')?.textContent !== code || pre.querySelector('[hidden], [style], details')) continue;
     // The language rides on the code element's class: data-* attributes never survive sanitizing.
     const lang = /(?:^|\s)language-(\S+)/.exec(pre.querySelector('code')?.className ?? '')?.[1] ?? '';
-    const btn = (action: string, ic: string, label: string) =>
-      h('button', { type: 'button', className: 'code-action', 'data-action': action, title: label, 'aria-label': label }, icon(ic));
+    const btn = (action: string, ic: string, label: string) => h('button', { type: 'button', className: 'code-action', 'data-action': action, title: label, 'aria-label': label }, icon(ic));
     const bar = h(
       'div',
       { className: 'code-actions' },

@@ -76,7 +76,12 @@ export class Composer {
     this.sendBtn.addEventListener('click', () => this.submit());
     this.stopBtn = h('vscode-button', { className: 'stop', secondary: true, title: s.stop, 'aria-label': s.stop, 'data-testid': 'stop', hidden: true }, icon('debug-stop'), ` ${s.stop}`);
     this.stopBtn.addEventListener('click', () => send('cancel', {}));
-    this.steerBtn = h('vscode-button', { className: 'steer', secondary: true, title: s.steerHint, 'aria-label': s.steerHint, 'data-testid': 'steer', hidden: true }, icon('debug-step-into'), ` ${s.steer}`);
+    this.steerBtn = h(
+      'vscode-button',
+      { className: 'steer', secondary: true, title: s.steerHint, 'aria-label': s.steerHint, 'data-testid': 'steer', hidden: true },
+      icon('debug-step-into'),
+      ` ${s.steer}`,
+    );
     this.steerBtn.addEventListener('click', () => this.submit('steer'));
     this.followUpBtn = h('vscode-button', { className: 'follow-up', title: s.followUpHint, 'aria-label': s.followUpHint, 'data-testid': 'follow-up', hidden: true }, icon('send'), ` ${s.followUp}`);
     this.followUpBtn.addEventListener('click', () => this.submit('followUp'));
@@ -97,9 +102,11 @@ export class Composer {
       this.hooks.onDraftChange();
       void this.refreshMenu();
     });
-    this.input.addEventListener('blur', () => setTimeout(() => {
-      if (!this.el.contains(document.activeElement)) this.closeMenu();
-    }, 150));
+    this.input.addEventListener('blur', () =>
+      setTimeout(() => {
+        if (!this.el.contains(document.activeElement)) this.closeMenu();
+      }, 150),
+    );
     this.input.addEventListener('paste', (e) => this.onPaste(e));
     this.el.addEventListener('dragover', (e) => e.preventDefault());
     this.el.addEventListener('drop', (e) => this.onDrop(e));
@@ -166,11 +173,7 @@ export class Composer {
     const parts: HTMLElement[] = [];
     if (rpc.widgets.length) {
       parts.push(
-        h(
-          'div',
-          { className: 'widgets', 'aria-label': s.widgets, 'data-testid': 'widgets' },
-          ...rpc.widgets.map((w) => h('pre', { className: 'widget', 'data-key': w.key }, w.lines.join('\n'))),
-        ),
+        h('div', { className: 'widgets', 'aria-label': s.widgets, 'data-testid': 'widgets' }, ...rpc.widgets.map((w) => h('pre', { className: 'widget', 'data-key': w.key }, w.lines.join('\n')))),
       );
     }
     if (rpc.queued > 0) {
@@ -281,7 +284,7 @@ export class Composer {
       // RPC agent streaming: Enter follows up, Ctrl/Cmd+Enter steers.
       const steer = (e.ctrlKey || e.metaKey) && this.rpcStreaming?.canSteer;
       this.submit(this.rpcStreaming ? (steer ? 'steer' : this.rpcStreaming.canFollowUp ? 'followUp' : 'steer') : undefined);
-    } else if (e.key === 'Escape' && (this.hooks.header().turn !== 'idle')) {
+    } else if (e.key === 'Escape' && this.hooks.header().turn !== 'idle') {
       send('cancel', {});
     }
   }
@@ -420,7 +423,10 @@ export class Composer {
   }
 
   private onPaste(e: ClipboardEvent): void {
-    const files = [...(e.clipboardData?.items ?? [])].filter((i) => i.kind === 'file' && i.type.startsWith('image/')).map((i) => i.getAsFile()).filter((f): f is File => !!f);
+    const files = [...(e.clipboardData?.items ?? [])]
+      .filter((i) => i.kind === 'file' && i.type.startsWith('image/'))
+      .map((i) => i.getAsFile())
+      .filter((f): f is File => !!f);
     if (!files.length) return;
     e.preventDefault();
     this.addImages(files);

@@ -19,7 +19,12 @@ export function firstSteps(s: FirstStepStrings, focusComposer: () => void): HTML
     h(
       'ol',
       null,
-      step('robot', run('agentHost.selectAgent', s.chooseAgent, 'step-choose-agent'), h('span', { className: 'step-sep', 'aria-hidden': 'true' }, '·'), run('agentHost.addAgent', s.addAgent, 'step-add-agent')),
+      step(
+        'robot',
+        run('agentHost.selectAgent', s.chooseAgent, 'step-choose-agent'),
+        h('span', { className: 'step-sep', 'aria-hidden': 'true' }, '·'),
+        run('agentHost.addAgent', s.addAgent, 'step-add-agent'),
+      ),
       step('account', run('agentHost.signIn', s.signIn, 'step-sign-in')),
       step('comment-discussion', link(s.ask, 'step-ask', focusComposer)),
       step('selection', h('span', { className: 'step-hint' }, s.selectionHint), ' ', run('agentHost.getStarted', s.walkthrough, 'step-walkthrough')),

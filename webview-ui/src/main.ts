@@ -88,10 +88,9 @@ function mountRestricted(snapshot: Snapshot): void {
   const s = snapshot.strings;
   const manage = h('vscode-button', { 'data-testid': 'manage-trust' }, icon('shield'), ` ${s.manageTrust}`);
   manage.addEventListener('click', () => send('manageTrust', {}));
-  document.getElementById('app')!.replaceChildren(
-    h('h1', { className: 'sr-only' }, s.title),
-    h('div', { className: 'restricted', 'data-testid': 'restricted' }, icon('shield'), h('p', null, s.restrictedMode), manage),
-  );
+  document
+    .getElementById('app')!
+    .replaceChildren(h('h1', { className: 'sr-only' }, s.title), h('div', { className: 'restricted', 'data-testid': 'restricted' }, icon('shield'), h('p', null, s.restrictedMode), manage));
   document.body.dataset.view = 'restricted';
 }
 

@@ -100,8 +100,32 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 
 /** Everything our markdown renderer produces, and nothing else, survives sanitizing. */
 export const MARKDOWN_TAGS = [
-  'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 'del', 'code', 'pre', 'span', 'a',
-  'ul', 'ol', 'li', 'blockquote', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+  'p',
+  'br',
+  'hr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'strong',
+  'em',
+  'del',
+  'code',
+  'pre',
+  'span',
+  'a',
+  'ul',
+  'ol',
+  'li',
+  'blockquote',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
 ];
 export const MARKDOWN_ATTRS = ['href', 'title', 'class', 'start', 'align'];
 

@@ -6,13 +6,7 @@
  * New output is appended while the window reaches the end; `content-visibility: auto` lets the browser skip
  * off-screen items. Streaming messages re-render at most once per animation frame.
  */
-import type {
-  ChatStrings,
-  HeaderState,
-  MessageEntity,
-  PermissionEntity,
-  TimelineEntity,
-} from '../../src/shared/chatProtocol';
+import type { ChatStrings, HeaderState, MessageEntity, PermissionEntity, TimelineEntity } from '../../src/shared/chatProtocol';
 import { chips, codeOf, decorateCode, noticeCard, permissionCard, toolCallCard } from './cards';
 import { h, icon } from './dom';
 import { focusEntry, onEntryKey, replaceKeepingFocus } from './entryKeys';
@@ -86,13 +80,16 @@ export class Transcript {
       if (this.el.scrollTop < EDGE_PX && this.start > 0) this.requestSlice('earlier');
       else if (fromBottom < EDGE_PX && this.end < this.items.length) this.requestSlice('later');
     });
-    const io = new IntersectionObserver((entries) => {
-      for (const e of entries) {
-        if (!e.isIntersecting) continue;
-        if (e.target === this.more && this.start > 0 && !this.stick) this.requestSlice('earlier');
-        if (e.target === this.later && this.end < this.items.length) this.requestSlice('later');
-      }
-    }, { root: this.el });
+    const io = new IntersectionObserver(
+      (entries) => {
+        for (const e of entries) {
+          if (!e.isIntersecting) continue;
+          if (e.target === this.more && this.start > 0 && !this.stick) this.requestSlice('earlier');
+          if (e.target === this.later && this.end < this.items.length) this.requestSlice('later');
+        }
+      },
+      { root: this.el },
+    );
     io.observe(this.more);
     io.observe(this.later);
     this.el.addEventListener('click', (e) => this.onClick(e));
@@ -341,11 +338,7 @@ export class Transcript {
   private message(m: MessageEntity, previous?: HTMLElement): HTMLElement {
     const s = this.hooks.strings();
     if (m.role === 'user') {
-      return h(
-        'div',
-        { className: 'entry msg user', role: 'article', 'aria-label': s.you },
-        h('div', { className: 'bubble' }, h('div', { className: 'user-text' }, m.text), chips(m.parts)),
-      );
+      return h('div', { className: 'entry msg user', role: 'article', 'aria-label': s.you }, h('div', { className: 'bubble' }, h('div', { className: 'user-text' }, m.text), chips(m.parts)));
     }
     // Reuse the element while streaming: only the body changes.
     const el = previous?.classList.contains('agent') ? previous : h('div', { className: 'entry msg agent', role: 'article', 'aria-label': s.agentRole }, h('div', { className: 'md' }));

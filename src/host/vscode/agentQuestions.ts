@@ -38,8 +38,7 @@ export async function askUser(params: unknown, signal: AbortSignal, agentName?: 
   const options = Array.isArray(p.options) ? p.options.map(optionLabel).filter((o): o is { label: string } => !!o) : [];
   const source = cancellation(signal);
   try {
-    const input = async (): Promise<string | undefined> =>
-      vscode.window.showInputBox({ title, prompt: question, ignoreFocusOut: true }, source.token);
+    const input = async (): Promise<string | undefined> => vscode.window.showInputBox({ title, prompt: question, ignoreFocusOut: true }, source.token);
     if (options.length === 0) {
       const text = await input();
       return text === undefined ? { outcome: 'cancelled' } : { outcome: 'answered', text };

@@ -86,9 +86,7 @@ export class AgentTerminals implements vscode.Disposable {
     const exit = meta.terminal_exit as { terminal_id?: string; exit_code?: number | null; signal?: string | null } | undefined;
     const id = info?.terminal_id ?? output?.terminal_id ?? exit?.terminal_id;
     if (!id) return;
-    const command = typeof (call.rawInput as { command?: unknown } | undefined)?.command === 'string'
-      ? String((call.rawInput as { command: string }).command)
-      : call.title;
+    const command = typeof (call.rawInput as { command?: unknown } | undefined)?.command === 'string' ? String((call.rawInput as { command: string }).command) : call.title;
     const t = this.open(`meta:${id}`, command);
     if (output && typeof output === 'object' && !this.seenOutput.has(output)) {
       this.seenOutput.add(output);

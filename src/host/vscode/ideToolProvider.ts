@@ -1,16 +1,6 @@
 import * as vscode from 'vscode';
 import type { HostToolProvider, HostToolResult } from '../../session/hostTools';
-import {
-  IDE_LIMITS,
-  IDE_TOOL_DEFINITIONS,
-  jsonResult,
-  limitText,
-  limitTree,
-  type IdeLocation,
-  type IdeSymbolNode,
-  type Range,
-  type RangeWithText,
-} from '../ideTools';
+import { IDE_LIMITS, IDE_TOOL_DEFINITIONS, jsonResult, limitText, limitTree, type IdeLocation, type IdeSymbolNode, type Range, type RangeWithText } from '../ideTools';
 import { resolveInWorkspace } from '../workspacePaths';
 
 const range = (r: vscode.Range): Range => ({
@@ -56,10 +46,7 @@ export class IdeToolProvider implements HostToolProvider {
     switch (name) {
       case 'get_document_symbols': {
         const uri = await this.open(args.abspath);
-        const raw = await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>(
-          'vscode.executeDocumentSymbolProvider',
-          uri,
-        );
+        const raw = await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>('vscode.executeDocumentSymbolProvider', uri);
         const { nodes, truncated } = limitTree((raw ?? []).map(symbolNode), IDE_LIMITS.symbols);
         return jsonResult(nodes, truncated ? `only the first ${IDE_LIMITS.symbols} symbols` : undefined);
       }

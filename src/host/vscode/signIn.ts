@@ -42,7 +42,10 @@ export class AgentSignIn implements SignInHandler {
   }
 
   async signIn(agent: AgentConfig, methods: AuthMethod[]): Promise<{ authenticate: string } | 'restart' | undefined> {
-    const method = await this.chooser(agent, methods.map((m) => classifyAuthMethod(m, agent)));
+    const method = await this.chooser(
+      agent,
+      methods.map((m) => classifyAuthMethod(m, agent)),
+    );
     if (!method) return undefined;
     this.log.info(`Sign-in to "${agent.name}" with ${method.kind} method "${method.id}"`);
     switch (method.kind) {
@@ -79,9 +82,7 @@ export class AgentSignIn implements SignInHandler {
   private async defaultChooser(agent: AgentConfig, methods: SignInMethod[]): Promise<SignInMethod | undefined> {
     if (!this.requested) {
       const signIn = vscode.l10n.t('Sign in');
-      void Promise.resolve(
-        vscode.window.showErrorMessage(vscode.l10n.t('{0} needs you to sign in ({1}).', agent.name, methods.map((m) => m.name).join(', ')), signIn),
-      ).then((pick) => {
+      void Promise.resolve(vscode.window.showErrorMessage(vscode.l10n.t('{0} needs you to sign in ({1}).', agent.name, methods.map((m) => m.name).join(', ')), signIn)).then((pick) => {
         if (pick === signIn) void vscode.commands.executeCommand('agentHost.signIn');
       });
       return undefined;
@@ -132,7 +133,7 @@ function defaultAskSecret(agent: AgentConfig, method: SignInMethod, varName: str
   return Promise.resolve(
     vscode.window.showInputBox({
       title: vscode.l10n.t('Sign in to {0}: {1}', agent.name, method.name),
-      prompt: vscode.l10n.t('{0} (kept in the editor\'s secret storage, never in settings)', varName),
+      prompt: vscode.l10n.t("{0} (kept in the editor's secret storage, never in settings)", varName),
       password: true,
       ignoreFocusOut: true,
     }),

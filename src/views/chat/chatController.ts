@@ -3,17 +3,7 @@ import type { PermissionBroker } from '../../host/permissionBroker';
 import { RestrictedModeError, SupersededStartError, type AgentManager } from '../../manager/agentManager';
 import type { AgentSession, PromptCapabilities } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
-import type {
-  ChatRequests,
-  ContextChip,
-  HeaderState,
-  HostEvent,
-  QueuedPrompt,
-  RequestMessage,
-  RequestMethod,
-  RpcChatState,
-  Snapshot,
-} from '../../shared/chatProtocol';
+import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, RpcChatState, Snapshot } from '../../shared/chatProtocol';
 import { runCommand } from '../commandRegistry';
 import { firstStepCommand } from '../firstSteps';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
@@ -95,7 +85,8 @@ export class ChatController implements vscode.Disposable {
         // An agent added while the chat shows with none running: warm start it as if the chat just opened.
         const idle = manager.state === 'stopped' && !manager.error && !manager.current && manager.agents().length > 0;
         if (e.affectsConfiguration('agentHost.permissions.mode')) this.post({ type: 'header', header: this.header() });
-        if (e.affectsConfiguration('agentHost.agents') && this.sinks.size && this.warmStart() && idle) this.manager.ensureStarted().catch((error: Error) => this.log.warn(`Chat: agent did not start: ${error.message}`));
+        if (e.affectsConfiguration('agentHost.agents') && this.sinks.size && this.warmStart() && idle)
+          this.manager.ensureStarted().catch((error: Error) => this.log.warn(`Chat: agent did not start: ${error.message}`));
       }),
       // Trusted now: the page becomes the chat (no reload), and the agent warm starts as when the chat opens.
       vscode.workspace.onDidGrantWorkspaceTrust(() => {

@@ -16,7 +16,9 @@ export function chatStrings(): ChatStrings {
     emptyHint: vscode.l10n.t('Type @ to attach files, / for commands. Enter sends, Shift+Enter adds a line.'),
     inputPlaceholder: vscode.l10n.t('Ask the agent… (@ files, / commands)'),
     inputLabel: vscode.l10n.t('Message to the agent'),
-    keyboardHint: vscode.l10n.t('Enter sends, Shift+Enter adds a line, / opens commands, @ adds context. Ctrl+Up goes to the conversation: Up and Down move between its entries, Enter opens a tool call, Escape comes back here.'),
+    keyboardHint: vscode.l10n.t(
+      'Enter sends, Shift+Enter adds a line, / opens commands, @ adds context. Ctrl+Up goes to the conversation: Up and Down move between its entries, Enter opens a tool call, Escape comes back here.',
+    ),
     send: vscode.l10n.t('Send'),
     stop: vscode.l10n.t('Stop'),
     queued: vscode.l10n.t('Queued — sent when the agent is done'),

@@ -87,13 +87,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private html(webview: vscode.Webview, root: vscode.Uri): string {
     const nonce = randomBytes(18).toString('base64');
     const uri = (f: string) => webview.asWebviewUri(vscode.Uri.joinPath(root, f)).toString();
-    const csp = [
-      "default-src 'none'",
-      `img-src ${webview.cspSource} data:`,
-      `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-      `font-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-    ].join('; ');
+    const csp = ["default-src 'none'", `img-src ${webview.cspSource} data:`, `style-src ${webview.cspSource} 'nonce-${nonce}'`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join(
+      '; ',
+    );
     return `<!DOCTYPE html>
 <html lang="${vscode.env.language}">
 <head>

@@ -45,11 +45,7 @@ export class EditorActions implements vscode.Disposable {
     if (!inWorkspace(uri)) {
       const open = vscode.l10n.t('Open');
       const where = uri.scheme === 'file' ? uri.fsPath : uri.toString(true);
-      const pick = await vscode.window.showWarningMessage(
-        vscode.l10n.t('The agent links to a file outside the workspace. Open it?'),
-        { modal: true, detail: where },
-        open,
-      );
+      const pick = await vscode.window.showWarningMessage(vscode.l10n.t('The agent links to a file outside the workspace. Open it?'), { modal: true, detail: where }, open);
       if (pick !== open) return;
     }
     const pos = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);

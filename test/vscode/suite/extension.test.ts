@@ -94,8 +94,7 @@ describe('Agent Host in a real VS Code (code-server)', () => {
     const sub = api.manager.onDidChangeState((s) => states.push(s));
     const restore = answerModalsWith(new RegExp(process.env.AGENT_HOST_TEST_PERMISSION ?? 'allow', 'i'));
     try {
-      const prompt =
-        process.env.AGENT_HOST_TEST_PROMPT ?? 'Create a file named hello.txt containing a short greeting.';
+      const prompt = process.env.AGENT_HOST_TEST_PROMPT ?? 'Create a file named hello.txt containing a short greeting.';
       const stopReason = await api.manager.prompt(prompt);
       assert.equal(stopReason, 'end_turn');
     } finally {
@@ -104,7 +103,7 @@ describe('Agent Host in a real VS Code (code-server)', () => {
     }
     assert.equal(api.manager.state, 'ready');
     assert.ok(states.includes('busy'), `state never went busy: ${states.join(' → ')}`);
-    if (agent.protocol !== 'rpc') assert.equal(toolSockets().length, 1, 'the ACP agent\'s start (IDE tools on) opened the IDE tools socket');
+    if (agent.protocol !== 'rpc') assert.equal(toolSockets().length, 1, "the ACP agent's start (IDE tools on) opened the IDE tools socket");
 
     const changed = changedSince(before, folder);
     console.log(`files written by the agent: ${changed.join(', ') || '(none)'}`);

@@ -29,7 +29,6 @@ function textOf(result: { content: { text: string }[] }): string {
   return result.content.map((c) => c.text).join('');
 }
 
-
 function permissionRequest(title: string, rawInput: unknown, toolKind = 'execute'): PermissionRequestInfo {
   return {
     sessionId: 'test',
@@ -106,7 +105,7 @@ describe('Host services in a real VS Code', () => {
     assert.ok(!fs.existsSync(outside));
   });
 
-  it('a rule answers a permission request without a dialog, with the agent\'s option id', async () => {
+  it("a rule answers a permission request without a dialog, with the agent's option id", async () => {
     const rule = await host.rules.add({ action: 'allow', toolKind: 'execute', commandPrefix: 'npm test' });
     try {
       const decision = await host.broker.decide(permissionRequest('Run tests', { command: 'npm test -- --grep x' }), new AbortController().signal);
@@ -138,7 +137,7 @@ describe('Host services in a real VS Code', () => {
     }
   });
 
-  it('a terminal command\'s output and exit code arrive, and a VS Code terminal shows it', async () => {
+  it("a terminal command's output and exit code arrive, and a VS Code terminal shows it", async () => {
     const terminals = new TerminalService(() => [folder()], host.terminals.events);
     const terminalId = await terminals.create({
       command: process.execPath,
@@ -184,9 +183,10 @@ describe('Host services in a real VS Code', () => {
     assert.equal(defs[0]!.abspath, file);
     assert.equal(defs[0]!.range.start.line, 3, 'slugify is declared on line 4 (0-based 3)');
 
-    const outside = await host.ideTools
-      .call('get_document_symbols', { abspath: '/etc/hosts' }, new AbortController().signal)
-      .then(() => 'answered', (e: Error) => e.message);
+    const outside = await host.ideTools.call('get_document_symbols', { abspath: '/etc/hosts' }, new AbortController().signal).then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
     assert.match(outside, /outside the workspace/);
     const lang = JSON.parse(textOf(await host.ideTools.call('ide_language', {}, new AbortController().signal)));
     assert.equal(typeof lang, 'string');
@@ -207,10 +207,15 @@ describe('Host services in a real VS Code', () => {
     );
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(
-        tools.map((t) => t.name).sort(),
-        ['find_def_locations', 'find_type_def_locations', 'get_diagnostics', 'get_document_symbols', 'get_selected_range', 'get_visible_range', 'ide_language'],
-      );
+      assert.deepEqual(tools.map((t) => t.name).sort(), [
+        'find_def_locations',
+        'find_type_def_locations',
+        'get_diagnostics',
+        'get_document_symbols',
+        'get_selected_range',
+        'get_visible_range',
+        'ide_language',
+      ]);
       const r = await client.callTool({ name: 'get_document_symbols', arguments: { abspath: path.join(folder(), 'src', 'textUtils.ts') } });
       assert.match(textOf(r as { content: { text: string }[] }), /"name":"truncate","kind":"Function"/);
     } finally {

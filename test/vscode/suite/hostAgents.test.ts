@@ -26,7 +26,13 @@ function folder(): string {
 }
 
 function frames(log: string): Record<string, unknown>[] {
-  return fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+  return fs.existsSync(log)
+    ? fs
+        .readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+    : [];
 }
 
 /** Replaces vscode.window[name] for the duration of `run`. */
@@ -80,7 +86,9 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     await api.manager.ensureStarted();
     assert.equal(api.manager.state, 'ready');
     assert.deepEqual(offered, ['agent:hostile-login', 'terminal:hostile-terminal', 'env_var:hostile-key']);
-    const methods = frames(log).map((f) => f.method).filter(Boolean);
+    const methods = frames(log)
+      .map((f) => f.method)
+      .filter(Boolean);
     assert.deepEqual(methods, ['initialize', 'session/new', 'authenticate', 'session/new']);
   });
 
@@ -118,7 +126,12 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     assert.match(picked[1]!, /^Log in in a terminal \(in a terminal: .*hostileAgent\.js auth login\)$/);
     assert.equal(picked[2], 'Hostile API key (API key)');
     assert.equal(api.manager.state, 'ready');
-    assert.deepEqual(frames(log).map((f) => f.method).filter(Boolean), ['initialize', 'session/new', 'initialize', 'session/new', 'authenticate', 'session/new']);
+    assert.deepEqual(
+      frames(log)
+        .map((f) => f.method)
+        .filter(Boolean),
+      ['initialize', 'session/new', 'initialize', 'session/new', 'authenticate', 'session/new'],
+    );
   });
 
   it('a terminal method runs the agent command with its args/env in a VS Code terminal, then restarts the agent', async () => {
@@ -145,12 +158,15 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     }
     assert.equal(api.manager.state, 'ready');
     assert.ok(fs.existsSync(authFile), 'the login command did not run');
-    assert.ok(opened.some((n) => /Sign in/.test(n)), `no sign-in terminal: ${opened.join(', ')}`);
+    assert.ok(
+      opened.some((n) => /Sign in/.test(n)),
+      `no sign-in terminal: ${opened.join(', ')}`,
+    );
     // Three processes: refused (login declined), refused (login run), then the restarted one that finds the login.
     assert.equal(frames(log).filter((f) => f.method === 'initialize').length, 3);
   });
 
-  it('an API key goes to SecretStorage (not settings) and into the agent\'s env on start', async () => {
+  it("an API key goes to SecretStorage (not settings) and into the agent's env on start", async () => {
     await useAgent('hostile-key', 'auth');
     host.signIn.chooser = async (_agent, methods) => methods.find((m) => m.kind === 'env_var');
     host.signIn.askSecret = async (_agent, _method, varName) => (varName === 'HOSTILE_API_KEY' ? 'sekret-123' : undefined);
@@ -208,9 +224,16 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     assert.equal(await api.manager.prompt('write disk-made.txt'), 'end_turn');
     assert.equal(fs.readFileSync(file, 'utf8'), 'written by the agent itself\n');
     const changes = await host.turnChanges.changes();
-    assert.deepEqual(changes.map((c) => [path.basename(c.path), c.status, c.before]), [['disk-made.txt', 'modified', 'original\n']]);
+    assert.deepEqual(
+      changes.map((c) => [path.basename(c.path), c.status, c.before]),
+      [['disk-made.txt', 'modified', 'original\n']],
+    );
     // "Show the Last Turn's Changed Files…": pick the file, a diff editor opens.
-    await replacing('showQuickPick', async (items: unknown) => ((await items) as unknown[])[0], async () => vscode.commands.executeCommand('agentHost.showTurnChanges'));
+    await replacing(
+      'showQuickPick',
+      async (items: unknown) => ((await items) as unknown[])[0],
+      async () => vscode.commands.executeCommand('agentHost.showTurnChanges'),
+    );
     const diffTab = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff);
     assert.ok(diffTab && (diffTab.input as vscode.TabInputTextDiff).modified.fsPath === file, 'no diff editor for the changed file');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');

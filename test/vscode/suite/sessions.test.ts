@@ -130,7 +130,10 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
         const before = model.requests.length;
         assert.equal(await api.manager.prompt('What was the code word?\nSCENARIO: answer {"text": "Said before."}'), 'end_turn');
         const bodies = model.requests.slice(before).map((r) => JSON.stringify(r.body ?? null));
-        assert.ok(bodies.some((b) => b.includes(CODE_WORD) && b.includes('What was the code word?')), 'the model did not see the first prompt again');
+        assert.ok(
+          bodies.some((b) => b.includes(CODE_WORD) && b.includes('What was the code word?')),
+          'the model did not see the first prompt again',
+        );
       } finally {
         await api.manager.stop();
         await model?.close();
@@ -185,7 +188,11 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
     const script = `require('fs').appendFileSync(process.env.SPAWN_LOG, 'x'); process.stderr.write('boom at start\\n'); process.exit(3)`;
     const name = 'crash-loop';
     const others = api.manager.agents().filter((a) => a.name !== name);
-    await config().update('agents', [...others, { name, command: process.execPath, args: ['-e', script], env: { ELECTRON_RUN_AS_NODE: '1', SPAWN_LOG: spawns } }], vscode.ConfigurationTarget.Workspace);
+    await config().update(
+      'agents',
+      [...others, { name, command: process.execPath, args: ['-e', script], env: { ELECTRON_RUN_AS_NODE: '1', SPAWN_LOG: spawns } }],
+      vscode.ConfigurationTarget.Workspace,
+    );
     await api.manager.stop();
     api.manager.select(name);
     await assert.rejects(api.manager.restart({ fresh: true }));
