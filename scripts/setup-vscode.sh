@@ -198,5 +198,6 @@ fi
 ensure_apt
 ensure_node24
 ensure_code_server
-ensure_code_server_min
+# The minimum VS Code only serves the tests (npm start sets SETUP_VSCODE_MIN=0: the demo does not need it).
+[ "${SETUP_VSCODE_MIN:-1}" = 0 ] || ensure_code_server_min
 [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after apt install"

@@ -33,7 +33,7 @@ T0=$SECONDS
 # in "Agent Host: Add Agent…"; those already installed are offered in the picker.
 demo_agents="opencode"
 [ -n "${ANTHROPIC_API_KEY:-}" ] && demo_agents="opencode claude"
-SETUP_AGENTS="${SETUP_AGENTS:-$demo_agents}" bash "$ROOT/scripts/setup.sh" # idempotent; progress every 10 s
+SETUP_AGENTS="${SETUP_AGENTS:-$demo_agents}" SETUP_VSCODE_MIN="${SETUP_VSCODE_MIN:-0}" bash "$ROOT/scripts/setup.sh" # idempotent; progress every 10 s
 cd "$ROOT"
 mkdir -p "$ROOT/.scratch"
 if [ -n "${AGENT_HOST_START_NO_BUILD:-}" ]; then # the newcomer test: npm test has just built

@@ -213,7 +213,7 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
             pres: body.querySelectorAll('pre').length,
             blocks: [...body.querySelectorAll('.codeblock')].map((b) => ({ code: (b.querySelector('pre code') as HTMLElement).innerText, run: !!b.querySelector('[data-action="run"]') })),
             tables: [...body.querySelectorAll('table')].map((t) => t.textContent),
-            links: [...body.querySelectorAll('a')].map((a) => ({ href: a.getAttribute('href'), text: a.textContent })),
+            links: [...body.querySelectorAll('a')].map((a) => ({ href: a.getAttribute('href'), text: a.textContent, image: !!a.querySelector('.codicon-file-media') })),
           };
         });
         steps.push(`DOM: tags ${dom.tags.join(',')}; attributes ${dom.attrs.join(',')}`);
@@ -238,8 +238,8 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         assert.deepEqual(dom.tables.length, 1, 'only the markdown table is a table');
         assert.match(dom.tables[0] ?? '', /MD-CELL/);
         assert.ok(
-          dom.links.some((l) => l.href === 'https://example.com/pixel.png' && l.text === 'remote image'),
-          `the markdown image is not a link: ${JSON.stringify(dom.links)}`,
+          dom.links.some((l) => l.href === 'https://example.com/pixel.png' && l.text === 'remote image' && l.image),
+          `the markdown image is not a placeholder link with an image icon: ${JSON.stringify(dom.links)}`,
         );
         // The raw <pre> is text without actions; the two fenced blocks have them, showing exactly their source.
         assert.equal(dom.pres, 2);

@@ -4,7 +4,7 @@
  * - Raw HTML the agent writes (block or inline) is shown as text, never rendered: only what markdown syntax
  *   produces reaches the page, and DOMPurify keeps exactly that allowlist (MARKDOWN_TAGS, MARKDOWN_ATTRS: no
  *   `hidden`, no `style`, no `img`, no forms, frames or scripts; `javascript:`/`data:` links lose their href).
- *   Markdown images become links (nothing is fetched); a link that loses its href is plain text; task-list
+ *   Markdown images become a placeholder link with an image icon and the alt text (nothing is fetched); a link that loses its href is plain text; task-list
  *   boxes become ☐/☑.
  * - Code blocks are highlighted with highlight.js (a few languages). The code of each block comes from the
  *   markdown SOURCE (the token marked produced), kept on the `<pre>` as `codeText` and marked with a per-render
@@ -77,9 +77,10 @@ marked.use({
     html({ text, block }: { text: string; block?: boolean }) {
       return block ? `<p>${escapeHtml(text.trim())}</p>\n` : escapeHtml(text);
     },
-    // Nothing is fetched for an image: it becomes a link to it.
+    // Nothing is fetched for an image: it becomes a small placeholder — an image icon and its alt text —
+    // linking to it (never a broken-image icon).
     image({ href, text }) {
-      return `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`;
+      return `<a class="md-image" href="${escapeHtml(href)}" title="${escapeHtml(href)}"><span class="codicon codicon-file-media"></span>${escapeHtml(text || href)}</a>`;
     },
     checkbox({ checked }) {
       return checked ? '☑ ' : '☐ ';
