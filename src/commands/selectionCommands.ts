@@ -15,7 +15,7 @@ import { enclosingFunction, functionSymbols, resolveTarget, symbolContext, toCon
 import { lineSpan, type CodeContext } from './promptParts';
 import { ProposalPreview } from './proposals';
 import { TaskRunner, type TaskContext } from './taskRunner';
-import { casesForPrompt, parseTestCases } from './testCases';
+import { casesAsList, casesForPrompt, parseTestCases } from './testCases';
 import { frameworksFor, planTests, type Framework } from './testFramework';
 import { pickTestCases } from './testCasePicker';
 
@@ -170,6 +170,8 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
       ctx.report(vscode.l10n.t('proposing test cases'));
       const casesAnswer = await ctx.ask(instructions('testCases', vars), [...selectionContexts(tgt), ...symbols], chatLabel('testCases', vars));
       const proposed = parseTestCases(casesAnswer);
+      // The agent's answer is JSON; the transcript also gets the cases as a list one can read.
+      ctx.note(vscode.l10n.t('Proposed test cases for {0} ({1})', vars.symbolName || path.basename(document.uri.fsPath), proposed.length), casesAsList(proposed));
       ctx.report(vscode.l10n.t('choose the test cases'));
       const chosen = await pickTestCases(proposed, vars.symbolName || path.basename(document.uri.fsPath), ctx.token);
       if (!chosen || chosen.length === 0) return;

@@ -21,6 +21,8 @@ export interface TaskContext {
    * shows `label` (with the context as a chip) as the user's message, not the instructions.
    */
   ask(instructions: string, contexts: CodeContext[], label?: string): Promise<string>;
+  /** A line in the chat's transcript (e.g. the proposed test cases as a readable list). */
+  note(title: string, detail: string): void;
 }
 
 interface RunningTask {
@@ -72,6 +74,7 @@ export class TaskRunner implements vscode.Disposable {
         token: cts.token,
         report: (message) => progress.report({ message }),
         ask: (instructions, contexts, label) => this.ask(instructions, contexts, label, cts.token),
+        note: (noteTitle, detail) => void this.manager.current?.model.notice('info', noteTitle, detail),
       };
       try {
         await work(ctx);

@@ -101,6 +101,14 @@ export function parseTestCases(answer: string): TestCase[] {
   throw new Error('the answer holds no test cases as JSON');
 }
 
+/** The cases as a person reads them in the chat: one line each, happy paths first. */
+export function casesAsList(cases: TestCase[]): string {
+  const line = (c: TestCase) => `• ${c.title}${c.description && c.description !== c.title ? ` — ${c.description}` : ''}${c.input !== undefined ? `  (${c.input} → ${c.expected ?? '?'})` : ''}`;
+  const happy = cases.filter((c) => c.kind === 'happy').map(line);
+  const edge = cases.filter((c) => c.kind === 'edge').map(line);
+  return [...(happy.length ? ['Happy paths:', ...happy] : []), ...(edge.length ? ['Edge cases:', ...edge] : [])].join('\n');
+}
+
 /** What goes back to the agent in step two. */
 export function casesForPrompt(cases: TestCase[]): string {
   return JSON.stringify(cases, null, 2);

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { codeBlocks, fitReplacement, pickCodeBlock } from '../../src/commands/codeBlocks';
 import { bodyUnchanged, extractDocComment, spliceDocComment, stubFunction, withoutDocComment } from '../../src/commands/docstring';
 import { buildPromptParts, contextUri, displayParts, lineSpan, type CodeContext } from '../../src/commands/promptParts';
-import { parseTestCases } from '../../src/commands/testCases';
+import { casesAsList, parseTestCases } from '../../src/commands/testCases';
 import { planTests, type ProjectView } from '../../src/commands/testFramework';
 import { buildInstructions, renderTemplate, resolveAnswerLanguage, taskOf } from '../../src/prompts/templates';
 import { taskAnswer } from '../../src/model/tasks';
@@ -307,4 +307,12 @@ describe('the scripted model answers selection prompts', () => {
   it('ignores prompts without the marker', () => {
     assert.equal(taskAnswer('Explain this code'), undefined);
   });
+});
+
+it('casesAsList: the proposed cases as lines one reads, happy paths first', () => {
+  const list = casesAsList([
+    { title: 'empty', kind: 'edge', description: 'no words', input: "''", expected: '0' },
+    { title: 'two words', kind: 'happy', description: 'two words', input: "'a b'", expected: '2' },
+  ]);
+  assert.equal(list, "Happy paths:\n• two words  ('a b' → 2)\nEdge cases:\n• empty — no words  ('' → 0)");
 });

@@ -149,6 +149,8 @@ test('the first hour: npm start, the chat, a write through the dialog, selection
       { what: 'the proposed tests', timeoutMs: 90_000, intervalMs: 1000 },
     );
     await acceptDiff(page, shooter, '09-tests-diff');
+    // The chat shows the proposed cases as a list one reads, beside the agent's JSON.
+    await waitText(frame, '.entry.notice', /Proposed test cases for slugify/, 15_000);
     const testFile = path.join(ws, 'src', 'textUtils.test.ts');
     assert.match(await fileWith(testFile, /describe\('slugify'/, 30_000), /from '\.\/textUtils'/);
 
