@@ -15,7 +15,7 @@ echo "[test] building"
 npm run --silent build >/dev/null
 # Lint and format first: a finding fails in seconds, not after the long suites.
 echo "[test] lint and format (biome)"
-if ! npm run --silent lint; then
+if ! npm run --silent lint -- --colors=off; then
   echo "[test] FAIL: lint or format (above). Formatting: run 'npm run format'; a lint finding says how to fix it." >&2
   exit 1
 fi
