@@ -80,7 +80,9 @@ marked.use({
     // Nothing is fetched for an image: it becomes a small placeholder — an image icon and its alt text —
     // linking to it (never a broken-image icon).
     image({ href, text }) {
-      return `<a class="md-image" href="${escapeHtml(href)}" title="${escapeHtml(href)}"><span class="codicon codicon-file-media"></span>${escapeHtml(text || href)}</a>`;
+      // Its classes carry this render's nonce: the agent's own class attributes are dropped below, ours kept.
+      const mark = blocks?.marker ?? 'none-';
+      return `<a class="${mark}image" href="${escapeHtml(href)}" title="${escapeHtml(href)}"><span class="${mark}image-icon"></span>${escapeHtml(text || href)}</a>`;
     },
     checkbox({ checked }) {
       return checked ? '☑ ' : '☐ ';
@@ -167,8 +169,9 @@ export function renderMarkdown(src: string): DocumentFragment {
   // A link whose href was refused (javascript:, data:, …) is no link: its text stays, as plain text.
   for (const a of frag.querySelectorAll('a:not([href])')) a.replaceWith(...a.childNodes);
   // Our renderer's classes survive; the agent's own class attributes do not.
+  const ours: Record<string, string[]> = { [`${render.marker}image`]: ['md-image'], [`${render.marker}image-icon`]: ['codicon', 'codicon-file-media'] };
   for (const el of frag.querySelectorAll('[class]')) {
-    const kept = [...el.classList].filter((c) => c === 'hljs' || c.startsWith('hljs-') || c.startsWith('language-'));
+    const kept = [...el.classList].flatMap((c) => ours[c] ?? (c === 'hljs' || c.startsWith('hljs-') || c.startsWith('language-') ? [c] : []));
     el.className = kept.join(' ');
     if (!kept.length) el.removeAttribute('class');
   }
