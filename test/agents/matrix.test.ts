@@ -198,36 +198,38 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
       run.cleanup();
     });
 
-    test(`${agent.label}: Cancel in the permission dialog stops the turn`, { ...opts, skip: opts.skip || (q.noPermissionRequests ? 'never asks' : false) }, async () => {
-      const row: Row = { agent: agent.id, case: 'dialog-cancel', ok: false, ms: 0 };
-      rows.push(row);
-      // As for reject: a new file, or an edit for agents that cannot create files through client fs.
-      const original = 'keep = me\n';
-      const run = q.createViaClientFsBroken
-        ? await runTurn(
-            agent,
-            'dialog-cancel',
-            'dialog-cancel',
-            (ws) => scenario('edit', { path: path.join(ws, 'kept.txt'), old: 'keep', new: 'lose' }),
-            (ws) => fs.writeFileSync(path.join(ws, 'kept.txt'), original),
-          )
-        : await runTurn(agent, 'dialog-cancel', 'dialog-cancel', (ws) => scenario('write', { path: path.join(ws, 'unwritten.txt'), content: 'must not exist\n' }));
-      Object.assign(row, { ms: run.ms, initializeMs: run.initializeMs, stopReason: run.stopReason });
-      const req = run.frames.find((f) => f.dir === 'in' && f.msg.method === 'session/request_permission');
-      assert.ok(req, 'the agent asked for permission');
-      const answer = run.frames.find((f) => f.dir === 'out' && f.msg.id === req.msg.id && 'result' in f.msg);
-      assert.ok(answer, 'the permission request was answered');
-      assert.deepEqual((answer.msg.result as { outcome: unknown }).outcome, { outcome: 'cancelled' });
-      // The answer goes out first, then session/cancel, and the turn ends `cancelled` (not the agent's end_turn).
-      const cancel = run.frames.find((f) => f.dir === 'out' && f.msg.method === 'session/cancel');
-      assert.ok(cancel && cancel.at >= answer.at, 'no session/cancel after the cancelled answer');
-      assert.equal(run.stopReason, 'cancelled');
-      if (q.createViaClientFsBroken) assert.equal(fs.readFileSync(path.join(run.workspace, 'kept.txt'), 'utf8'), original);
-      else assert.equal(fs.existsSync(path.join(run.workspace, 'unwritten.txt')), false);
-      assert.ok(!run.model.requests.some((r) => r.decision === 'final' && /Done/.test(JSON.stringify(r))), 'the model was told the edit succeeded');
-      row.ok = true;
-      run.cleanup();
-    });
+    // An agent with no permission system never asks (its reject case asserts exactly that): no dialog to cancel.
+    if (!q.noPermissionRequests)
+      test(`${agent.label}: Cancel in the permission dialog stops the turn`, opts, async () => {
+        const row: Row = { agent: agent.id, case: 'dialog-cancel', ok: false, ms: 0 };
+        rows.push(row);
+        // As for reject: a new file, or an edit for agents that cannot create files through client fs.
+        const original = 'keep = me\n';
+        const run = q.createViaClientFsBroken
+          ? await runTurn(
+              agent,
+              'dialog-cancel',
+              'dialog-cancel',
+              (ws) => scenario('edit', { path: path.join(ws, 'kept.txt'), old: 'keep', new: 'lose' }),
+              (ws) => fs.writeFileSync(path.join(ws, 'kept.txt'), original),
+            )
+          : await runTurn(agent, 'dialog-cancel', 'dialog-cancel', (ws) => scenario('write', { path: path.join(ws, 'unwritten.txt'), content: 'must not exist\n' }));
+        Object.assign(row, { ms: run.ms, initializeMs: run.initializeMs, stopReason: run.stopReason });
+        const req = run.frames.find((f) => f.dir === 'in' && f.msg.method === 'session/request_permission');
+        assert.ok(req, 'the agent asked for permission');
+        const answer = run.frames.find((f) => f.dir === 'out' && f.msg.id === req.msg.id && 'result' in f.msg);
+        assert.ok(answer, 'the permission request was answered');
+        assert.deepEqual((answer.msg.result as { outcome: unknown }).outcome, { outcome: 'cancelled' });
+        // The answer goes out first, then session/cancel, and the turn ends `cancelled` (not the agent's end_turn).
+        const cancel = run.frames.find((f) => f.dir === 'out' && f.msg.method === 'session/cancel');
+        assert.ok(cancel && cancel.at >= answer.at, 'no session/cancel after the cancelled answer');
+        assert.equal(run.stopReason, 'cancelled');
+        if (q.createViaClientFsBroken) assert.equal(fs.readFileSync(path.join(run.workspace, 'kept.txt'), 'utf8'), original);
+        else assert.equal(fs.existsSync(path.join(run.workspace, 'unwritten.txt')), false);
+        assert.ok(!run.model.requests.some((r) => r.decision === 'final' && /Done/.test(JSON.stringify(r))), 'the model was told the edit succeeded');
+        row.ok = true;
+        run.cleanup();
+      });
 
     test(`${agent.label}: edits an existing file`, opts, async () => {
       const row: Row = { agent: agent.id, case: 'edit', ok: false, ms: 0 };
