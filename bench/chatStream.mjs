@@ -2,7 +2,7 @@
 // Frame times of the real chat webview (code-server + headless Chromium) while an agent streams one
 // markdown answer at RATE chunks/s for SECONDS (test/vscode/chatLongAgent.ts `STREAM`), then while scrolling
 // the 2,000-message transcript: requestAnimationFrame deltas inside the page (p50, p95, max, frames over
-// 50 ms). Appends a section to bench/RESULTS.md.
+// 50 ms). Appends a section to bench/RESULTS.md (BENCH_NO_WRITE=1: print only).
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
@@ -97,5 +97,5 @@ const section = [
   row('scrolling down', f.down),
   '',
 ].join('\n');
-fs.appendFileSync(path.join(root, 'bench/RESULTS.md'), section);
+if (process.env.BENCH_NO_WRITE !== '1') fs.appendFileSync(path.join(root, 'bench/RESULTS.md'), section);
 console.log(section);
