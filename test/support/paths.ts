@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -11,4 +11,15 @@ export function scratchDir(prefix: string): string {
   return mkdtempSync(path.join(os.tmpdir(), `agent-host-${prefix}-`));
 }
 
-export { processAlive as alive } from '../../src/core/agentProcess';
+import { processAlive } from '../../src/core/agentProcess';
+
+export { processAlive as alive };
+
+/** Run folders `<name>-<pid>` under `dir` left by earlier runs (kept when they failed, for a look) go, unless their run is alive. */
+export function removeStaleRunFolders(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const pid = Number(/-(\d+)$/.exec(name)?.[1]);
+    if (!processAlive(pid)) rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
+}

@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { agentById } from '../agents/catalog';
+import { removeStaleRunFolders } from '../support/paths';
 import { REPO_ROOT } from './codeServers';
 import { QUIET_SETTINGS } from './runner';
 
@@ -34,26 +35,10 @@ export interface SuiteSetup {
 
 const BASE = path.join(REPO_ROOT, '.scratch', 'vscode-test');
 
-/** Folders of earlier runs (kept when they failed) go when the next run starts, unless that run is alive. */
-function removeStale(): void {
-  if (!fs.existsSync(BASE)) return;
-  for (const name of fs.readdirSync(BASE)) {
-    const pid = Number(/-(\d+)$/.exec(name)?.[1]);
-    let alive = false;
-    try {
-      process.kill(pid, 0);
-      alive = pid > 0;
-    } catch {
-      // not running
-    }
-    if (!alive) fs.rmSync(path.join(BASE, name), { recursive: true, force: true });
-  }
-}
-
 export async function prepareSuite(labels: readonly string[]): Promise<SuiteSetup> {
   const agentFixture = agentById('opencode')!;
   if (!agentFixture.installed()) throw new Error('opencode is not installed: run scripts/setup-agents.sh (or npm run setup)');
-  removeStale();
+  removeStaleRunFolders(BASE);
   const run = path.join(BASE, `run-${process.pid}`);
   fs.mkdirSync(run, { recursive: true });
   process.on('exit', (code) => {

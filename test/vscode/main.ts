@@ -15,28 +15,12 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { removeStaleRunFolders } from '../support/paths';
 import { REPO_ROOT } from './runner';
 import { runHostUiCheck } from './hostUi';
 import { runUiCheck } from './uiCheck';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
-
-/** Workspaces of earlier runs (kept when they failed, for a look) go when the next run starts. */
-function removeStaleWorkspaces(): void {
-  const dir = path.join(REPO_ROOT, '.scratch/vscode-tests');
-  if (!fs.existsSync(dir)) return;
-  for (const name of fs.readdirSync(dir)) {
-    const pid = Number(/-(\d+)$/.exec(name)?.[1]);
-    let alive = false;
-    try {
-      process.kill(pid, 0);
-      alive = pid > 0;
-    } catch {
-      // not running
-    }
-    if (!alive) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
-  }
-}
 
 function freshWorkspace(name: string): string {
   const src = path.join(REPO_ROOT, 'test/fixtures/sample-workspace');
@@ -66,7 +50,7 @@ async function main(): Promise<number> {
       return 2;
     }
   }
-  removeStaleWorkspaces();
+  removeStaleRunFolders(path.join(REPO_ROOT, '.scratch/vscode-tests'));
   const agent = agentFromEnv();
   const userSettings = { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name };
   const timeoutMs = Number(process.env.AGENT_HOST_VSCODE_TIMEOUT_MS ?? 300_000);
