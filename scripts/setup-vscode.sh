@@ -112,6 +112,17 @@ ensure_node24() {
   log "node24: done in $((SECONDS - t0))s"
 }
 
+# code_server_version <node> <entry.js>: the line `<version> <commit> with Code <vscode>` its --version
+# prints (empty when it does not start). --version still writes a default config file: kept out of HOME.
+code_server_version() {
+  local tmp out
+  tmp="$(mktemp -d)"
+  out="$(HOME="$tmp" XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" "$1" "$2" --version 2>&1 \
+    | grep -E '^[0-9]+\.[0-9]+\.[0-9]+ ' | head -n1)" || true
+  rm -rf "$tmp"
+  printf '%s' "$out"
+}
+
 ensure_code_server() {
   local deps="{\"code-server\":\"$CODE_SERVER_VERSION\"}"
   # code-server's postinstall builds/links VS Code's native modules; argon2 loads its prebuilt binary.
@@ -134,12 +145,8 @@ ensure_code_server() {
     || die "code-server postinstall did not run (lib/vscode/node_modules incomplete); see $CS_DIR/.install.log"
   "$N24/bin/node" -e 'for (const m of ["node-pty", "kerberos"]) require(process.argv[1] + "/" + m)' "$vsm" 2>>"$CS_DIR/.install.log" \
     || die "code-server's native modules do not load under Node 24; see $CS_DIR/.install.log"
-  # --version still writes a default config file: keep it out of the real HOME.
-  local tmp v
-  tmp="$(mktemp -d)"
-  v="$(HOME="$tmp" XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" \
-    "$N24/bin/node" "$entry" --version 2>&1 | grep -E '^[0-9]+\.[0-9]+\.[0-9]+ ' | head -n1)" || true
-  rm -rf "$tmp"
+  local v
+  v="$(code_server_version "$N24/bin/node" "$entry")"
   case "$v" in "$CODE_SERVER_VERSION "*) ;; *) die "code-server does not start or has an unexpected version: '$v'" ;; esac
   printf '%s' "$spec" >"$stamp"
   log "code-server: done in $((SECONDS - t0))s"
@@ -178,11 +185,8 @@ ensure_code_server_min() {
   [ -x "$vsm/@vscode/ripgrep/bin/rg" ] || die "code-server-min: rg missing in @vscode/ripgrep; see $CS_MIN_DIR/.install.log"
   node -e 'for (const m of ["node-pty", "kerberos", "@vscode/spdlog"]) require(process.argv[1] + "/" + m)' "$vsm" 2>>"$CS_MIN_DIR/.install.log" \
     || die "code-server-min's native modules do not load under Node 20; see $CS_MIN_DIR/.install.log"
-  local tmp out
-  tmp="$(mktemp -d)"
-  out="$(HOME="$tmp" XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" node "$pkg/out/node/entry.js" --version 2>&1 \
-    | grep -E '^[0-9]+\.[0-9]+\.[0-9]+ ' | head -n1)" || true
-  rm -rf "$tmp"
+  local out
+  out="$(code_server_version node "$pkg/out/node/entry.js")"
   case "$out" in "$CODE_SERVER_MIN_VERSION "*"with Code $CODE_SERVER_MIN_VSCODE") ;;
     *) die "code-server-min does not start or is not VS Code $CODE_SERVER_MIN_VSCODE: '$out'" ;; esac
   printf '%s' "$spec" >"$stamp"
