@@ -78,6 +78,27 @@ async function runTurn(agent: AgentFixture, name: string, policy: PolicyName | '
   return { workspace, frames, asked, stopReason, session, model, initializeMs, ms: Date.now() - t0, logLines, cleanup };
 }
 
+/**
+ * A write the person refuses (`deny-all`, or `dialog-cancel`): a new file — or, for agents that cannot create
+ * files through client fs, an edit of an existing one, so they do ask. `untouched` asserts the refusal held.
+ */
+async function refusedWrite(agent: AgentFixture, name: string, policy: 'deny-all' | 'dialog-cancel', file: string) {
+  const original = 'keep = me\n';
+  const editInstead = agent.quirks.createViaClientFsBroken;
+  const run = editInstead
+    ? await runTurn(
+        agent,
+        name,
+        policy,
+        (ws) => scenario('edit', { path: path.join(ws, file), old: 'keep', new: 'lose' }),
+        (ws) => fs.writeFileSync(path.join(ws, file), original),
+      )
+    : await runTurn(agent, name, policy, (ws) => scenario('write', { path: path.join(ws, file), content: 'must not exist\n' }));
+  const target = path.join(run.workspace, file);
+  const untouched = () => (editInstead ? assert.equal(fs.readFileSync(target, 'utf8'), original) : assert.equal(fs.existsSync(target), false));
+  return { run, untouched };
+}
+
 function agentText(run: { session: AcpSession }): string {
   return run.session.model
     .messages('agent')
@@ -176,20 +197,9 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
       }
       const row: Row = { agent: agent.id, case: 'reject-write', ok: false, ms: 0 };
       rows.push(row);
-      // Agents that cannot create files through client fs are asked to edit instead, so they do ask.
-      const original = 'keep = me\n';
-      const run = q.createViaClientFsBroken
-        ? await runTurn(
-            agent,
-            'reject',
-            'deny-all',
-            (ws) => scenario('edit', { path: path.join(ws, 'denied.txt'), old: 'keep', new: 'lose' }),
-            (ws) => fs.writeFileSync(path.join(ws, 'denied.txt'), original),
-          )
-        : await runTurn(agent, 'reject', 'deny-all', (ws) => scenario('write', { path: path.join(ws, 'denied.txt'), content: 'must not exist\n' }));
+      const { run, untouched } = await refusedWrite(agent, 'reject', 'deny-all', 'denied.txt');
       Object.assign(row, { ms: run.ms, initializeMs: run.initializeMs, stopReason: run.stopReason });
-      if (q.createViaClientFsBroken) assert.equal(fs.readFileSync(path.join(run.workspace, 'denied.txt'), 'utf8'), original);
-      else assert.equal(fs.existsSync(path.join(run.workspace, 'denied.txt')), false);
+      untouched();
       assert.equal(run.stopReason, q.rejectStopReason ?? 'end_turn');
       // The model was never told the tool succeeded (some agents end the turn without asking it again).
       assert.ok(!run.model.requests.some((r) => r.decision === 'final'), 'the model saw a successful tool result');
@@ -203,17 +213,7 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
       test(`${agent.label}: Cancel in the permission dialog stops the turn`, opts, async () => {
         const row: Row = { agent: agent.id, case: 'dialog-cancel', ok: false, ms: 0 };
         rows.push(row);
-        // As for reject: a new file, or an edit for agents that cannot create files through client fs.
-        const original = 'keep = me\n';
-        const run = q.createViaClientFsBroken
-          ? await runTurn(
-              agent,
-              'dialog-cancel',
-              'dialog-cancel',
-              (ws) => scenario('edit', { path: path.join(ws, 'kept.txt'), old: 'keep', new: 'lose' }),
-              (ws) => fs.writeFileSync(path.join(ws, 'kept.txt'), original),
-            )
-          : await runTurn(agent, 'dialog-cancel', 'dialog-cancel', (ws) => scenario('write', { path: path.join(ws, 'unwritten.txt'), content: 'must not exist\n' }));
+        const { run, untouched } = await refusedWrite(agent, 'dialog-cancel', 'dialog-cancel', 'kept.txt');
         Object.assign(row, { ms: run.ms, initializeMs: run.initializeMs, stopReason: run.stopReason });
         const req = run.frames.find((f) => f.dir === 'in' && f.msg.method === 'session/request_permission');
         assert.ok(req, 'the agent asked for permission');
@@ -224,8 +224,7 @@ describe('agent matrix: real agents through Agent Host', { concurrency: false },
         const cancel = run.frames.find((f) => f.dir === 'out' && f.msg.method === 'session/cancel');
         assert.ok(cancel && cancel.at >= answer.at, 'no session/cancel after the cancelled answer');
         assert.equal(run.stopReason, 'cancelled');
-        if (q.createViaClientFsBroken) assert.equal(fs.readFileSync(path.join(run.workspace, 'kept.txt'), 'utf8'), original);
-        else assert.equal(fs.existsSync(path.join(run.workspace, 'unwritten.txt')), false);
+        untouched();
         assert.ok(!run.model.requests.some((r) => r.decision === 'final' && /Done/.test(JSON.stringify(r))), 'the model was told the edit succeeded');
         row.ok = true;
         run.cleanup();
