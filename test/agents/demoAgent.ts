@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AGENTS, agentById } from './catalog';
+import { AGENTS, type AgentFixture, agentById } from './catalog';
 
 const scratch = process.env.DEMO_SCRATCH;
 const workspace = process.env.DEMO_WORKSPACE;
@@ -37,14 +37,16 @@ async function startModel(dir: string): Promise<string> {
   fail(`the scripted model did not start (see ${log})`);
 }
 
-/** Every other installed agent of the catalog, against the same scripted model: ready presets in the picker. */
+/** An installed catalog agent against the demo's scripted model, as a settings entry "<id> (demo model)". */
+async function demoEntry(agent: AgentFixture, url: string): Promise<object> {
+  const spec = await agent.prepare({ scratch: path.join(scratch!, agent.id), modelUrl: url, workspace: workspace! });
+  return { name: `${agent.id} (demo model)`, command: spec.command, args: spec.args, env: spec.env, inheritEnv: false, protocol: 'acp' };
+}
+
+/** Every other installed agent of the catalog: ready presets in the picker. */
 async function others(url: string, except: string): Promise<object[]> {
   const list: object[] = [];
-  for (const agent of AGENTS) {
-    if (agent.id === except || !agent.installed()) continue;
-    const spec = await agent.prepare({ scratch: path.join(scratch!, agent.id), modelUrl: url, workspace: workspace! });
-    list.push({ name: `${agent.id} (demo model)`, command: spec.command, args: spec.args, env: spec.env, inheritEnv: false, protocol: 'acp' });
-  }
+  for (const agent of AGENTS) if (agent.id !== except && agent.installed()) list.push(await demoEntry(agent, url));
   return list;
 }
 
@@ -60,9 +62,7 @@ async function main(): Promise<void> {
   }
   const agent = agentById('opencode');
   if (!agent?.installed()) fail('opencode is not installed: run scripts/setup-agents.sh opencode');
-  const spec = await agent.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: url, workspace });
-  const config = { name: 'opencode (demo model)', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false, protocol: 'acp' };
-  process.stdout.write(`${JSON.stringify([config, ...(await others(url, 'opencode'))])}\n`);
+  process.stdout.write(`${JSON.stringify([await demoEntry(agent, url), ...(await others(url, 'opencode'))])}\n`);
 }
 
 void main();
