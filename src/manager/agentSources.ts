@@ -51,9 +51,11 @@ export function readAgentList(files: SettingsFiles): AgentList {
   // Workspace settings could point the agent command anywhere: only in a trusted workspace.
   if (vscode.workspace.isTrusted) {
     layers.push({ source: 'Workspace', value: inspected?.workspaceValue });
-    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    // Folders have settings of their own only in a multi-root workspace (else they are the workspace's).
+    const folders = vscode.workspace.workspaceFile ? (vscode.workspace.workspaceFolders ?? []) : [];
+    for (const folder of folders) {
       const value = vscode.workspace.getConfiguration('agentHost', folder.uri).inspect<unknown>('agents')?.workspaceFolderValue;
-      if (value !== undefined && value !== inspected?.workspaceValue) layers.push({ source: `Folder ${folder.name}`, value });
+      if (value !== undefined) layers.push({ source: `Folder ${folder.name}`, value });
     }
   }
   const merged = mergeAgentLayers(layers);
