@@ -12,6 +12,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 log() { printf '[setup] %s\n' "$*"; }
+# shellcheck source=scripts/lib/progress.sh
+source scripts/lib/progress.sh
 
 # The three parts are independent (only setup-vscode uses apt), so they run at once: on a fresh machine
 # the downloads overlap (about 3 minutes instead of 6). Their lines are prefixed; any failure fails setup.
@@ -30,22 +32,8 @@ bash scripts/setup-agents.sh ${SETUP_AGENTS:-} & agents=$!
 vscode=""
 if [ -z "${SKIP_VSCODE:-}" ]; then bash scripts/setup-vscode.sh & vscode=$!; fi
 
-# Progress: every 10 s, which parts are still running (a quiet minute looks like a hang).
-names=(npm-dependencies agents code-server)
-pids=("$deps" "$agents" "$vscode")
-while :; do
-  running=()
-  for i in 0 1 2; do [ -n "${pids[$i]}" ] && kill -0 "${pids[$i]}" 2>/dev/null && running+=("${names[$i]}"); done
-  [ ${#running[@]} -eq 0 ] && break
-  for _ in $(seq 1 20); do
-    sleep 0.5
-    alive=0
-    for p in "${pids[@]}"; do [ -n "$p" ] && kill -0 "$p" 2>/dev/null && alive=1; done
-    [ $alive -eq 0 ] && break
-  done
-  [ $alive -eq 0 ] && break
-  log "$((SECONDS - start)) s: still installing: $(IFS=,; echo "${running[*]}" | sed 's/,/, /g')"
-done
+# Progress: every 10 s, which parts are still running.
+progress_wait "$start" "[setup]" installing npm-dependencies="$deps" agents="$agents" ${vscode:+code-server="$vscode"}
 
 status=0
 wait "$deps" || { log "npm ci failed"; status=1; }

