@@ -180,6 +180,13 @@ test('the chat webview: keyboard only, and no serious or critical axe violation 
         await expectFocus(frame, (f) => f.onEntry && f.entry === focus.entry, 'the opened tool card');
         step(`ArrowUp reached ${focus.entry}; Enter opened it (aria-expanded=true), the focus stayed on it`);
         await axe.scan(frame, 'tool-card');
+        // A box that may scroll (its output, raw input) is a Tab stop of its own, and the arrows stay in it.
+        const box = tool.locator('.tool-body pre.scrollbox').first();
+        assert.equal(await box.getAttribute('tabindex'), '0', 'the tool card has no scrollable box with a Tab stop');
+        await box.focus();
+        await page.keyboard.press('ArrowDown');
+        assert.equal(await frame.evaluate(() => document.activeElement?.matches('.tool-body pre.scrollbox') ?? false), true, 'ArrowDown left the scrollable box');
+        step('a scrollable box in the card takes the focus, and ArrowDown stays in it');
 
         // 4. A running turn: Escape to the composer, send, allow by keyboard; Escape stops it.
         await page.keyboard.press('Escape');

@@ -54,8 +54,8 @@ export function toolCallCard(t: ToolCallEntity, s: ChatStrings, open: boolean): 
     );
   }
   for (const c of t.content) body.append(toolContent(c, s));
-  if (t.rawInput !== undefined && t.rawInput !== null) body.append(section(s.rawInput, h('pre', { className: 'raw' }, pretty(t.rawInput))));
-  if (t.rawOutput !== undefined && t.rawOutput !== null) body.append(section(s.output, h('pre', { className: 'raw' }, pretty(t.rawOutput))));
+  if (t.rawInput !== undefined && t.rawInput !== null) body.append(section(s.rawInput, scrollBox('raw', pretty(t.rawInput))));
+  if (t.rawOutput !== undefined && t.rawOutput !== null) body.append(section(s.output, scrollBox('raw', pretty(t.rawOutput))));
   return h('div', { className: `entry tool status-${t.status}`, role: 'group', 'aria-label': `${t.title || t.toolKind} — ${statusText}` }, head, body);
 }
 
@@ -65,9 +65,8 @@ function toolContent(c: unknown, s: ChatStrings): HTMLElement {
     const oldText = typeof o.oldText === 'string' ? o.oldText : null;
     const lines = hunks(lineDiff(oldText ?? '', o.newText));
     const btn = h('vscode-button', { secondary: true, 'data-action': 'open-diff', title: s.openDiff }, icon('diff'), ` ${s.openDiff}`);
-    const pre = h(
-      'pre',
-      { className: 'diff' },
+    const pre = scrollBox(
+      'diff',
       ...lines.slice(0, 400).map((l) => (l ? h('div', { className: `dl ${l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'ctx'}` }, `${l.op} ${l.text}`) : h('div', { className: 'dl gap' }, '⋯'))),
     );
     const wrap = h('div', { className: 'diff-block' }, h('div', { className: 'diff-head' }, h('a', { href: '#', 'data-action': 'open-location', 'data-path': o.path }, o.path), btn), pre);
@@ -76,7 +75,7 @@ function toolContent(c: unknown, s: ChatStrings): HTMLElement {
   }
   if (o.type === 'terminal') {
     const out = typeof (o as { output?: unknown }).output === 'string' ? String((o as { output?: unknown }).output) : '';
-    return section(`${s.terminal} ${String(o.terminalId ?? '')}`, h('pre', { className: 'raw terminal' }, out));
+    return section(`${s.terminal} ${String(o.terminalId ?? '')}`, scrollBox('raw terminal', out));
   }
   if (o.type === 'content') {
     const part = (o.content ?? {}) as ContentPart;
@@ -87,7 +86,7 @@ function toolContent(c: unknown, s: ChatStrings): HTMLElement {
     }
     return chips([part]) ?? h('span');
   }
-  return h('pre', { className: 'raw' }, pretty(c));
+  return scrollBox('raw', pretty(c));
 }
 
 /** A permission card: buttons by option kind when the chat may answer, else where to answer. */
@@ -131,7 +130,7 @@ export function noticeCard(n: NoticeEntity, s: ChatStrings): HTMLElement {
   const ic = n.severity === 'error' ? 'error' : n.severity === 'warning' ? 'warning' : 'info';
   const el = h('div', { className: `entry notice ${n.severity}`, role: n.severity === 'error' ? 'alert' : 'status' });
   el.append(h('div', { className: 'notice-title' }, icon(ic), h('span', null, n.title)));
-  if (n.detail) el.append(h('pre', { className: 'notice-detail' }, n.detail));
+  if (n.detail) el.append(scrollBox('notice-detail', n.detail));
   if (n.severity === 'error') {
     el.append(
       h(
@@ -161,6 +160,14 @@ function pretty(v: unknown): string {
   }
   const json = JSON.stringify(v, null, 2) ?? String(v);
   return json.length > 20_000 ? `${json.slice(0, 20_000)}\n…` : json;
+}
+
+/**
+ * A `<pre>` that may scroll (its CSS caps its height or lets it scroll sideways): one Tab stop, so a keyboard
+ * can scroll it (entryKeys.ts leaves the arrows to it).
+ */
+function scrollBox(className: string, ...children: (string | HTMLElement)[]): HTMLPreElement {
+  return h('pre', { className: `${className} scrollbox`, tabindex: 0 }, ...children);
 }
 
 function section(title: string, body: HTMLElement): HTMLElement {
@@ -213,6 +220,8 @@ export function decorateCode(root: HTMLElement, s: ChatStrings): void {
       SHELL_LANGS.has(lang.toLowerCase()) ? btn('run', 'play', s.run) : null,
     );
     const wrap = h('div', { className: 'codeblock' });
+    pre.classList.add('scrollbox');
+    pre.tabIndex = 0;
     pre.replaceWith(wrap);
     wrap.append(bar, pre);
   }

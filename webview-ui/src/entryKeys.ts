@@ -5,6 +5,8 @@
  *   Home / End    first / last shown entry
  *   Enter, Space  on a tool call (or a thought): shows or hides its details
  *   Escape        back to the composer
+ * In a box that scrolls (a tool's output, a diff, a code block: a Tab stop of its own) the arrows, Home and End
+ * scroll the box instead.
  * The composer's Ctrl+Up enters it (composer.ts): the permission card waiting for an answer, else the newest entry.
  */
 
@@ -30,6 +32,7 @@ export function onEntryKey(e: KeyboardEvent, nav: EntryNav): boolean {
   if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.isComposing) return false;
   const target = e.target as HTMLElement;
   if (target.closest('textarea, input, [contenteditable="true"]')) return false;
+  if (target.closest('.scrollbox') && /^(Arrow(Up|Down)|Home|End)$/.test(e.key)) return false;
   const entries = nav.entries();
   const current = entries.find((el) => el.contains(target));
   if (!current) return false;
