@@ -169,7 +169,9 @@ ensure_code_server_min() {
   rm -rf "$CS_MIN_DIR/node_modules" "$CS_MIN_DIR/package-lock.json" "$CS_MIN_DIR/.tmp" "$stamp"
   write_project "$CS_MIN_DIR" code-server-min "{\"code-server\":\"$CODE_SERVER_MIN_VERSION\"}" "$allow"
   local rg_version rg_target="x86_64-unknown-linux-musl"
-  rg_version="$(rg --version | head -n1 | awk '{print $2}')"
+  # Whole output, then its first line: `rg --version | head -n1` lost a race under pipefail ("error: broken pipe").
+  rg_version="$(rg --version)"
+  rg_version="$(awk 'NR == 1 { print $2 }' <<<"$rg_version")"
   [ "$rg_version" = 13.0.0 ] || die "Debian's ripgrep is $rg_version; VS Code $CODE_SERVER_MIN_VSCODE expects 13.0.0"
   # @vscode/ripgrep 1.15.11 (pinned by code-server 4.99.4's lib/vscode/npm-shrinkwrap.json) wants rg v13.0.0-10.
   local cache="$CS_MIN_DIR/.tmp/vscode-ripgrep-cache-1.15.11"
