@@ -67,8 +67,32 @@ try {
       await turnIdle(frame);
       await feedLong(frame, 2000, 500);
       await page.waitForTimeout(1000);
+      // BENCH_LOAF=1: what the long frames while scrolling held (Long Animation Frame entries over 40 ms).
+      // BENCH_LOAF=1: what the long frames while scrolling held (Long Animation Frame entries), in the webview
+      // and in the workbench around it (one renderer process in code-server).
+      const loafTargets = process.env.BENCH_LOAF === '1' ? { webview: frame, workbench: page.mainFrame() } : {};
+      for (const target of Object.values(loafTargets)) {
+        await target.evaluate(() => {
+          window.__loaf = [];
+          window.__loafSupported = PerformanceObserver.supportedEntryTypes.includes('long-animation-frame');
+          new PerformanceObserver((list) => {
+            for (const e of list.getEntries()) {
+              const r = (x) => Math.round(x);
+              window.__loaf.push({
+                at: r(performance.timeOrigin + e.startTime),
+                duration: r(e.duration),
+                work: r(e.renderStart ? e.renderStart - e.startTime : e.duration),
+                render: r(e.renderStart ? e.startTime + e.duration - e.renderStart : 0),
+                layout: r(e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0),
+                scripts: e.scripts.map((x) => `${x.invoker} ${r(x.duration)}ms ${x.sourceFunctionName}`),
+              });
+            }
+          }).observe({ type: 'long-animation-frame' });
+        });
+      }
       figures.up = await scrollThrough(frame, 'up');
       figures.down = await scrollThrough(frame, 'down');
+      for (const [name, target] of Object.entries(loafTargets)) figures[`loaf-${name}`] = await target.evaluate(() => ({ supported: window.__loafSupported, frames: window.__loaf }));
     },
   );
 } finally {

@@ -23,6 +23,8 @@ export interface DomFigures {
   domNodes: number;
   /** performance.memory.usedJSHeapSize of the webview, MiB (Chromium rounds it). */
   heapMiB: number | null;
+  /** Where the DOM's entries are out of the transcript's order or repeated (the long fixture numbers them), else null. */
+  disorder: string | null;
 }
 
 export interface FrameStats {
@@ -44,6 +46,20 @@ export async function domFigures(frame: Frame): Promise<DomFigures> {
       domEntries: document.querySelectorAll('.entries > .entry').length,
       domNodes: document.getElementsByTagName('*').length,
       heapMiB: mem ? Math.round((mem.usedJSHeapSize / 1048576) * 10) / 10 : null,
+      disorder: (() => {
+        const keys = new Set<string>();
+        let last = -1;
+        for (const el of document.querySelectorAll<HTMLElement>('.entries > .entry')) {
+          const key = el.dataset.key ?? '';
+          if (keys.has(key)) return `${key} twice`;
+          keys.add(key);
+          const m = /Question (\d+): how|Message (\d+): |src\/file(\d+)\.ts/.exec(el.textContent ?? '');
+          const n = m ? Number(m[1] ?? m[2] ?? m[3]) : last;
+          if (n < last) return `${key} (${n}) after ${last}`;
+          last = n;
+        }
+        return null;
+      })(),
     };
   });
 }

@@ -468,15 +468,18 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
       const ms = await feedLong(frame, 2000, 500);
       const bottom = await domFigures(frame);
       if (bottom.total < 2500) throw new Error(`only ${bottom.total} entities reached the page`);
+      if (bottom.disorder) throw new Error(`the DOM's entries out of order (bottom): ${bottom.disorder}`);
       if (bottom.domEntries > 360) throw new Error(`${bottom.domEntries} entries in the DOM at the bottom`);
       const up = await scrollThrough(frame, 'up');
       const top = await domFigures(frame);
       const first = await frame.locator('.entries > .entry').first().textContent();
+      if (top.disorder) throw new Error(`the DOM's entries out of order (top): ${top.disorder}`);
       if (top.domEntries > 360) throw new Error(`${top.domEntries} entries in the DOM at the top`);
       if (!/SCENARIO: write/.test(first ?? '')) throw new Error(`the top is not the transcript's start: ${first}`);
       result.screenshots.push(await info.screenshot('chat-12-long-top-light'));
       const down = await scrollThrough(frame, 'down');
       const back = await domFigures(frame);
+      if (back.disorder) throw new Error(`the DOM's entries out of order (back): ${back.disorder}`);
       if (back.domEntries > 360) throw new Error(`${back.domEntries} entries in the DOM back at the bottom`);
       await waitText(frame, '.msg.agent', 'LONG-END 2000 messages', 5000);
       step(

@@ -5,6 +5,7 @@
  * reverse (scroll position kept).
  * New output is appended while the window reaches the end; `content-visibility: auto` lets the browser skip
  * off-screen items. Streaming messages re-render at most once per animation frame.
+ * Up to a PAGE of entries on each side of the window are kept rendered but detached (spares.ts).
  */
 import type { ChatStrings, HeaderState, MessageEntity, PermissionEntity, TimelineEntity } from '../../src/shared/chatProtocol';
 import { chips, codeOf, decorateCode, noticeCard, permissionCard, toolCallCard } from './cards';
@@ -13,6 +14,7 @@ import { focusEntry, onEntryKey, replaceKeepingFocus } from './entryKeys';
 import { firstSteps } from './emptyState';
 import { renderStreamed } from './markdown';
 import { send } from './rpc';
+import { Spares } from './spares';
 
 const PAGE = 120;
 const MAX = 3 * PAGE;
@@ -25,10 +27,21 @@ const EDGE_PX = 600;
  */
 const SLICE_MS = 6;
 const MIN_SLICE = 4;
+/** A message longer than this (characters) lays out only its blocks near the viewport (`.md.long` in chat.css). */
+const LONG_TEXT = 20_000;
+/** At most this many entries inserted per frame (spares cost no rendering, but their layout does). */
+const MAX_SLICE = 40;
+/** Idle time left (ms) under which no spare is rendered ahead. */
+const IDLE_MIN_MS = 4;
 
 interface Item {
   entity: TimelineEntity;
+  /** Its position in `items`. */
+  idx: number;
+  /** Its element while in the DOM (inside the window). */
   el: HTMLElement | undefined;
+  /** Rendered and up to date, but detached (near the window). */
+  spare?: HTMLElement | undefined;
 }
 
 export interface TranscriptHooks {
@@ -58,6 +71,8 @@ export class Transcript {
   private sliceFrame = 0;
   private sliceDir: 'earlier' | 'later' = 'earlier';
   private stick = true;
+  private readonly spares = new Spares<Item>((it) => it.entity.kind === 'message' && it.entity.text.length > LONG_TEXT);
+  private idle = 0;
 
   constructor(private readonly hooks: TranscriptHooks) {
     const s = hooks.strings();
@@ -118,7 +133,8 @@ export class Transcript {
   }
 
   reset(entities: TimelineEntity[]): void {
-    this.items = entities.map((entity) => ({ entity, el: undefined }));
+    this.items = entities.map((entity, idx) => ({ entity, idx, el: undefined }));
+    this.spares.clear();
     this.index.clear();
     for (const it of this.items) this.index.set(key(it.entity), it);
     this.stick = true;
@@ -130,7 +146,8 @@ export class Transcript {
     for (const it of this.items.slice(this.start, this.end)) it.el = undefined;
     this.end = this.items.length;
     this.start = Math.max(0, this.end - PAGE);
-    this.list.replaceChildren(...this.items.slice(this.start).map((it) => this.render(it)));
+    this.list.replaceChildren(...this.items.slice(this.start).map((it) => this.take(it)));
+    this.keepSparesNear();
     this.updateChrome();
     this.scrollToEnd();
   }
@@ -142,19 +159,20 @@ export class Transcript {
       if (existing) {
         const wasPending = existing.entity.kind === 'permission' && existing.entity.state === 'pending';
         existing.entity = entity;
+        this.spares.drop(existing);
         if (existing.el) this.dirty.add(existing);
         if (entity.kind === 'permission' && entity.state === 'pending' && !wasPending) this.announcePermission(entity);
       } else {
         // The user just sent something: follow the answer.
         if (entity.kind === 'message' && entity.role === 'user') this.stick = true;
-        const it: Item = { entity, el: undefined };
+        const it: Item = { entity, idx: this.items.length, el: undefined };
         const windowAtEnd = this.end === this.items.length;
         this.items.push(it);
         this.index.set(k, it);
         // Output follows while the window reaches the end (the person reading earlier pages keeps their place:
         // it waits behind "Show later messages"); sending something jumps back to the end.
         if (windowAtEnd && (this.stick || this.end - this.start < MAX)) {
-          this.list.append(this.render(it));
+          this.list.append(this.take(it));
           this.end++;
         } else if (this.stick) this.jumpToEnd();
         if (entity.kind === 'permission' && entity.state === 'pending') this.announcePermission(entity);
@@ -171,6 +189,7 @@ export class Transcript {
       const it = this.index.get(`message:${a.id}`);
       if (it?.entity.kind !== 'message') continue;
       it.entity = { ...it.entity, text: it.entity.text + a.text };
+      this.spares.drop(it);
       if (it.el) this.dirty.add(it);
     }
     this.schedule();
@@ -178,11 +197,14 @@ export class Transcript {
 
   /** Re-renders everything whose look depends on the header (turn state, permission mode). */
   refreshLive(): void {
-    for (const it of this.items.slice(this.start, this.end)) {
-      if (it.entity.kind === 'permission' || (it.entity.kind === 'message' && it.entity.role === 'thought')) this.dirty.add(it);
-    }
+    const live = (it: Item) => it.entity.kind === 'permission' || (it.entity.kind === 'message' && it.entity.role === 'thought');
+    this.spares.dropWhere(live);
+    for (const it of this.items.slice(this.start, this.end)) if (live(it)) this.dirty.add(it);
     const last = this.items.at(-1);
-    if (last) this.dirty.add(last);
+    if (last) {
+      this.spares.drop(last);
+      this.dirty.add(last);
+    }
     this.schedule();
   }
 
@@ -208,6 +230,7 @@ export class Transcript {
         const old = it.el;
         if (!old) continue;
         const fresh = this.render(it, old);
+        it.el = fresh;
         if (fresh !== old) replaceKeepingFocus(old, fresh);
       }
       this.dirty.clear();
@@ -224,15 +247,43 @@ export class Transcript {
     });
   }
 
-  /** Renders items from `from` on (backwards when `step` is -1) within the slice budget; at most a PAGE. */
+  /** Elements of items from `from` on (backwards when `step` is -1) within the slice budget (spares first). */
   private renderSlice(from: number, step: 1 | -1): HTMLElement[] {
     const t0 = performance.now();
     const nodes: HTMLElement[] = [];
-    for (let i = from; nodes.length < PAGE && i >= 0 && i < this.items.length; i += step) {
+    for (let i = from; nodes.length < MAX_SLICE && i >= 0 && i < this.items.length; i += step) {
       if (nodes.length >= MIN_SLICE && performance.now() - t0 > SLICE_MS) break;
-      nodes.push(this.render(this.items[i]!));
+      nodes.push(this.take(this.items[i]!));
     }
     return step === 1 ? nodes : nodes.reverse();
+  }
+
+  /** The item's element for the window: its spare, else rendered now. */
+  private take(it: Item): HTMLElement {
+    const el = this.spares.take(it) ?? this.render(it);
+    it.el = el;
+    return el;
+  }
+
+  /** Takes the item out of the DOM; its element stays as a spare. */
+  private release(it: Item): void {
+    if (!it.el) return;
+    it.el.remove();
+    // A change not yet rendered (this frame's dirty set) would make it stale: then it is no spare.
+    if (!this.dirty.delete(it)) this.spares.keep(it, it.el);
+    it.el = undefined;
+  }
+
+  /** Drops spares more than a PAGE from the window, and renders the nearest missing ones in idle time. */
+  private keepSparesNear(): void {
+    this.spares.prune(this.start, this.end, PAGE);
+    if (this.idle) return;
+    this.idle = requestIdleCallback((deadline) => {
+      this.idle = 0;
+      const next = () => this.spares.wanted(this.items, this.start, this.end, PAGE);
+      for (let it = next(); it && deadline.timeRemaining() > IDLE_MIN_MS; it = next()) this.spares.keep(it, this.render(it));
+      if (next()) this.keepSparesNear();
+    });
   }
 
   /**
@@ -260,13 +311,11 @@ export class Transcript {
     this.el.scrollTop += this.el.scrollHeight - before;
     // Drop the bottom beyond MAX (below the viewport: the scroll position does not move).
     if (this.end - this.start > MAX) {
-      for (const it of this.items.slice(this.start + MAX, this.end)) {
-        it.el?.remove();
-        it.el = undefined;
-      }
+      for (const it of this.items.slice(this.start + MAX, this.end)) this.release(it);
       this.end = this.start + MAX;
       this.stick = false;
     }
+    this.keepSparesNear();
     this.updateChrome();
     if (this.start > 0) this.requestSlice('earlier');
   }
@@ -277,6 +326,7 @@ export class Transcript {
     this.list.append(...nodes);
     this.end += nodes.length;
     this.trimTop();
+    this.keepSparesNear();
     this.updateChrome();
     if (this.end < this.items.length) this.requestSlice('later');
   }
@@ -286,11 +336,9 @@ export class Transcript {
     if (this.end - this.start <= MAX) return;
     const before = this.el.scrollHeight;
     const top = this.el.scrollTop;
-    for (const it of this.items.slice(this.start, this.end - MAX)) {
-      it.el?.remove();
-      it.el = undefined;
-    }
+    for (const it of this.items.slice(this.start, this.end - MAX)) this.release(it);
     this.start = this.end - MAX;
+    this.keepSparesNear();
     this.el.scrollTop = top - (before - this.el.scrollHeight);
   }
 
@@ -331,7 +379,6 @@ export class Transcript {
     }
     el.dataset.key = key(e);
     el.tabIndex = -1; // reachable by the keyboard scheme of entryKeys.ts, not a stop of its own for Tab
-    it.el = el;
     return el;
   }
 
@@ -342,7 +389,9 @@ export class Transcript {
     }
     // Reuse the element while streaming: only the body changes.
     const el = previous?.classList.contains('agent') ? previous : h('div', { className: 'entry msg agent', role: 'article', 'aria-label': s.agentRole }, h('div', { className: 'md' }));
-    renderStreamed(el.querySelector('.md') as HTMLElement, m.text, (part) => decorateCode(part, s));
+    const body = el.querySelector('.md') as HTMLElement;
+    body.classList.toggle('long', m.text.length > LONG_TEXT);
+    renderStreamed(body, m.text, (part) => decorateCode(part, s));
     const extra = chips(m.parts);
     el.querySelector(':scope > .chips')?.remove();
     if (extra) el.append(extra);
@@ -355,7 +404,9 @@ export class Transcript {
     const details = (previous?.tagName === 'DETAILS' ? previous : h('details', { className: 'entry thought' }, h('summary'), h('div', { className: 'md' }))) as HTMLDetailsElement;
     const summary = details.querySelector('summary')!;
     summary.replaceChildren(icon(live ? 'loading codicon-modifier-spin' : 'lightbulb'), h('span', null, live ? s.thinking : s.thought));
-    renderStreamed(details.querySelector('.md') as HTMLElement, m.text);
+    const body = details.querySelector('.md') as HTMLElement;
+    body.classList.toggle('long', m.text.length > LONG_TEXT);
+    renderStreamed(body, m.text);
     return details;
   }
 
@@ -380,7 +431,10 @@ export class Transcript {
         this.hooks.onExpandedChange();
         const it = this.index.get(`tool_call:${id}`);
         const old = it?.el;
-        if (it && old) replaceKeepingFocus(old, this.render(it));
+        if (it && old) {
+          it.el = this.render(it);
+          replaceKeepingFocus(old, it.el);
+        }
         break;
       }
       case 'open-location':
