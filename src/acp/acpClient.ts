@@ -112,10 +112,9 @@ export class AcpClient {
     const logger = options.logger;
     this.health = new HealthTracker((health, detail) => (health === 'unresponsive' ? logger.warn(`Agent is not answering: ${detail}`) : logger.info(`Agent is answering again: ${detail}`)));
     const tap = options.frameTap;
-    // Per read, not per line: a long line still arriving is the agent talking too.
-    process.child.stdout.on('data', () => this.activity.fire(this.servingRequests > 0));
     const reader = new NdjsonMessageReader(process.child.stdout, {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      onRead: () => this.activity.fire(this.servingRequests > 0),
       ...(tap ? { tap: (m) => tap('in', m) } : {}),
       coalesce: acpChunkCoalescer,
       onDropped: (line) => this.answerDropped(line),

@@ -54,6 +54,11 @@ export interface Coalescer {
 
 export interface NdjsonReaderOptions {
   maxLineBytes?: number;
+  /**
+   * Called on each read from the stream, before its lines are handled: a long line still arriving is the agent
+   * talking too (activity, the silence warning). One listener per stream, attached when the reader listens.
+   */
+  onRead?: () => void;
   /** Sees every message read, before coalescing (traces, the traffic view). */
   tap?: (message: Message) => void;
   coalesce?: Coalescer;
@@ -76,6 +81,7 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
   private held: { message: Message; key: string } | undefined;
   private readonly tap: ((message: Message) => void) | undefined;
   private readonly coalesce: Coalescer | undefined;
+  private readonly onRead: (() => void) | undefined;
 
   constructor(
     private readonly readable: Readable,
@@ -84,6 +90,7 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
     super();
     this.tap = options.tap;
     this.coalesce = options.coalesce;
+    this.onRead = options.onRead;
     const limit = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.splitter = new LineSplitter(
       limit,
@@ -101,6 +108,7 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
   listen(callback: DataCallback): Disposable {
     this.callback = callback;
     const onData = (data: Buffer) => {
+      this.onRead?.();
       this.splitter.push(data);
       this.release();
     };

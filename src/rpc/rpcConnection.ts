@@ -103,9 +103,8 @@ export class RpcConnection {
     const reader = new NdjsonMessageReader(process.child.stdout, {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
       onDropped: (line) => answerDropped(line),
+      onRead: () => this.output.fire(),
     });
-    // Per read, not per line: a long line still arriving is the agent talking too.
-    process.child.stdout.on('data', () => this.output.fire());
     reader.onError((error) => {
       if (error instanceof FramingError) {
         logger.error(`${error.message}${error.line ? `: ${truncate(error.line, 300)}` : ''} (dropped; connection continues)`);

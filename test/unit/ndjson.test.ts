@@ -125,6 +125,22 @@ describe('NdjsonMessageReader / Writer', () => {
     assert.match(errors[1]!, /not a JSON object/);
   });
 
+  it("calls onRead once per read, before that read's lines, also for a line still arriving, from its one listener", async () => {
+    const stream = new PassThrough();
+    const seen: string[] = [];
+    const reader = new NdjsonMessageReader(stream, { onRead: () => seen.push('read') });
+    assert.equal(stream.listenerCount('data'), 0, 'nothing reads before listen()');
+    reader.listen((m) => seen.push(`message ${(m as { method?: string }).method}`));
+    assert.equal(stream.listenerCount('data'), 1);
+    stream.write('{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n');
+    await new Promise((r) => setImmediate(r));
+    stream.write('{"jsonrpc":"2.0","meth');
+    await new Promise((r) => setImmediate(r));
+    stream.end('od":"c"}\n');
+    await new Promise((r) => reader.onClose(r));
+    assert.deepEqual(seen, ['read', 'message a', 'message b', 'read', 'read', 'message c']);
+  });
+
   it('writes one frame per line, in order, with no interleaving', async () => {
     const stream = new PassThrough();
     const writer = new NdjsonMessageWriter(stream);

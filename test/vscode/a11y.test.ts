@@ -20,7 +20,7 @@ import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
-import { repoRoot } from '../support/paths';
+import { repoRoot, scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { AxeReport, summarize } from './a11yAxe';
 import { chatFrame, turnIdle, waitText } from './chatUi';
@@ -107,10 +107,7 @@ test('the chat webview: keyboard only, and no serious or critical axe violation 
   for (const f of ['dist/extension.js', 'dist/webview/chat.js']) assert.ok(fs.existsSync(path.join(repoRoot, f)), `${f} is missing: npm run build`);
   const t0 = Date.now();
   const model = await startScriptedModel();
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'a11y-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('a11y');
   const steps: string[] = [];
   const step = (s: string) => {
     steps.push(s);

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
-import { repoRoot } from '../support/paths';
+import { scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, pick, send, turnIdle, waitText } from './chatUi';
 import { runCommand, withWorkbench } from './runner';
@@ -31,10 +31,7 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
   const codex = agentById('codex')!;
   assert.ok(codex.installed(), 'codex must be installed: scripts/setup-agents.sh (its npm cache makes the install offline)');
   const model = await startScriptedModel();
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'addagent-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('addagent');
   const storage = path.join(scratch, 'storage');
   try {
     const spec = await codex.prepare({ scratch: path.join(scratch, 'codex'), modelUrl: model.url, workspace });

@@ -7,12 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
-import { repoRoot } from '../support/paths';
+import { repoRoot, scratchWorkspace } from '../support/paths';
 import { openChat, pick, pickerShows, send, turnIdle, waitText } from './chatUi';
 import { agentHostLog, runCommand, withWorkbench } from './runner';
 
@@ -31,10 +30,7 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
   const opencode = agentById('opencode')!;
   assert.ok(opencode.installed(), 'opencode must be installed: scripts/setup-agents.sh');
   const model = await startScriptedModel();
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'defaults-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('defaults');
   try {
     const oc = await opencode.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: model.url, workspace });
     await withWorkbench(

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
-import { repoRoot } from '../support/paths';
+import { repoRoot, scratchWorkspace } from '../support/paths';
 import { longAgentConfig } from './chatLong';
 import { runChatUi } from './chatUi';
 
@@ -20,10 +20,7 @@ test(`the chat view runs whole turns in a real VS Code with ${AGENT_ID}`, { time
   assert.ok(agent.installed(), `${AGENT_ID} is not installed: run scripts/setup-agents.sh`);
   for (const f of ['dist/extension.js', 'dist/webview/chat.js']) assert.ok(fs.existsSync(path.join(repoRoot, f)), `${f} is missing: npm run build`);
   const model = await startScriptedModel();
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'chat-ui-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('chat-ui');
   let ok = false;
   try {
     const spec = await agent.prepare({ scratch: path.join(scratch, 'agent'), modelUrl: model.url, workspace });

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { hostileAgent, repoRoot } from '../support/paths';
+import { hostileAgent, repoRoot, scratchWorkspace } from '../support/paths';
 import { chatFrame, send, turnIdle, waitText } from './chatUi';
 import { stillAbsent, until } from '../support/wait';
 import { withWorkbench } from './runner';
@@ -131,10 +131,7 @@ function untilFile(file: string, timeoutMs = 30_000): Promise<string> {
 
 test('the chat renders hostile markdown inert, and Copy / Run / links use only what the user sees', { timeout: 300_000 }, async () => {
   for (const f of ['dist/extension.js', 'dist/webview/chat.js', 'out/test/fixtures/hostileAgent.js']) assert.ok(fs.existsSync(path.join(repoRoot, f)), `${f} is missing: npm run build`);
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'chat-security-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('chat-security');
   const outsideFile = path.join(scratch, 'outside', 'credentials');
   fs.mkdirSync(path.dirname(outsideFile), { recursive: true });
   fs.writeFileSync(outsideFile, '[default]\naws_access_key_id = AKIA-TEST\naws_secret_access_key = OUTSIDE-SECRET\n');

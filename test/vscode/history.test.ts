@@ -13,7 +13,7 @@ import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { SessionStore } from '../../src/session/sessionStore';
-import { repoRoot } from '../support/paths';
+import { scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, send, turnIdle, waitText } from './chatUi';
 import { runCommand, withWorkbench } from './runner';
@@ -54,10 +54,7 @@ test('session history in the real VS Code: list, open (resume and load), rename,
   const pi = agentById('pi-acp')!;
   assert.ok(opencode.installed() && pi.installed(), 'opencode and pi-acp must be installed: scripts/setup-agents.sh');
   const model = await startScriptedModel();
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'history-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('history');
   const stateDir = path.join(scratch, 'state');
   const store = new SessionStore(stateDir);
   try {

@@ -6,13 +6,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { repoRoot } from '../support/paths';
+import { repoRoot, scratchWorkspace } from '../support/paths';
 import { runHostUiCheck } from './hostUi';
 
 test('the permission modal says what each option does, and the write review applies only after Accept', { timeout: 300_000 }, async () => {
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'host-ui-'));
-  const workspace = path.join(scratch, 'ws');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('host-ui');
   const agent = { name: 'smoke-agent', command: process.execPath, args: [path.join(repoRoot, 'out/test/vscode/fixtures/smokeAgent.js')], env: {} };
   try {
     const shots = await runHostUiCheck({

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { processAlive } from '../../src/core/agentProcess';
-import { repoRoot } from '../support/paths';
+import { repoRoot, scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { runCommand, statusBarItem, withWorkbench } from './runner';
 
@@ -27,9 +27,7 @@ async function paletteOffers(page: Page, title: string): Promise<boolean> {
 }
 
 test('Stop and Cancel need an agent; an extension host that ends stops its agent gracefully', { timeout: 300_000 }, async () => {
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'lifecycle-'));
-  const workspace = path.join(scratch, 'ws');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('lifecycle');
   const logFile = path.join(scratch, 'lifecycle.log');
   const agent = {
     name: 'smoke-agent',

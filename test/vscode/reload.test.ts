@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
-import { repoRoot } from '../support/paths';
+import { scratchWorkspace } from '../support/paths';
 import { openChat, send, turnIdle, waitText } from './chatUi';
 import { runCommand, withWorkbench } from './runner';
 
@@ -27,10 +27,7 @@ test('after a window reload the chat reattaches its session: codex and claude re
   const ids = ['codex', 'claude'] as const;
   for (const id of ids) assert.ok(agentById(id)!.installed(), `${id} is not installed: run scripts/setup-agents.sh`);
   const model = await startScriptedModel();
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'reload-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('reload');
   try {
     const agents = [];
     for (const id of ids) {

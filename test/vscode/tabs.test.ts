@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import type { Frame } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
-import { repoRoot } from '../support/paths';
+import { scratchWorkspace } from '../support/paths';
 import { openChat, pick, send, turnIdle, waitText } from './chatUi';
 import { runCommand, withWorkbench } from './runner';
 
@@ -24,10 +24,7 @@ test('conversations in tabs: two agents at once, a background permission badged 
   const codex = agentById('codex')!;
   assert.ok(opencode.installed() && codex.installed(), 'opencode and codex must be installed: scripts/setup-agents.sh');
   const model = await startScriptedModel();
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'tabs-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('tabs');
   const one = path.join(workspace, 'one.txt');
   try {
     const oc = await opencode.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: model.url, workspace });

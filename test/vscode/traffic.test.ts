@@ -5,13 +5,12 @@
  * — and typed into the prompt — never appears in the view or in the Agent Host log.
  */
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
-import { repoRoot } from '../support/paths';
+import { scratchWorkspace } from '../support/paths';
 import { openChat, send, turnIdle, waitText } from './chatUi';
 import { agentHostLog, runCommand, withWorkbench } from './runner';
 import { frameWhere } from './waits';
@@ -27,10 +26,7 @@ test('the traffic view shows a live turn of opencode, filters it, and never show
   const opencode = agentById('opencode')!;
   assert.ok(opencode.installed(), 'opencode must be installed: scripts/setup-agents.sh');
   const model = await startScriptedModel();
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'traffic-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('traffic');
   try {
     const oc = await opencode.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: model.url, workspace });
     await withWorkbench(

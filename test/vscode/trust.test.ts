@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
-import { hostileAgent, repoRoot } from '../support/paths';
+import { hostileAgent, repoRoot, scratchWorkspace } from '../support/paths';
 import { stillAbsent, until } from '../support/wait';
 import { chatFrame, send, turnIdle } from './chatUi';
 import { agentHostLog, runCommand, statusBarItem, withWorkbench } from './runner';
@@ -41,10 +41,7 @@ async function notificationWith(page: Page, text: string): Promise<string> {
 
 test('Restricted Mode runs no agent and the chat explains; trusting the folder brings the chat back; a silent agent is reported and cancelled', { timeout: 240_000 }, async () => {
   for (const f of ['dist/extension.js', 'dist/webview/chat.js', 'out/test/fixtures/hostileAgent.js']) assert.ok(fs.existsSync(path.join(repoRoot, f)), `${f} is missing: npm run build`);
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'trust-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('trust');
   const marker = path.join(scratch, 'agent-started');
   const agent = { name: 'hostile (silent)', command: process.execPath, args: [hostileAgent, 'answer'], env: { HOSTILE_STARTED: marker } };
   const step = (s: string) => console.log(`[trust] ${s}`);

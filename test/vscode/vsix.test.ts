@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { repoRoot } from '../support/paths';
+import { repoRoot, scratchWorkspace } from '../support/paths';
 import { longAgentConfig } from './chatLong';
 import { openChat, send, turnIdle, waitText } from './chatUi';
 import { withWorkbench } from './runner';
@@ -27,10 +27,7 @@ function node(args: string[]): string {
 }
 
 test('the packaged .vsix installs into code-server and the installed extension runs a chat turn', { timeout: 180_000 }, async () => {
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'vsix-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('vsix');
   const vsix = path.join(scratch, `${pkg.name}-${pkg.version}.vsix`);
   try {
     const t0 = Date.now();

@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
-import { repoRoot } from '../support/paths';
+import { repoRoot, scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, send, turnIdle, waitText } from './chatUi';
 import { runCommand, statusBarItem, withWorkbench } from './runner';
@@ -47,10 +47,7 @@ test('first run: Get Started opens the walkthrough; the empty chat offers the sa
   assert.ok(agent.installed(), 'opencode is not installed: run scripts/setup-agents.sh');
   for (const f of ['dist/extension.js', 'dist/webview/chat.js']) assert.ok(fs.existsSync(path.join(repoRoot, f)), `${f} is missing: npm run build`);
   const model = await startScriptedModel();
-  fs.mkdirSync(path.join(repoRoot, '.scratch'), { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'walkthrough-'));
-  const workspace = path.join(scratch, 'workspace');
-  fs.cpSync(path.join(repoRoot, 'test/fixtures/sample-workspace'), workspace, { recursive: true });
+  const { scratch, workspace } = scratchWorkspace('walkthrough');
   const step = (s: string) => console.log(`[walkthrough] ${s}`);
   let ok = false;
   try {
