@@ -1,7 +1,9 @@
 /**
  * Proposed edits shown in the diff editor (the original on the left, a read-only virtual document with the
- * proposal on the right) with Accept / Reject in the editor title and in a notification. Accept applies one
- * WorkspaceEdit (one undo step); closing the diff or cancelling the task rejects.
+ * proposal on the right) with Accept / Reject in the editor title (and the palette). Accept applies one
+ * WorkspaceEdit (one undo step); closing the diff or cancelling the task rejects. No notification of its own:
+ * the task's progress notification says where to answer, and it closes with the task (a notification with
+ * buttons cannot be closed by code, and stayed after an answer in the editor title).
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -92,12 +94,6 @@ export class ProposalPreview implements vscode.Disposable {
     const cancel = token.onCancellationRequested(() => this.pending.get(key)?.('reject'));
     await vscode.commands.executeCommand('setContext', CONTEXT_KEY, true);
     await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: false });
-    const accept = vscode.l10n.t('Accept');
-    const reject = vscode.l10n.t('Reject');
-    void vscode.window.showInformationMessage(title, accept, reject).then((pick) => {
-      if (pick === accept) this.pending.get(key)?.('accept');
-      else if (pick === reject) this.pending.get(key)?.('reject');
-    });
     try {
       return await decision;
     } finally {

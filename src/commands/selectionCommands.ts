@@ -28,6 +28,11 @@ export const SELECTION_COMMANDS = {
   ask: 'agentHost.askAboutSelection',
 } as const;
 
+/** The task's progress while a proposal is open in the diff editor (it is the one notification, and closes with the task). */
+function reviewHint(): string {
+  return vscode.l10n.t("review the proposal: Accept or Reject in the diff editor's title bar (Cancel here rejects)");
+}
+
 function config(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration('agentHost');
 }
@@ -126,7 +131,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
           void vscode.window.showInformationMessage(vscode.l10n.t('The agent proposes no change.'));
           return;
         }
-        ctx.report(vscode.l10n.t('review the proposal'));
+        ctx.report(reviewHint());
         const label = task === 'fix' ? vscode.l10n.t('Proposed fix') : vscode.l10n.t('Proposed optimization');
         await proposals.reviewEdit(target.document, target.range, replacement, `${label}: ${path.basename(target.document.uri.fsPath)}`, ctx.token);
       });
@@ -154,7 +159,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
       if (!bodyUnchanged(original, proposed, document.languageId)) {
         throw new Error(vscode.l10n.t('the proposal would change the code, not only its documentation; refused'));
       }
-      ctx.report(vscode.l10n.t('review the proposal'));
+      ctx.report(reviewHint());
       await proposals.reviewEdit(document, range, proposed, `${vscode.l10n.t('Proposed docstring')}: ${path.basename(document.uri.fsPath)}`, ctx.token);
     });
   });
@@ -210,7 +215,7 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
       );
       const block = pickCodeBlock(codeAnswer, document.languageId);
       if (!block) throw new Error(vscode.l10n.t('the answer holds no code block'));
-      ctx.report(vscode.l10n.t('review the tests'));
+      ctx.report(reviewHint());
       const content = block.code.endsWith('\n') ? block.code : `${block.code}\n`;
       await proposals.reviewFile(testUri, content, `${vscode.l10n.t('Proposed tests')}: ${plan.testPath}`, ctx.token);
     });

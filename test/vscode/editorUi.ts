@@ -106,7 +106,10 @@ export async function agentMenu(page: Page, info: Shooter, lineText: string, ite
   assert.equal(await entry.isVisible(), false, `the menu item ${String(item)} did not run`);
 }
 
-/** Waits for the proposal's diff editor, screenshots it, clicks Accept in the editor title. */
+/**
+ * Waits for the proposal's diff editor, screenshots it, clicks Accept in the editor title; then no notification
+ * about the proposal stays (the task's progress said where to answer, and closes with the task).
+ */
 export async function acceptDiff(page: Page, info: Shooter, shot: string): Promise<void> {
   const accept = page.locator('.editor-actions .action-label[aria-label^="Accept the Proposal"]').first();
   await accept.waitFor({ timeout: 90_000 });
@@ -114,6 +117,8 @@ export async function acceptDiff(page: Page, info: Shooter, shot: string): Promi
   await info.screenshot(shot);
   await accept.click();
   await accept.waitFor({ state: 'detached', timeout: 15_000 });
+  const about = page.locator('.notifications-toasts .notification-toast', { hasText: /Proposed|Accept or Reject/ });
+  await until(async () => (await about.count()) === 0, { what: () => "the proposal's notifications to close after Accept", timeoutMs: 30_000 });
 }
 
 export async function fileWith(file: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
