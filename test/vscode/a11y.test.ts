@@ -183,6 +183,7 @@ test('the chat webview: keyboard only, and no serious or critical axe violation 
         await box.focus();
         await page.keyboard.press('ArrowDown');
         assert.equal(await frame.evaluate(() => document.activeElement?.matches('.tool-body pre.scrollbox') ?? false), true, 'ArrowDown left the scrollable box');
+        await info.screenshot('a11y-scrollbox-focused');
         step('a scrollable box in the card takes the focus, and ArrowDown stays in it');
 
         // 4. A running turn: Escape to the composer, send, allow by keyboard; Escape stops it.
