@@ -128,8 +128,6 @@ test('the chat webview: keyboard only, and no serious or critical axe violation 
         },
         viewport: { width: 1280, height: 860 },
         timeoutMs: 480_000,
-        screenshotDir: path.join(repoRoot, 'test-artifacts'),
-        verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
       },
       async (page, info) => {
         const axe = new AxeReport(page, info, (l) => console.log(`[a11y] ${l}`));

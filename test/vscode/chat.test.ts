@@ -32,8 +32,6 @@ test(`the chat view runs whole turns in a real VS Code with ${AGENT_ID}`, { time
       longAgent: long.name,
       userSettings: { 'agentHost.agents': [config, long], 'agentHost.defaultAgent': config.name, 'workbench.colorTheme': 'Default Light Modern' },
       timeoutMs: 480_000,
-      screenshotDir: path.join(repoRoot, 'test-artifacts'),
-      verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
     });
     assert.ok(result.steps.some((s) => s.startsWith('hostile markdown inert')));
     assert.ok(result.steps.some((s) => s.startsWith('turn stopped; queued message sent')));

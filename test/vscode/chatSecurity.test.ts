@@ -180,9 +180,7 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         workspace,
         userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name, 'workbench.colorTheme': 'Default Light Modern' },
         timeoutMs: 240_000,
-        screenshotDir: path.join(repoRoot, 'test-artifacts'),
         viewport: { width: 1280, height: 860 },
-        verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
       },
       async (page, info) => {
         await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(info.url).origin });

@@ -17,7 +17,6 @@ test('the permission modal says what each option does, and the write review appl
       workspace,
       userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name },
       timeoutMs: 240_000,
-      screenshotDir: path.join(repoRoot, 'test-artifacts'),
     });
     assert.equal(shots.length, 3);
     assert.ok(fs.existsSync(path.join(workspace, 'reviewed.txt')));

@@ -130,7 +130,6 @@ export async function main(argv: readonly string[]): Promise<number> {
       userSettings: userSettings(args.userDataDir),
       workspaceTrust: !args.disableWorkspaceTrust,
       timeoutMs: Number(process.env.AGENT_HOST_VSCODE_TIMEOUT_MS ?? 900_000),
-      verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
     },
     args.testsPath,
   );

@@ -68,7 +68,6 @@ async function main(): Promise<number> {
         env: { AGENT_HOST_TEST_AGENT: JSON.stringify(agent) },
         timeoutMs,
         screenshotDir: ARTIFACTS,
-        verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
         agentName: agent.name,
         prompt: process.env.AGENT_HOST_TEST_PROMPT ?? 'Create a file named from-the-ui.txt containing a short greeting.',
         statusBarOnly: args.has('--ui-status-only'),

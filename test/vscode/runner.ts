@@ -94,7 +94,7 @@ export interface WorkbenchOptions {
    * while an extensionTestsPath runs, VS Code never shows dialogs (they answer as if closed).
    */
   dialogButtons?: RegExp[];
-  /** Print every browser console line, not only the extension host's (tests) and workbench errors. Default false. */
+  /** Print every browser console line, not only the extension host's (tests) and workbench errors. Default: AGENT_HOST_VSCODE_VERBOSE=1. */
   verbose?: boolean;
   /** Keep the scratch folder (logs, profile, user data) after the run. Default: only when it failed. */
   keepScratch?: boolean;
@@ -186,13 +186,16 @@ export class Session {
     return this.install.version;
   }
 
+  private readonly verbose: boolean;
+
   private constructor(
     private readonly opts: SessionOptions,
     private readonly testsPath: string | undefined,
     readonly scratch: string,
   ) {
     this.install = codeServerInstall(opts.codeServer);
-    this.console = new ConsoleForwarder({ verbose: !!opts.verbose, tests: !!testsPath });
+    this.verbose = opts.verbose ?? process.env.AGENT_HOST_VSCODE_VERBOSE === '1';
+    this.console = new ConsoleForwarder({ verbose: this.verbose, tests: !!testsPath });
     const timeoutMs = opts.timeoutMs ?? 5 * 60_000;
     let fire!: (e: Error) => void;
     this.deadline = new Promise<never>((_, reject) => (fire = reject));
@@ -373,7 +376,7 @@ export class Session {
     const page = this.context.pages()[0] ?? (await this.context.newPage());
     page.on('console', (msg) => this.console.forward(msg));
     page.on('pageerror', (error) => {
-      if (this.opts.verbose) log(`page error: ${error.message}`);
+      if (this.verbose) log(`page error: ${error.message}`);
     });
     if (this.opts.dialogButtons?.length) this.watchDialogs(page, this.opts.dialogButtons);
   }

@@ -58,9 +58,7 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
           'workbench.colorTheme': 'Default Light Modern',
         },
         timeoutMs: 200_000,
-        screenshotDir: path.join(repoRoot, 'test-artifacts'),
         viewport: { width: 1280, height: 800 },
-        verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
       },
       async (page, info) => {
         // 1. Restricted Mode: active, says so, starts nothing.

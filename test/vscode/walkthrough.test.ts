@@ -58,9 +58,7 @@ test('first run: Get Started opens the walkthrough; the empty chat offers the sa
         workspace,
         userSettings: { 'agentHost.agents': [config], 'agentHost.defaultAgent': config.name, 'workbench.colorTheme': 'Default Light Modern' },
         timeoutMs: 240_000,
-        screenshotDir: path.join(repoRoot, 'test-artifacts'),
         viewport: { width: 1600, height: 900 },
-        verbose: process.env.AGENT_HOST_VSCODE_VERBOSE === '1',
       },
       async (page, info) => {
         // 1. The walkthrough, from the palette (once the extension is up: the palette lists what is known when it opens).
