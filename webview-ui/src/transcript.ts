@@ -71,7 +71,7 @@ export class Transcript {
   private sliceFrame = 0;
   private sliceDir: 'earlier' | 'later' = 'earlier';
   private stick = true;
-  private readonly spares = new Spares<Item>((it) => it.entity.kind === 'message' && it.entity.text.length > LONG_TEXT);
+  private readonly spares = new Spares<Item>((it) => it.entity.kind === 'message' && isLong(it.entity));
   private idle = 0;
 
   constructor(private readonly hooks: TranscriptHooks) {
@@ -389,9 +389,7 @@ export class Transcript {
     }
     // Reuse the element while streaming: only the body changes.
     const el = previous?.classList.contains('agent') ? previous : h('div', { className: 'entry msg agent', role: 'article', 'aria-label': s.agentRole }, h('div', { className: 'md' }));
-    const body = el.querySelector('.md') as HTMLElement;
-    body.classList.toggle('long', m.text.length > LONG_TEXT);
-    renderStreamed(body, m.text, (part) => decorateCode(part, s));
+    renderBody(el.querySelector('.md') as HTMLElement, m, (part) => decorateCode(part, s));
     const extra = chips(m.parts);
     el.querySelector(':scope > .chips')?.remove();
     if (extra) el.append(extra);
@@ -404,9 +402,7 @@ export class Transcript {
     const details = (previous?.tagName === 'DETAILS' ? previous : h('details', { className: 'entry thought' }, h('summary'), h('div', { className: 'md' }))) as HTMLDetailsElement;
     const summary = details.querySelector('summary')!;
     summary.replaceChildren(icon(live ? 'loading codicon-modifier-spin' : 'lightbulb'), h('span', null, live ? s.thinking : s.thought));
-    const body = details.querySelector('.md') as HTMLElement;
-    body.classList.toggle('long', m.text.length > LONG_TEXT);
-    renderStreamed(body, m.text);
+    renderBody(details.querySelector('.md') as HTMLElement, m);
     return details;
   }
 
@@ -472,6 +468,16 @@ export class Transcript {
       }
     }
   }
+}
+
+function isLong(m: MessageEntity): boolean {
+  return m.text.length > LONG_TEXT;
+}
+
+/** A message's markdown into its body; a long one lays out only its blocks near the viewport. */
+function renderBody(body: HTMLElement, m: MessageEntity, decorate?: (part: HTMLElement) => void): void {
+  body.classList.toggle('long', isLong(m));
+  renderStreamed(body, m.text, decorate);
 }
 
 function key(e: TimelineEntity): string {
