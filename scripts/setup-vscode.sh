@@ -30,7 +30,7 @@ CODE_SERVER_VERSION="4.139.1"
 # The code-server whose VS Code is the minimum we claim (engines.vscode ^1.99.0): 4.99.4 carries VS Code 1.99.3.
 CODE_SERVER_MIN_VERSION="4.99.4"
 CODE_SERVER_MIN_VSCODE="1.99.3"
-APT_PACKAGES=(chromium libkrb5-dev fonts-noto-cjk ripgrep) # CJK font: the zh UI reads in screenshots
+APT_PACKAGES=(chromium libkrb5-dev fonts-noto-cjk ripgrep zsh) # CJK font: the zh UI reads in screenshots; zsh: the rule tests run attack lines in it
 
 log() { printf '[setup-vscode] %s\n' "$*"; }
 die() { printf '[setup-vscode] ERROR: %s\n' "$*" >&2; exit 1; }

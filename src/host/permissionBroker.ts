@@ -1,6 +1,6 @@
 import type { Logger } from '../core/log';
 import { pickOption, type PermissionDecider, type PermissionDecision, type PermissionRequestInfo } from '../session/permissions';
-import { describeRule, type PermissionRuleStore } from './permissionRules';
+import { describeRule, type PermissionRuleStore, type RuleScope, ruleOffer } from './permissionRules';
 
 /** One permission request waiting for an answer. */
 export interface PendingPermission {
@@ -12,12 +12,18 @@ export interface PendingPermission {
   activeSince?: number;
 }
 
+/** A person's answer: the agent's option, and for an "always" option how far the rule reaches (default: exact). */
+export interface PermissionAnswer {
+  optionId: string;
+  scope?: RuleScope;
+}
+
 /**
- * Shows the active request to a person (the modal dialog) and resolves with the chosen option id, or
- * undefined when they closed it. The signal aborts when the request was answered elsewhere (inline card,
+ * Shows the active request to a person (the modal dialog) and resolves with the chosen option id (or an
+ * answer with a rule scope), or undefined when they closed it. The signal aborts when the request was answered elsewhere (inline card,
  * timeout, turn cancelled); a late result is ignored.
  */
-export type PermissionPresenter = (pending: PendingPermission, signal: AbortSignal) => Promise<string | undefined>;
+export type PermissionPresenter = (pending: PendingPermission, signal: AbortSignal) => Promise<string | PermissionAnswer | undefined>;
 
 export interface PermissionBrokerOptions {
   rules?: PermissionRuleStore;
@@ -60,14 +66,17 @@ export class PermissionBroker {
     return this.queue.map(({ id, request, receivedAt, activeSince }) => ({ id, request, receivedAt, ...(activeSince ? { activeSince } : {}) }));
   }
 
-  /** Answers a waiting request with one of its options, or `cancelled` with undefined. False when it is gone. */
-  answer(id: string, optionId: string | undefined): boolean {
+  /**
+   * Answers a waiting request with one of its options (an "always" one with the rule's scope), or
+   * `cancelled` with undefined. False when it is gone.
+   */
+  answer(id: string, optionId: string | undefined, scope?: RuleScope): boolean {
     const entry = this.queue.find((e) => e.id === id);
     if (!entry) return false;
     if (optionId !== undefined && !entry.request.options.some((o) => o.optionId === optionId)) {
       throw new Error(`"${optionId}" is not one of the agent's options for this request`);
     }
-    this.resolve(entry, optionId === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId, by: 'user' });
+    this.resolve(entry, optionId === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId, by: 'user' }, scope);
     return true;
   }
 
@@ -133,9 +142,10 @@ export class PermissionBroker {
     const present = this.options.presenter?.();
     if (!present) return;
     present(head, head.abort.signal).then(
-      (optionId) => {
+      (picked) => {
         if (!this.queue.includes(head)) return; // answered elsewhere meanwhile
-        this.resolve(head, optionId === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId, by: 'user' });
+        const answer = typeof picked === 'string' ? { optionId: picked } : picked;
+        this.resolve(head, answer === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId: answer.optionId, by: 'user' }, answer?.scope);
       },
       (error: unknown) => {
         this.options.logger?.warn(`Permission dialog failed: ${(error as Error).message}`);
@@ -144,24 +154,27 @@ export class PermissionBroker {
     );
   }
 
-  private resolve(entry: Entry, decision: PermissionDecision): void {
+  private resolve(entry: Entry, decision: PermissionDecision, scope?: RuleScope): void {
     const i = this.queue.indexOf(entry);
     if (i < 0) return;
     this.queue.splice(i, 1);
     if (entry.timer) clearTimeout(entry.timer);
     entry.abort.abort();
-    if (decision.outcome === 'selected') void this.rememberAlways(entry.request, decision.optionId);
+    if (decision.outcome === 'selected' && decision.by === 'user') {
+      void this.rememberAlways(entry.request, decision.optionId, scope);
+      decision = { ...decision, optionId: agentOptionFor(entry.request, decision.optionId) };
+    }
     entry.settle(decision);
     this.fire();
     this.activateHead();
   }
 
   /** An "always" option picked by a person also becomes a rule of ours, so it survives restarts and agents. */
-  private async rememberAlways(request: PermissionRequestInfo, optionId: string): Promise<void> {
+  private async rememberAlways(request: PermissionRequestInfo, optionId: string, scope?: RuleScope): Promise<void> {
     const rules = this.options.rules;
     const kind = request.options.find((o) => o.optionId === optionId)?.kind;
     if (!rules || (kind !== 'allow_always' && kind !== 'reject_always')) return;
-    const rule = await rules.addFor(kind === 'allow_always' ? 'allow' : 'reject', request.toolCall, request.agentName);
+    const rule = await rules.addFor(kind === 'allow_always' ? 'allow' : 'reject', request.toolCall, request.agentName, scope);
     if (rule) this.options.logger?.info(`Rule added: ${describeRule(rule)}`);
     else this.options.logger?.info(`"Always" for "${request.toolCall.title}" not remembered: it names no simple command or file (asked again next time)`);
   }
@@ -169,4 +182,17 @@ export class PermissionBroker {
   private fire(): void {
     for (const l of [...this.listeners]) l();
   }
+}
+
+/**
+ * The option the agent is told for a person's answer. An "always" answer about a command reaches the agent as
+ * its "once" option of the same sort, when it offers one: our rule (exactly what the dialog showed) answers
+ * the next asks, and the agent never makes a rule of its own, which may cover more (a prefix, a session).
+ */
+export function agentOptionFor(request: PermissionRequestInfo, optionId: string): string {
+  const kind = request.options.find((o) => o.optionId === optionId)?.kind;
+  if (kind !== 'allow_always' && kind !== 'reject_always') return optionId;
+  const offer = ruleOffer(request.toolCall);
+  if (!offer.notPlain && !offer.exact?.command) return optionId;
+  return request.options.find((o) => o.kind === kind.replace('always', 'once'))?.optionId ?? optionId;
 }

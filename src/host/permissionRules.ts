@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { commandOf, NO_TITLE_RULE_KINDS, pathOf } from '../session/permissions';
+import { NO_TITLE_RULE_KINDS, pathOf } from '../session/permissions';
+import { commandWordsOf, coveredByPrefix, displayWords, plainWords, safePrefixOf } from './commandWords';
 import type { ToolCallEntity } from '../session/sessionModel';
 
 /** Where rules persist; the extension passes `context.workspaceState` (a Memento has this shape). */
@@ -14,9 +15,12 @@ export interface PermissionRule {
   /** ACP tool kind (edit, execute, read, …) the rule is limited to. */
   toolKind: string;
   /**
-   * What the rule names: a simple command starting with `commandPrefix` (at a word boundary; never a line
-   * with shell operators), a file `path` (exact), or — for kinds that only look — a `title`.
+   * What the rule names: one exact `command` (its plain words), commands starting with `prefix` and going on
+   * only with plain arguments, a file `path` (exact), or — for kinds that only look — a `title`.
    */
+  command?: string[];
+  prefix?: string[];
+  /** Written by versions before these two: read as an exact command of its words, never as a prefix. */
   commandPrefix?: string;
   path?: string;
   title?: string;
@@ -27,24 +31,52 @@ export interface PermissionRule {
 
 type RuleTarget = Pick<ToolCallEntity, 'toolKind' | 'title' | 'rawInput' | 'locations'>;
 
-/** Shell operators that chain, redirect or substitute: a line with any is not the simple command a rule names. */
-const SHELL_OPERATORS = /[;&|`<>\n\r]|\$\(|\$\{/;
+/** How far an "always" answer reaches: the exact command (always), or commands starting with its safe prefix. */
+export type RuleScope = 'exact' | 'prefix';
 
 const STORE_KEY = 'agentHost.permissionRules';
 
-/** The prefix a new "always" rule keeps of a command: the program and its first non-option word (`npm test`). */
-export function commandPrefixOf(command: string): string {
-  const words = command.trim().split(/\s+/);
-  const second = words[1];
-  return second && !second.startsWith('-') ? `${words[0]} ${second}` : (words[0] ?? command);
+/** The exact words a rule keeps; a rule from before exact rules reads its old prefix as exact words. */
+function exactWords(rule: PermissionRule): string[] | undefined {
+  if (rule.command) return rule.command;
+  if (rule.commandPrefix === undefined) return undefined;
+  const parsed = plainWords(rule.commandPrefix);
+  return 'words' in parsed ? parsed.words : undefined;
 }
 
 export function describeRule(rule: PermissionRule): string {
-  const what = rule.commandPrefix !== undefined ? `command "${rule.commandPrefix} …"` : rule.path !== undefined ? `file ${rule.path}` : `"${rule.title ?? ''}"`;
+  const exact = exactWords(rule);
+  const what = exact ? `\`${displayWords(exact)}\`` : rule.prefix ? `commands starting with \`${displayWords(rule.prefix)}\`` : rule.path !== undefined ? `file ${rule.path}` : `"${rule.title ?? ''}"`;
   return `always ${rule.action} ${rule.toolKind} ${what}${rule.agent ? ` (${rule.agent})` : ''}`;
 }
 
-/** "Always allow / always reject" rules of one workspace, by tool kind and title or command prefix. */
+/** What an "always" answer would make of a tool call, before it is made: shown word for word in the dialog. */
+export interface RuleOffer {
+  /** The rule's fields when the answer is "always" (the exact command, the file or the title); none: nothing safe to name. */
+  exact?: Pick<PermissionRule, 'command' | 'path' | 'title'>;
+  /** A broader "commands starting with" rule the person may choose instead, where one is safe. */
+  prefix?: string[];
+  /** Why a command cannot become a rule (not plain words): it asks every time. */
+  notPlain?: string;
+}
+
+/** The rule choices a tool call allows (see RuleOffer). */
+export function ruleOffer(toolCall: RuleTarget): RuleOffer {
+  const parsed = commandWordsOf(toolCall.rawInput);
+  if (parsed) {
+    if (!('words' in parsed)) return { notPlain: parsed.reason };
+    const prefix = toolCall.toolKind === 'execute' ? safePrefixOf(parsed.words) : undefined;
+    return { exact: { command: parsed.words }, ...(prefix ? { prefix } : {}) };
+  }
+  const file = pathOf(toolCall);
+  if (file !== undefined && toolCall.toolKind !== 'fetch') return { exact: { path: file } };
+  if (NO_TITLE_RULE_KINDS.has(toolCall.toolKind)) return {};
+  return { exact: { title: toolCall.title } };
+}
+
+const sameWords = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((w, i) => w === b[i]);
+
+/** "Always allow / always reject" rules of one workspace, by tool kind and exact command, prefix, file or title. */
 export class PermissionRuleStore {
   constructor(private readonly store: KeyValueStore) {}
 
@@ -52,17 +84,19 @@ export class PermissionRuleStore {
     return [...(this.store.get<PermissionRule[]>(STORE_KEY) ?? [])];
   }
 
-  /** The first rule of this agent that applies to the tool call, if any. */
+  /** The first rule of this agent that applies to the tool call, if any. A command that is not plain words matches none. */
   match(toolCall: RuleTarget, agent?: string): PermissionRule | undefined {
-    const command = commandOf(toolCall.rawInput);
-    const simple = command !== undefined && !SHELL_OPERATORS.test(command);
+    const parsed = commandWordsOf(toolCall.rawInput);
+    const words = parsed && 'words' in parsed ? parsed.words : undefined;
     const file = pathOf(toolCall);
     return this.list().find((r) => {
       if (r.toolKind !== toolCall.toolKind) return false;
       if (r.agent !== undefined && r.agent !== agent) return false;
-      if (r.commandPrefix !== undefined) {
-        return simple && (command === r.commandPrefix || command.startsWith(`${r.commandPrefix} `));
-      }
+      const exact = exactWords(r);
+      if (exact) return words !== undefined && sameWords(words, exact);
+      if (r.commandPrefix !== undefined) return false; // an old rule whose words do not parse: it covers nothing
+      if (r.prefix) return words !== undefined && coveredByPrefix(words, r.prefix);
+      if (parsed) return false; // a command is named by its words, never by a path or title
       if (r.path !== undefined) return file === r.path;
       // Title-only rules never answer for kinds that change things: the title is the agent's word, not the act.
       return !NO_TITLE_RULE_KINDS.has(toolCall.toolKind) && r.title !== undefined && r.title === toolCall.title;
@@ -70,26 +104,22 @@ export class PermissionRuleStore {
   }
 
   /**
-   * Adds the rule a person's "always" answer implies for this tool call: a simple command's prefix, the file
-   * it acts on, or (kinds that only look) its title. Undefined when nothing safe can be named: not remembered.
+   * Adds the rule a person's "always" answer implies for this tool call (see ruleOffer): the exact command,
+   * or with scope "prefix" the offered prefix; the file; or (kinds that only look) the title. Undefined when
+   * nothing safe can be named: not remembered.
    */
-  async addFor(action: PermissionRule['action'], toolCall: RuleTarget, agent?: string): Promise<PermissionRule | undefined> {
-    const command = commandOf(toolCall.rawInput);
-    const scope = { action, toolKind: toolCall.toolKind, ...(agent ? { agent } : {}) };
-    if (command !== undefined) {
-      if (SHELL_OPERATORS.test(command)) return undefined;
-      return this.add({ ...scope, commandPrefix: commandPrefixOf(command) });
-    }
-    const file = pathOf(toolCall);
-    if (file !== undefined && toolCall.toolKind !== 'fetch') return this.add({ ...scope, path: file });
-    if (NO_TITLE_RULE_KINDS.has(toolCall.toolKind)) return undefined;
-    return this.add({ ...scope, title: toolCall.title });
+  async addFor(action: PermissionRule['action'], toolCall: RuleTarget, agent?: string, scope: RuleScope = 'exact'): Promise<PermissionRule | undefined> {
+    const offer = ruleOffer(toolCall);
+    const base = { action, toolKind: toolCall.toolKind, ...(agent ? { agent } : {}) };
+    if (scope === 'prefix' && offer.prefix) return this.add({ ...base, prefix: offer.prefix });
+    return offer.exact ? this.add({ ...base, ...offer.exact }) : undefined;
   }
 
   async add(rule: Omit<PermissionRule, 'id' | 'createdAt'>): Promise<PermissionRule> {
     const full: PermissionRule = { ...rule, id: randomUUID(), createdAt: Date.now() };
     // Same scope again replaces the old rule (the newer answer wins).
-    const rest = this.list().filter((r) => !(r.toolKind === full.toolKind && r.commandPrefix === full.commandPrefix && r.path === full.path && r.title === full.title && r.agent === full.agent));
+    const key = (r: PermissionRule) => JSON.stringify([r.toolKind, r.command ?? null, r.prefix ?? null, r.commandPrefix ?? null, r.path ?? null, r.title ?? null, r.agent ?? null]);
+    const rest = this.list().filter((r) => key(r) !== key(full));
     await this.store.update(STORE_KEY, [...rest, full]);
     return full;
   }

@@ -143,15 +143,16 @@ export interface TerminalServiceOptions {
 
 /**
  * How to start what the agent asked for: argv as given; but a whole shell line in `command` with no `args`
- * (several real agents send `printf '%s' hi > a.txt` that way) runs through the user's shell — `$SHELL -c`,
- * `cmd.exe /d /s /c` on Windows — unless `command` names an existing file.
+ * (several real agents send `printf '%s' hi > a.txt` that way) runs through `/bin/sh -c` — never the user's
+ * `$SHELL`, whose syntax (zsh's `=(…)` and glob qualifiers) permission rules do not check — or
+ * `cmd.exe /d /s /c` on Windows, unless `command` names an existing file.
  */
 export function commandToRun(spec: TerminalSpec, cwd: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; shell: boolean } {
   const args = spec.args ?? [];
   const looksLikeLine = args.length === 0 && /[\s;&|<>()$`'"*?~]/.test(spec.command);
   if (!looksLikeLine || existsSync(path.resolve(cwd, spec.command))) return { command: spec.command, args, shell: false };
   if (process.platform === 'win32') return { command: env.ComSpec ?? 'cmd.exe', args: ['/d', '/s', '/c', spec.command], shell: true };
-  return { command: env.SHELL || '/bin/sh', args: ['-c', spec.command], shell: true };
+  return { command: '/bin/sh', args: ['-c', spec.command], shell: true };
 }
 
 /** The agent's commands: run without a shell (but see commandToRun), in the workspace, each in its own process group. */

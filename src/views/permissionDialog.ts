@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
-import type { PermissionPresenter } from '../host/permissionBroker';
+import { commandWordsOf, displayWords } from '../host/commandWords';
+import type { PermissionAnswer, PermissionPresenter } from '../host/permissionBroker';
+import { type RuleOffer, ruleOffer } from '../host/permissionRules';
 import { cleanPatch, commandOf, OPTION_KIND_LABELS, optionContradicts, type PermissionRequestInfo } from '../session/permissions';
 import type { PermissionOption } from '../session/sessionModel';
 import { permissionOptionLabel } from '../shared/permissionOptions';
@@ -10,6 +12,9 @@ export function summarizeRawInput(rawInput: unknown): string {
   if (rawInput == null) return '';
   if (typeof rawInput !== 'object') return String(rawInput);
   const o = rawInput as Record<string, unknown>;
+  const parsed = commandWordsOf(rawInput);
+  // Argv is shown quoted as a shell would need it, so a word with spaces reads as one word.
+  if (parsed && 'words' in parsed && Array.isArray((rawInput as { command?: unknown }).command)) return `$ ${displayWords(parsed.words)}`;
   const command = commandOf(rawInput);
   if (command !== undefined) return `$ ${command}`;
   const file = o.file_path ?? o.filePath ?? o.filepath ?? o.path ?? o.abspath;
@@ -42,6 +47,61 @@ export function diffOf(request: PermissionRequestInfo): { path: string; oldText:
 export function optionLabel(option: PermissionOption): string {
   const kindLabel = OPTION_KIND_LABELS[option.kind];
   return permissionOptionLabel({ name: option.name, contradicts: optionContradicts(option) }, kindLabel && vscode.l10n.t(kindLabel), kindLabel ? [kindLabel] : []);
+}
+
+/** Longest rule text a button shows word for word; a longer one is named in the detail instead. */
+const BUTTON_RULE_CHARS = 48;
+
+/** What an "always" rule made from this request names, as a person reads it (`npm test`, a file, a title). */
+export function ruleText(offer: RuleOffer): string | undefined {
+  const e = offer.exact;
+  if (e?.command) return `\`${displayWords(e.command)}\``;
+  if (e?.path !== undefined) return `\`${vscode.workspace.asRelativePath(e.path)}\``;
+  if (e?.title !== undefined) return `“${e.title}”`;
+  return undefined;
+}
+
+/** A button per way to answer: the agent's options, an "always" one saying the rule it makes, and — where safe — a broader prefix rule. */
+export function answerButtons(request: PermissionRequestInfo): { title: string; answer: PermissionAnswer }[] {
+  const offer = ruleOffer(request.toolCall);
+  const what = ruleText(offer);
+  const shown = (text: string) => (text.length <= BUTTON_RULE_CHARS ? text : vscode.l10n.t('this exact command'));
+  const out: { title: string; answer: PermissionAnswer }[] = [];
+  for (const o of byKind(request.options)) {
+    const always = o.kind === 'allow_always' || o.kind === 'reject_always';
+    // Nothing safe to remember (a line that is not plain words): the "once" button says it all.
+    if (always && !what && request.options.some((x) => x.kind === o.kind.replace('always', 'once'))) continue;
+    if (!always || !what) {
+      out.push({ title: optionLabel(o), answer: { optionId: o.optionId } });
+      continue;
+    }
+    const kindLabel = o.kind === 'allow_always' ? vscode.l10n.t('Always allow {0}', shown(what)) : vscode.l10n.t('Always reject {0}', shown(what));
+    const plain = OPTION_KIND_LABELS[o.kind]!;
+    out.push({ title: permissionOptionLabel({ name: o.name, contradicts: optionContradicts(o) }, kindLabel, [plain, vscode.l10n.t(plain)]), answer: { optionId: o.optionId } });
+    if (o.kind === 'allow_always' && offer.prefix) {
+      const prefix = `\`${displayWords(offer.prefix)} …\``;
+      out.push({ title: vscode.l10n.t('Always allow commands starting with {0}', prefix), answer: { optionId: o.optionId, scope: 'prefix' } });
+    }
+  }
+  return out;
+}
+
+/** The detail's lines on what "always" would remember, or that this line never can be. */
+export function ruleDetail(request: PermissionRequestInfo): string {
+  const offer = ruleOffer(request.toolCall);
+  const hasAlways = request.options.some((o) => o.kind.endsWith('_always'));
+  if (offer.notPlain) return hasAlways ? vscode.l10n.t('This command cannot become a rule ({0}): it is asked every time.', offer.notPlain) : '';
+  const what = ruleText(offer);
+  if (!hasAlways || !what) return '';
+  const lines = [
+    offer.exact?.command
+      ? vscode.l10n.t('“Always” makes a rule for exactly {0} in this workspace: any other command line still asks.', what)
+      : vscode.l10n.t('“Always” makes a rule for {0} in this workspace.', what),
+  ];
+  if (offer.prefix)
+    lines.push(vscode.l10n.t('“Commands starting with” also covers {0} followed only by simple arguments (no option, no space or special character in a word).', `\`${displayWords(offer.prefix)}\``));
+  lines.push(vscode.l10n.t('Rules are listed and revoked with Agent Host: Manage Permission Rules…'));
+  return lines.join('\n');
 }
 
 /** The modal's question: its verb follows the tool's kind (an edit is not "run"). */
@@ -92,11 +152,11 @@ export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType
       ...options.filter(optionContradicts).map((o) => vscode.l10n.t('⚠ The option “{0}” is named against what it does ({1}).', o.name, vscode.l10n.t(OPTION_KIND_LABELS[o.kind] ?? o.kind))),
     ];
     const explain = vscode.l10n.t('Reject tells the agent no and lets it go on; Cancel (Escape) stops the turn.');
-    const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput), explain].filter(Boolean).join('\n\n');
+    const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput), ruleDetail(request), explain].filter(Boolean).join('\n\n');
     const title = permissionTitle(toolCall.toolKind, toolCall.title || toolCall.id);
     const diff = diffOf(request);
-    const showDiff = { title: vscode.l10n.t('Show Diff'), optionId: undefined as string | undefined };
-    const items = byKind(options).map((o) => ({ title: optionLabel(o), optionId: o.optionId as string | undefined }));
+    const showDiff = { title: vscode.l10n.t('Show Diff'), answer: undefined as PermissionAnswer | undefined };
+    const items: { title: string; answer: PermissionAnswer | undefined }[] = answerButtons(request);
     let shown: vscode.Uri | undefined;
     try {
       for (;;) {
@@ -105,7 +165,7 @@ export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType
         // Withdrawn while it was up (time-out, the agent exited or asked again, a Stop from a key binding):
         // VS Code cannot close a modal from an extension, so the answer goes nowhere, and the person is told.
         if (signal.aborted) {
-          if (picked?.optionId !== undefined) {
+          if (picked?.answer !== undefined) {
             void vscode.window.showInformationMessage(
               vscode.l10n.t('Agent Host: the request "{0}" was withdrawn before you answered; nothing was allowed or recorded.', toolCall.title || toolCall.id),
             );
@@ -116,7 +176,7 @@ export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType
           shown = await openDiff(diff);
           continue;
         }
-        return picked?.optionId;
+        return picked?.answer;
       }
     } finally {
       if (shown) await closeDiffsShowing(shown).catch(() => undefined);

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PermissionBroker, type PendingPermission } from '../../src/host/permissionBroker';
-import { commandPrefixOf, memoryStore, PermissionRuleStore } from '../../src/host/permissionRules';
+import { safePrefixOf } from '../../src/host/commandWords';
+import { memoryStore, PermissionRuleStore } from '../../src/host/permissionRules';
 import { cleanPatch, optionContradicts, type PermissionRequestInfo } from '../../src/session/permissions';
 import type { ToolCallEntity } from '../../src/session/sessionModel';
 
@@ -97,7 +98,7 @@ describe('PermissionBroker', () => {
 
   it("a rule answers without asking, with the agent's own option id", async () => {
     const rules = new PermissionRuleStore(memoryStore());
-    await rules.add({ action: 'reject', toolKind: 'execute', commandPrefix: 'rm -rf' });
+    await rules.add({ action: 'reject', toolKind: 'execute', command: ['rm', '-rf', 'build'] });
     let presented = 0;
     const broker = new PermissionBroker({
       rules,
@@ -107,10 +108,10 @@ describe('PermissionBroker', () => {
       },
     });
     const decision = await broker.decide(request('x', { toolKind: 'execute', rawInput: { command: 'rm -rf build' } }), never);
-    assert.deepEqual(decision, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute command "rm -rf …"' });
+    assert.deepEqual(decision, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute `rm -rf build`' });
     assert.equal(presented, 0);
     // A different command is not covered: the person is asked.
-    const other = await broker.decide(request('y', { toolKind: 'execute', rawInput: { command: 'rm -rfx' } }), never);
+    const other = await broker.decide(request('y', { toolKind: 'execute', rawInput: { command: 'rm -rf build2' } }), never);
     assert.equal(other.by, 'user');
     assert.equal(presented, 1);
   });
@@ -126,12 +127,13 @@ describe('PermissionBroker', () => {
       },
     });
     const call = { toolKind: 'execute', rawInput: { command: ['npm', 'test', '--', '--watch'] } };
-    assert.equal((await broker.decide(request('1', call), never)).by, 'user');
+    // The agent hears "once": our exact rule answers its next asks, and it makes no broader rule of its own.
+    assert.deepEqual(await broker.decide(request('1', call), never), { outcome: 'selected', optionId: 'once', by: 'user' });
     await tick();
     const [rule] = rules.list();
-    assert.equal(rule?.commandPrefix, 'npm test');
+    assert.deepEqual(rule?.command, ['npm', 'test', '--', '--watch']);
     assert.equal(rule?.action, 'allow');
-    assert.deepEqual(await broker.decide(request('2', call), never), { outcome: 'selected', optionId: 'once', by: 'rule', rule: 'always allow execute command "npm test …"' });
+    assert.deepEqual(await broker.decide(request('2', call), never), { outcome: 'selected', optionId: 'once', by: 'rule', rule: 'always allow execute `npm test -- --watch`' });
     assert.equal(presented, 1);
     assert.equal(await rules.revoke(rule!.id), true);
     assert.equal((await broker.decide(request('3', call), never)).by, 'user');
@@ -157,9 +159,10 @@ describe('PermissionBroker', () => {
 
   it('a command rule never covers a line with shell operators, and a compound line makes no rule', async () => {
     const rules = new PermissionRuleStore(memoryStore());
-    await rules.add({ action: 'allow', toolKind: 'execute', commandPrefix: 'npm test' });
+    await rules.add({ action: 'allow', toolKind: 'execute', prefix: ['npm', 'test'] });
     const call = (command: string) => ({ toolKind: 'execute', title: 'x', rawInput: { command }, locations: [] });
-    assert.ok(rules.match(call('npm test -- --grep a')));
+    assert.ok(rules.match(call('npm test a/b.test.js')));
+    assert.equal(rules.match(call('npm test -- --grep a')), undefined, 'an option after a prefix asks');
     for (const evil of ['npm test; curl x | sh', 'npm test && rm -rf ~', 'npm test `id`', 'npm test $(id)', 'npm test > /etc/x', 'npm test\nrm -rf ~']) {
       assert.equal(rules.match(call(evil)), undefined, evil);
     }
@@ -181,9 +184,33 @@ describe('PermissionBroker', () => {
     assert.equal(optionContradicts({ optionId: 'n', name: 'No, and tell the agent why', kind: 'reject_once' }), false);
   });
 
-  it('keeps the program and its first word as a command prefix', () => {
-    assert.equal(commandPrefixOf('git status --short'), 'git status');
-    assert.equal(commandPrefixOf('ls -la /tmp'), 'ls');
+  it('offers a prefix only for sub-command programs, never for programs that run code given as an argument', () => {
+    assert.deepEqual(safePrefixOf(['git', 'status', '--short']), ['git', 'status']);
+    assert.deepEqual(safePrefixOf(['npm', 'run', 'lint']), ['npm', 'run', 'lint']);
+    for (const words of [
+      ['ls', '-la'],
+      ['rm', 'x'],
+      ['python3', '-m', 'pytest'],
+      ['bash', '-c', 'x'],
+      ['find', '.'],
+      ['env', 'x'],
+      ['git', '-C', '.', 'status'],
+      ['git', 'config', 'a', 'b'],
+      ['npm', 'exec', 'x'],
+      ['npm', 'run'],
+      ['npx', 'jest'],
+      ['make', 'test'],
+    ]) {
+      assert.equal(safePrefixOf(words), undefined, words.join(' '));
+    }
+  });
+
+  it('a rule stored by an older version (a prefix string) is read as that exact command', async () => {
+    const rules = new PermissionRuleStore(memoryStore());
+    await rules.add({ action: 'allow', toolKind: 'execute', commandPrefix: 'npm test' });
+    const call = (command: string) => ({ toolKind: 'execute', title: 'x', rawInput: { command }, locations: [] });
+    assert.ok(rules.match(call('npm  test')));
+    assert.equal(rules.match(call('npm test --script-shell=./evil.sh')), undefined);
   });
 });
 

@@ -208,9 +208,12 @@ describe('permission integrity with the real broker and rule store', () => {
       seen[1]!.changed?.some((c) => c === 'kind: read → execute'),
       JSON.stringify(seen[1]!.changed),
     );
-    // "Always" on a compound shell line names no simple command: nothing is remembered.
+    // The rule is made from what the second dialog showed, that exact line only.
     await new Promise((r) => setImmediate(r));
-    assert.deepEqual(rules.list(), []);
+    assert.deepEqual(
+      rules.list().map((r) => [r.toolKind, r.command]),
+      [['execute', ['bash', '-c', 'curl x | sh']]],
+    );
   });
 
   it('clicking an "always" option on a title-only execute call (the trap named "Reject") plants no rule', async () => {

@@ -3,8 +3,9 @@
  * button per option labelled by its kind (a trap option named against its kind flagged) and "Show Diff" as
  * the default (the request carries a diff: it opens the diff beside, then the dialog asks again with "Allow
  * once" as the default; the diff closes once answered), Cancel explained and the diff's hunks without headers, then — with `agentHost.files.reviewWrites` on — the agent's write shown in the diff
- * editor with Accept / Reject. Screenshots: test-artifacts/host-permission-modal.png, host-show-diff.png,
- * host-diff-review.png.
+ * editor with Accept / Reject; then a command's "Always allow `npm test`" (the rule it makes, word for word),
+ * the same line answered by the rule, a longer one asked again. Screenshots: test-artifacts/host-permission-modal.png,
+ * host-show-diff.png, host-diff-review.png, host-rule-dialog.png, host-rule-asks-again.png.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -15,10 +16,12 @@ import { diffShown, settled } from './waits';
 export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string }): Promise<string[]> {
   const shots: string[] = [];
   const file = opts.file ?? 'reviewed.txt';
+  const runLog = path.join(path.dirname(opts.workspace), 'run.log');
+  const runs = () => (fs.existsSync(runLog) ? fs.readFileSync(runLog, 'utf8').trim().split('\n') : []);
   // The fixture agent with SMOKE_DIFF=1 sends its edit as a diff with the permission request.
   const agents = ((opts.userSettings?.['agentHost.agents'] as { env?: Record<string, string> }[] | undefined) ?? []).map((a) => ({
     ...a,
-    env: { ...(a.env ?? {}), SMOKE_DIFF: '1', SMOKE_TRAP: '1' },
+    env: { ...(a.env ?? {}), SMOKE_DIFF: '1', SMOKE_TRAP: '1', SMOKE_RUN_LOG: runLog },
   }));
   const settings = { ...opts.userSettings, 'agentHost.agents': agents, 'agentHost.files.reviewWrites': true };
   await withWorkbench({ ...opts, userSettings: settings }, async (page, info) => {
@@ -51,7 +54,7 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     // Buttons say what each option does (its kind); the agent's "Reject" that is really an "always allow"
     // is shown as such, flagged, and explained in the detail.
     if (!labels.includes('Allow once') || !labels.includes('Reject')) throw new Error(`modal buttons are not the agent's options: [${labels.join(' | ')}]`);
-    if (!labels.includes('⚠ Always allow — “Reject”')) throw new Error(`the trap option is not shown for what it does: [${labels.join(' | ')}]`);
+    if (!labels.includes(`⚠ Always allow \`${file}\` — “Reject”`)) throw new Error(`the trap option is not shown for what it does: [${labels.join(' | ')}]`);
     if (!/named against what it does/.test(detail ?? '')) throw new Error(`the detail does not explain the flagged option: "${detail}"`);
     if (!/Kind: edit/.test(detail ?? '')) throw new Error(`modal detail lacks the tool kind: "${detail}"`);
     // The default button (first: Enter) is Show Diff while the diff has not been opened; the detail says what
@@ -102,6 +105,34 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     console.log(`[host-ui] ${file} written after Accept: ${JSON.stringify(fs.readFileSync(target, 'utf8'))}`);
     // Answered: the diffs the request opened are closed again.
     await until(async () => (await proposedTabs.count()) === 0, { what: 'the proposed-edit diff tabs closed after the answer', timeoutMs: 15_000, intervalMs: 250 });
+
+    // "Always allow" says word for word the rule it makes, and the rule answers that line only.
+    await askAgent(page, 'run: npm test');
+    await dialog.waitFor({ state: 'visible', timeout: 90_000 });
+    await settled(dialog, 'the permission dialog of a command');
+    shots.push(await info.screenshot('host-rule-dialog'));
+    const runLabels = (await buttons.allTextContents()).map((l) => l.trim());
+    const runDetail = (await dialog.locator('.dialog-message-detail').first().textContent())?.trim() ?? '';
+    console.log(`[host-ui] command modal: buttons [${runLabels.join(' | ')}] detail "${runDetail}"`);
+    for (const want of ['Always allow `npm test`', 'Always allow commands starting with `npm test …`']) {
+      if (!runLabels.includes(want)) throw new Error(`the dialog does not offer "${want}": [${runLabels.join(' | ')}]`);
+    }
+    if (!/exactly `npm test`/.test(runDetail)) throw new Error(`the detail does not say what the rule covers: "${runDetail}"`);
+    await buttons.nth(runLabels.indexOf('Always allow `npm test`')).click();
+    await until(() => runs().length === 1, { what: 'the agent answered for `npm test`', timeoutMs: 30_000, intervalMs: 250 });
+    await askAgent(page, 'run: npm test');
+    await until(() => runs().length === 2, { what: 'the rule answered the same line', timeoutMs: 30_000, intervalMs: 250 });
+    if (await dialog.isVisible()) throw new Error('the same line asked again despite the rule');
+    // The agent heard "once" both times: our exact rule answers, the agent never makes a broader one of its own.
+    if (runs().join('\n') !== 'allow-once npm test\nallow-once npm test') throw new Error(`unexpected answers: ${runs().join(' / ')}`);
+    await askAgent(page, 'run: npm test --script-shell=./evil.sh');
+    await dialog.waitFor({ state: 'visible', timeout: 60_000 });
+    await settled(dialog, 'the dialog of a longer line');
+    shots.push(await info.screenshot('host-rule-asks-again'));
+    const evilLabels = (await buttons.allTextContents()).map((l) => l.trim());
+    await buttons.nth(evilLabels.indexOf('Reject')).click();
+    await until(() => runs().length === 3, { what: 'the agent answered for the longer line', timeoutMs: 30_000, intervalMs: 250 });
+    if (runs()[2] !== 'reject-once npm test --script-shell=./evil.sh') throw new Error(`the longer line was not asked and rejected: ${runs()[2]}`);
   });
   return shots;
 }

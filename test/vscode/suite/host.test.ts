@@ -106,10 +106,10 @@ describe('Host services in a real VS Code', () => {
   });
 
   it("a rule answers a permission request without a dialog, with the agent's option id", async () => {
-    const rule = await host.rules.add({ action: 'allow', toolKind: 'execute', commandPrefix: 'npm test' });
+    const rule = await host.rules.add({ action: 'allow', toolKind: 'execute', command: ['npm', 'test', '--', '--grep', 'x'] });
     try {
       const decision = await host.broker.decide(permissionRequest('Run tests', { command: 'npm test -- --grep x' }), new AbortController().signal);
-      assert.deepEqual(decision, { outcome: 'selected', optionId: 'proceed_once', by: 'rule', rule: 'always allow execute command "npm test …"' });
+      assert.deepEqual(decision, { outcome: 'selected', optionId: 'proceed_once', by: 'rule', rule: 'always allow execute `npm test -- --grep x`' });
       assert.equal(host.broker.pending().length, 0);
     } finally {
       await host.rules.revoke(rule.id);
