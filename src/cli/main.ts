@@ -41,7 +41,7 @@ Options:
                        session (said on stderr and in the JSON "session" event's "attach")
   --state-dir DIR      where the local session index lives (default $XDG_STATE_HOME/agent-host)
   --approve-all        allow every tool call
-  --approve-reads      allow read/search tool calls, reject the rest
+  --approve-reads      allow read and search tool calls, reject the rest (fetch and think too)
   --deny-all           reject every tool call (default)
                        (under --deny-all and --approve-reads the agent may not write files or run
                        terminal commands through the host either)
