@@ -45,8 +45,10 @@ Options:
   --deny-all           reject every tool call (default)
                        (under --deny-all and --approve-reads the agent may not write files or run
                        terminal commands through the host either)
-  --allow-protected    let the agent write protected files (.git/**, .vscode/**, .devcontainer/**, .husky/**,
-                       .github/workflows/**, *.code-workspace); refused otherwise
+  --allow-protected    let the agent write protected files, at any depth: .git (folder or file) and what is
+                       in it, .gitmodules, .gitattributes, .vscode, .idea, .devcontainer(.json), .husky,
+                       .github/workflows, .env*, .npmrc, *.code-workspace; refused otherwise, even under
+                       --approve-all
   --host-tools         offer the agent read-only workspace tools (read_project_file, get_document_symbols;
                        pi RPC fork dialect)
   --format text|json   readable text (default) or one JSON event per line
