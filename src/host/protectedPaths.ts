@@ -8,6 +8,9 @@
  */
 import * as path from 'node:path';
 import { minimatch } from 'minimatch';
+import { pathOf, pickOption, READ_ONLY_KINDS, type PermissionDecider } from '../session/permissions';
+import type { ToolCallEntity } from '../session/sessionModel';
+import { resolveInWorkspace } from './workspacePaths';
 
 export const DEFAULT_PROTECTED_PATTERNS = [
   '**/.git',
@@ -57,4 +60,35 @@ export function protectedBy(absPath: string, roots: readonly string[], patterns:
     }
   }
   return undefined;
+}
+
+/** The first file a tool call names (its locations, a path in its input) that is protected, with the pattern. */
+export function protectedTarget(toolCall: Pick<ToolCallEntity, 'rawInput' | 'locations'>, roots: readonly string[], patterns?: readonly string[]): { path: string; pattern: string } | undefined {
+  const named = [...toolCall.locations.map((l) => l.path), pathOf(toolCall)].filter((p): p is string => !!p);
+  for (const p of named) {
+    let abs: string;
+    try {
+      abs = resolveInWorkspace(p, roots); // through symlinks, as a write would go
+    } catch {
+      continue; // outside every folder: not a workspace file
+    }
+    const pattern = protectedBy(abs, roots, patterns);
+    if (pattern) return { path: abs, pattern };
+  }
+  return undefined;
+}
+
+/**
+ * The CLI's permission answers with protected files kept out: a tool call that may change things (any kind
+ * but read and search) naming a protected file is rejected before `decide` sees it — an agent that asks,
+ * then edits with its own tools, is held to the same line as a write through the host.
+ */
+export function refusingProtectedCalls(decide: PermissionDecider, roots: () => readonly string[], onRefused: (file: string, pattern: string) => void): PermissionDecider {
+  return async (request, signal) => {
+    const hit = READ_ONLY_KINDS.has(request.toolCall.toolKind) ? undefined : protectedTarget(request.toolCall, roots());
+    if (!hit) return decide(request, signal);
+    onRefused(hit.path, hit.pattern);
+    const reject = pickOption(request.options, 'reject');
+    return reject ? { outcome: 'selected', optionId: reject.optionId, by: 'policy' } : { outcome: 'cancelled', by: 'policy' };
+  };
 }

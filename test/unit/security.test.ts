@@ -142,6 +142,25 @@ describe('an untrusted agent through the CLI', () => {
     for (const p of harmless) assert.equal(fs.readFileSync(path.join(ws, p), 'utf8'), 'fine');
   });
 
+  it("under --approve-all a tool call that changes a protected file is rejected (the agent's own edit), unless --allow-protected", () => {
+    const ws = workspace();
+    const options = [
+      { optionId: 'ok', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+    ];
+    const ask = (id: string, kind: string, file: string) => ({ permission: { toolCall: { toolCallId: id, title: `${kind} ${file}`, kind, locations: [{ path: file }] }, options } });
+    const plan = [
+      ask('p1', 'edit', path.join(ws, 'sub', '.git', 'config')),
+      ask('p2', 'move', 'x/.vscode/settings.json'),
+      ask('p3', 'delete', 'deep/.env'),
+      ask('p4', 'read', 'deep/.env'),
+      ask('p5', 'edit', 'src/a.ts'),
+    ];
+    const picked = (flags: string[]) => runCli(ws, plan, flags).steps.map((s) => (s.answer as { result?: { outcome?: { optionId?: string } } }).result?.outcome?.optionId);
+    assert.deepEqual(picked(['--approve-all']), ['no', 'no', 'no', 'ok', 'ok']);
+    assert.deepEqual(picked(['--approve-all', '--allow-protected']), ['ok', 'ok', 'ok', 'ok', 'ok']);
+  });
+
   it('--approve-reads approves read and search only: a fetch whose URL carries what was read is rejected, a think too', () => {
     const ws = workspace();
     const options = [
