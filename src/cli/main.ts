@@ -11,7 +11,7 @@ import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
 import { runCheckCommand } from './checkCommand';
 import { openCheckHost } from '../checkHost';
 import { FileService } from '../host/fileService';
-import { protectedBy } from '../host/protectedPaths';
+import { protectedBy, refusingProtectedCalls } from '../host/protectedPaths';
 import { TerminalService } from '../host/terminalService';
 import { headlessRpcUi } from '../rpc/extensionUi';
 import { TURN_EXIT_CODES, type AgentSession } from '../session/agentSession';
@@ -41,12 +41,14 @@ Options:
                        session (said on stderr and in the JSON "session" event's "attach")
   --state-dir DIR      where the local session index lives (default $XDG_STATE_HOME/agent-host)
   --approve-all        allow every tool call
-  --approve-reads      allow read/search tool calls, reject the rest
+  --approve-reads      allow read and search tool calls, reject the rest (fetch and think too)
   --deny-all           reject every tool call (default)
                        (under --deny-all and --approve-reads the agent may not write files or run
                        terminal commands through the host either)
-  --allow-protected    let the agent write protected files (.git/**, .vscode/**, .devcontainer/**, .husky/**,
-                       .github/workflows/**, *.code-workspace); refused otherwise
+  --allow-protected    let the agent write protected files and allow tool calls that change them, at any
+                       depth: .git (folder or file) and what is in it, .gitmodules, .gitattributes, .vscode,
+                       .idea, .devcontainer(.json), .husky, .github/workflows, .env*, .npmrc,
+                       *.code-workspace; refused otherwise, even under --approve-all
   --host-tools         offer the agent read-only workspace tools (read_project_file, get_document_symbols;
                        pi RPC fork dialect)
   --format text|json   readable text (default) or one JSON event per line
@@ -175,7 +177,13 @@ async function main(): Promise<number> {
     session = await startAgentSession(agent, {
       logger,
       cwd,
-      decidePermission: policyDecider(policy),
+      decidePermission: values['allow-protected']
+        ? policyDecider(policy)
+        : refusingProtectedCalls(
+            policyDecider(policy),
+            () => [cwd],
+            (file, pattern) => logger.warn(`Rejected a tool call on a protected file: ${file} (${pattern}); --allow-protected allows it`),
+          ),
       files: new FileService(
         () => [cwd],
         undefined,

@@ -88,8 +88,11 @@ export type PermissionDecision =
 /** Decides one permission request; the signal aborts when the turn is cancelled. */
 export type PermissionDecider = (request: PermissionRequestInfo, signal: AbortSignal) => Promise<PermissionDecision>;
 
-/** Tool kinds that only look: allowed by `approve-reads`. */
-export const READ_ONLY_KINDS = new Set(['read', 'search', 'think', 'fetch']);
+/**
+ * Tool kinds that only look in the workspace: allowed by `approve-reads`. Not `fetch` (its URL can carry out
+ * what a read found) nor `think` (the agent's label, free for anything).
+ */
+export const READ_ONLY_KINDS = new Set(['read', 'search']);
 
 /** The agent's own option of the wanted sort (never an invented id); undefined when it offers none. */
 export function pickOption(options: PermissionOption[], want: 'allow' | 'reject'): PermissionOption | undefined {

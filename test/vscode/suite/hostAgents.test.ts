@@ -4,7 +4,8 @@
  * sign-in (agent method → authenticate + retry in the same process; terminal method in a real VS Code
  * terminal, then a restart; an API key kept in SecretStorage and passed in the env), ask_user / elicitation
  * answered through the (replaced) quick pick and input box, an agent writing to disk itself → the turn's
- * changed files, their diff and revert, and Reject in the write review. Each agent start takes well under
+ * changed files, their diff and revert, Reject in the write review, and the modal before a protected write
+ * (a nested repository's .git, a root .git file, x/.vscode, deep/.env). Each agent start takes well under
  * a second; dialogs cannot show while tests run, so the UI functions are replaced (the test and the
  * extension share one vscode API object).
  */
@@ -18,6 +19,7 @@ import type { HostServices } from '../../../src/hostServices';
 
 const REPO = path.resolve(__dirname, '..', '..', '..', '..');
 const HOSTILE = path.join(REPO, 'out', 'test', 'fixtures', 'hostileAgent.js');
+const INTRUDER = path.join(REPO, 'out', 'test', 'fixtures', 'intruderAgent.js');
 
 function folder(): string {
   const f = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -269,6 +271,42 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     const left = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff);
     assert.equal(left.length, 0, 'the review diff stayed open');
     fs.rmSync(file);
+  });
+
+  it('a protected file at any depth asks in a modal (reviewWrites off); closed, nothing is written', async () => {
+    const nested = path.join(folder(), 'nested-repo', '.git', 'config');
+    fs.mkdirSync(path.dirname(nested), { recursive: true });
+    fs.writeFileSync(nested, '[core]\n\tbare = false\n');
+    const targets = [nested, path.join(folder(), '.git'), path.join(folder(), 'x', '.vscode', 'settings.json'), path.join(folder(), 'deep', '.env')];
+    const plain = path.join(folder(), 'plain-write.txt');
+    const log = path.join(dir, 'intruder.ndjson');
+    const plan = [...targets.map((p) => ({ write: { path: p, content: '[core]\n\tfsmonitor = "touch pwned"\n' } })), { write: { path: plain, content: 'fine\n' } }];
+    const agent = { name: 'intruder', command: process.execPath, args: [INTRUDER], env: { ELECTRON_RUN_AS_NODE: '1', INTRUDER_PLAN: JSON.stringify(plan), INTRUDER_LOG: log } };
+    await config().update('agents', [...api.manager.agents().filter((a) => a.name !== agent.name), agent], vscode.ConfigurationTarget.Workspace);
+    await api.manager.stop();
+    api.manager.select(agent.name);
+    const asked: string[] = [];
+    try {
+      await replacing(
+        'showWarningMessage',
+        async (message: unknown, options: unknown) => {
+          asked.push(`${String(message)}${(options as vscode.MessageOptions).modal ? ' [modal]' : ''}`);
+          return undefined; // the modal closed: denied
+        },
+        async () => assert.equal(await api.manager.prompt('go'), 'end_turn'),
+      );
+      assert.deepEqual(
+        asked,
+        targets.map((t) => `The agent wants to write a protected file: ${vscode.workspace.asRelativePath(t)} [modal]`),
+      );
+      const answers = frames(log).map((f) => ((f.answer as { error?: { message?: string } }).error?.message ?? 'written').replace(/:.*/, ''));
+      assert.deepEqual(answers, [...targets.map(() => 'Refused'), 'written']);
+      assert.equal(fs.readFileSync(nested, 'utf8'), '[core]\n\tbare = false\n');
+      for (const t of targets.slice(1)) assert.ok(!fs.existsSync(t) || fs.statSync(t).isDirectory(), `${t} was written`);
+      assert.equal(fs.readFileSync(plain, 'utf8'), 'fine\n');
+    } finally {
+      for (const p of ['nested-repo', 'x', 'deep', 'plain-write.txt']) fs.rmSync(path.join(folder(), p), { recursive: true, force: true });
+    }
   });
 
   after(async () => {
