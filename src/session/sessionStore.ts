@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { visibleControls } from '../core/visibleText';
 import type { TimelineEntity } from './sessionModel';
 import { boundedHistory } from './transcriptCopy';
 
@@ -157,7 +158,8 @@ export class SessionStore {
       // A damaged index is kept aside, not overwritten silently.
       const aside = `${this.indexFile}.damaged-${Date.now()}`;
       fs.renameSync(this.indexFile, aside);
-      process.emitWarning(`agent-host: the session index was unreadable (${(error as Error).message}); moved to ${aside}`);
+      // Node prints warnings on stderr itself, past the CLI's filter; the parse error quotes the damaged text.
+      process.emitWarning(visibleControls(`agent-host: the session index was unreadable (${(error as Error).message}); moved to ${aside}`));
       return { sessions: [], hidden: [] };
     }
   }
