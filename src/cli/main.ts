@@ -4,7 +4,7 @@ import { AgentExitedError } from '../core/agentProcess';
 import { redactingLogger, streamLogger, type LogLevel } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import { openSessionDirectory, startAgentSession } from '../adapters';
-import { defaultStateDir, SessionStore } from '../session/sessionStore';
+import { defaultStateDir, SessionIdTakenError, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
 import { agentFromFile, envPairs } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
@@ -29,7 +29,8 @@ const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host check --preset ID [--scripted] [--format text|json|markdown] … (see agent-host check --help)
 
 Runs one prompt against an agent and prints the session as it happens. Every session is recorded in a
-local index (title, agent, folder, a copy of the transcript) that the editor shares.
+local index (title, agent, folder, a copy of the transcript) that the editor shares; an id already recorded
+for another agent or folder is not taken over (the session runs unrecorded, said in its transcript).
 Control characters from the agent are printed as visible escapes (\\u001b), never sent to the terminal.
 
 Agent (one of):
@@ -229,16 +230,22 @@ async function main(): Promise<number> {
     );
   }
   const earlier = attach.how !== 'new' ? (store.transcript(session.sessionId) ?? []) : [];
+  let refused = false;
   const record = () => {
+    if (refused) return;
     try {
       store.upsert({ sessionId: session.sessionId, agent: agent.name, cwd, firstPrompt: prompt });
       store.saveTranscript(session.sessionId, [...earlier, ...session.model.timeline()]);
     } catch (e) {
-      logger.warn(`Could not record the session in ${store.dir}: ${(e as Error).message}`);
+      // Another agent's or folder's id: the session runs unrecorded, and says so in its transcript.
+      if (e instanceof SessionIdTakenError) {
+        refused = true;
+        session.model.notice('warning', 'Session not recorded', e.message);
+      } else logger.warn(`Could not record the session in ${store.dir}: ${(e as Error).message}`);
     }
   };
-  record();
   session.model.on((event) => emit(event));
+  record();
 
   let interrupts = 0;
   process.on('SIGINT', () => {

@@ -25,6 +25,16 @@ export interface SessionRecord {
   firstPrompt?: string;
 }
 
+/**
+ * Refused by upsert: the id is recorded for another agent or folder. Ids come from agents, so one agent could
+ * name another's session; that record and its transcript copy stay as they are, and this session goes unrecorded.
+ */
+export class SessionIdTakenError extends Error {
+  constructor(readonly owner: SessionRecord) {
+    super(`The id ${owner.sessionId} is already recorded for agent "${owner.agent}" in ${owner.cwd}: that session's record and transcript copy are kept, and this session is not recorded.`);
+  }
+}
+
 const INDEX_VERSION = 1;
 const MAX_RECORDS = 2000;
 
@@ -73,12 +83,16 @@ export class SessionStore {
     return new Set(this.readIndex().hidden);
   }
 
-  /** Records a session (new or seen again): fields given win, `updatedAt` becomes now. */
+  /**
+   * Records a session (new or seen again): fields given win, `updatedAt` becomes now. A record keeps its agent
+   * and folder: an id recorded for another throws SessionIdTakenError (call before saveTranscript).
+   */
   upsert(entry: Pick<SessionRecord, 'sessionId' | 'agent' | 'cwd'> & Partial<SessionRecord>): SessionRecord {
     const { sessions: records, hidden } = this.readIndex();
     const now = new Date().toISOString();
     const i = records.findIndex((r) => r.sessionId === entry.sessionId);
     const before = i >= 0 ? records[i]! : undefined;
+    if (before && (before.agent !== entry.agent || before.cwd !== entry.cwd)) throw new SessionIdTakenError(before);
     const record: SessionRecord = {
       createdAt: now,
       title: entry.firstPrompt ? titleFrom(entry.firstPrompt) : '(untitled)',
