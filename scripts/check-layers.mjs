@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The tree's layering, checked over every import in src/ and webview-ui/src/ (type-only imports count too):
 // which floor may import which, no import cycles between floors, no test for a session's class outside the
-// roots, no source file over the size limit. README "Layout" states the same rules. Exit 1 on any breach.
+// roots, no source file over the size limit, no terminal write in src/cli but through its filter (src/cli/terminal.ts).
+// README "Layout" states the same rules. Exit 1 on any breach.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -57,6 +58,10 @@ for (const file of files) {
   const lines = text.split('\n').length;
   if (lines > MAX_LINES) problems.push(`${rel}: ${lines} lines (limit ${MAX_LINES}): split it along its concerns`);
   const from = floor(rel);
+  // Agent text must not drive the user's terminal: the CLI prints only through src/cli/terminal.ts's filter.
+  if (rel.startsWith('src/cli/') && rel !== 'src/cli/terminal.ts' && /process\.(?:stdout|stderr)\.write|console\.(?:log|info|warn|error)/.test(text)) {
+    problems.push(`${rel}: writes to the terminal directly; print through src/cli/terminal.ts (stdout/stderr), which escapes control characters`);
+  }
   if (from !== 'root' && /instanceof\s+(AcpSession|RpcSession)\b/.test(text)) {
     problems.push(`${rel}: tests a session's class; use a capability of the AgentSession interface`);
   }

@@ -4,7 +4,7 @@ import { AgentExitedError } from '../core/agentProcess';
 import { redactingLogger, streamLogger, type LogLevel } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import { openSessionDirectory, startAgentSession } from '../adapters';
-import { defaultStateDir, SessionStore } from '../session/sessionStore';
+import { defaultStateDir, SessionIdTakenError, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
 import { agentFromFile, envPairs } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
@@ -20,6 +20,8 @@ import { policyDecider, type PolicyName } from '../session/permissions';
 import { AuthRequiredError, HostRequestError } from '../session/sessionHost';
 import type { SessionEvent } from '../session/sessionModel';
 import { TextRenderer } from '../session/transcriptText';
+import { stderr, stdout } from './terminal';
+import { oneLine } from '../core/visibleText';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host sessions list|show|export|rename|delete … (see agent-host sessions --help)
@@ -27,7 +29,9 @@ const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host check --preset ID [--scripted] [--format text|json|markdown] … (see agent-host check --help)
 
 Runs one prompt against an agent and prints the session as it happens. Every session is recorded in a
-local index (title, agent, folder, a copy of the transcript) that the editor shares.
+local index (title, agent, folder, a copy of the transcript) that the editor shares; an id already recorded
+for another agent or folder is not taken over (the session runs unrecorded, said in its transcript).
+Control characters from the agent are printed as visible escapes (\\u001b), never sent to the terminal.
 
 Agent (one of):
   --config FILE        agents as [{name, command, args, env, protocol}] or {"agent_servers": {…}}
@@ -59,7 +63,7 @@ Exit codes: 0 end_turn, 1 error, 2 usage, 3 agent failed to start, 4 agent exite
             5 refusal, 6 max_tokens/max_turn_requests, 7 cancelled.`;
 
 function fail(message: string, code: number): never {
-  process.stderr.write(`agent-host: ${message}\n`);
+  stderr(`agent-host: ${message}\n`);
   process.exit(code);
 }
 
@@ -88,14 +92,14 @@ function resolveAgent(values: Record<string, unknown>, required = true): AgentCo
 async function main(): Promise<number> {
   // Registry verbs take their own options; only as the first word (a prompt may start with "install").
   if (AGENT_VERBS.has(process.argv[2] ?? '')) {
-    return runAgentsCommand(process.argv.slice(2), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(`agent-host: ${t}\n`), env: process.env });
+    return runAgentsCommand(process.argv.slice(2), { out: stdout, err: (t) => stderr(`agent-host: ${t}\n`), env: process.env });
   }
   if (process.argv[2] === 'check') {
     return runCheckCommand(process.argv.slice(3), {
       openHost: openCheckHost,
-      logger: (level) => redactingLogger(streamLogger((l) => process.stderr.write(l), level as LogLevel)),
-      out: (t) => process.stdout.write(t),
-      err: (t) => process.stderr.write(`agent-host check: ${t}\n`),
+      logger: (level) => redactingLogger(streamLogger(stderr, level as LogLevel)),
+      out: stdout,
+      err: (t) => stderr(`agent-host check: ${t}\n`),
     });
   }
   let parsed;
@@ -130,25 +134,25 @@ async function main(): Promise<number> {
   const store = new SessionStore(values['state-dir'] ? path.resolve(values['state-dir']) : defaultStateDir());
   if (positionals[0] === 'sessions') {
     if (values.help || positionals.length === 1) {
-      process.stdout.write(`${SESSIONS_USAGE}\n`);
+      stdout(`${SESSIONS_USAGE}\n`);
       return values.help ? 0 : TURN_EXIT_CODES.usage!;
     }
     const sessionsFormat = values.format ?? 'text';
     if (sessionsFormat !== 'text' && sessionsFormat !== 'json') fail('--format must be text or json', TURN_EXIT_CODES.usage!);
     const named = resolveAgent(values, false);
-    const logger = redactingLogger(streamLogger((l) => process.stderr.write(l), (values['log-level'] as LogLevel | undefined) ?? 'warn'));
+    const logger = redactingLogger(streamLogger(stderr, (values['log-level'] as LogLevel | undefined) ?? 'warn'));
     const cwd = values.cwd ? path.resolve(values.cwd) : undefined;
     return runSessions(positionals.slice(1), {
       store,
       ...(named ? { agent: named.name, openDirectory: () => openSessionDirectory(named, { logger, cwd: cwd ?? process.cwd() }) } : {}),
       ...(cwd ? { cwd } : {}),
       format: sessionsFormat,
-      out: (t) => process.stdout.write(t),
-      err: (t) => process.stderr.write(`agent-host: ${t}\n`),
+      out: stdout,
+      err: (t) => stderr(`agent-host: ${t}\n`),
     });
   }
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    stdout(`${USAGE}\n`);
     return 0;
   }
   const prompt = positionals.join(' ').trim();
@@ -162,13 +166,13 @@ async function main(): Promise<number> {
   if (!(timeoutS > 0)) fail('--timeout must be a positive number of seconds', TURN_EXIT_CODES.usage!);
   const agent = resolveAgent(values)!;
   const cwd = path.resolve(values.cwd ?? process.cwd());
-  const logger = redactingLogger(streamLogger((l) => process.stderr.write(l), (values['log-level'] as LogLevel | undefined) ?? 'warn'));
+  const logger = redactingLogger(streamLogger(stderr, (values['log-level'] as LogLevel | undefined) ?? 'warn'));
 
   const emit =
     format === 'json'
-      ? (event: object) => process.stdout.write(`${JSON.stringify(event)}\n`)
+      ? (event: object) => stdout(`${JSON.stringify(event)}\n`)
       : (() => {
-          const r = new TextRenderer((s) => process.stdout.write(s));
+          const r = new TextRenderer(stdout);
           return (event: object) => r.render(event as SessionEvent | { type: string });
         })();
 
@@ -213,7 +217,7 @@ async function main(): Promise<number> {
   } catch (error) {
     const err = error as Error;
     emit({ type: 'result', outcome: 'start_failed', error: err.message, ...(error instanceof AuthRequiredError ? { authMethods: error.methods } : {}) });
-    if (format === 'text') process.stderr.write(`agent-host: ${err.message}\n`);
+    if (format === 'text') stderr(`agent-host: ${err.message}\n`);
     return TURN_EXIT_CODES.start_failed!;
   }
   const attach = session.attach;
@@ -227,23 +231,29 @@ async function main(): Promise<number> {
     ...(attach.detail ? { attachDetail: attach.detail } : {}),
   });
   if (values.resume && format === 'text') {
-    process.stderr.write(
+    stderr(
       attach.how === 'new'
-        ? `agent-host: could not reattach ${values.resume} (${attach.detail ?? 'unknown reason'}): this is a NEW session ${session.sessionId}\n`
-        : `agent-host: session ${values.resume} ${attach.how}\n`,
+        ? `agent-host: could not reattach ${oneLine(values.resume)} (${oneLine(attach.detail ?? 'unknown reason')}): this is a NEW session ${oneLine(session.sessionId)}\n`
+        : `agent-host: session ${oneLine(values.resume)} ${attach.how}\n`,
     );
   }
   const earlier = attach.how !== 'new' ? (store.transcript(session.sessionId) ?? []) : [];
+  let refused = false;
   const record = () => {
+    if (refused) return;
     try {
       store.upsert({ sessionId: session.sessionId, agent: agent.name, cwd, firstPrompt: prompt });
       store.saveTranscript(session.sessionId, [...earlier, ...session.model.timeline()]);
     } catch (e) {
-      logger.warn(`Could not record the session in ${store.dir}: ${(e as Error).message}`);
+      // Another agent's or folder's id: the session runs unrecorded, and says so in its transcript.
+      if (e instanceof SessionIdTakenError) {
+        refused = true;
+        session.model.notice('warning', 'Session not recorded', e.message);
+      } else logger.warn(`Could not record the session in ${store.dir}: ${(e as Error).message}`);
     }
   };
-  record();
   session.model.on((event) => emit(event));
+  record();
 
   let interrupts = 0;
   process.on('SIGINT', () => {
@@ -266,7 +276,7 @@ async function main(): Promise<number> {
   const exitCode = TURN_EXIT_CODES[outcome] ?? TURN_EXIT_CODES.error!;
   record();
   emit({ type: 'result', outcome, exitCode, ...(error ? { error } : {}) });
-  if (error && format === 'text') process.stderr.write(`agent-host: ${error}\n`);
+  if (error && format === 'text') stderr(`agent-host: ${error}\n`);
   await session.shutdown();
   return exitCode;
 }

@@ -4,6 +4,7 @@
  * show and export print the local transcript copy; delete asks the agent (`session/delete`) when it can and
  * always forgets the local copy.
  */
+import { oneLine } from '../core/visibleText';
 import type { AgentSessionDirectory } from '../session/agentSession';
 import { transcriptMarkdown, type SessionStore } from '../session/sessionStore';
 
@@ -76,7 +77,7 @@ export async function runSessions(args: string[], deps: SessionsDeps): Promise<n
         : local.map((r) => ({ sessionId: r.sessionId, title: r.title, cwd: r.cwd, updatedAt: r.updatedAt, source: 'local' as const }));
       if (deps.format === 'json') deps.out(`${JSON.stringify(rows)}\n`);
       else if (!rows.length) deps.out('No sessions.\n');
-      else for (const r of rows) deps.out(`${r.sessionId}  ${r.updatedAt || '-'}  ${r.title}  (${r.source}, ${r.cwd})\n`);
+      else for (const r of rows) deps.out(`${oneLine(r.sessionId)}  ${oneLine(r.updatedAt || '-')}  ${oneLine(r.title)}  (${r.source}, ${oneLine(r.cwd)})\n`);
       return 0;
     }
     case 'show':

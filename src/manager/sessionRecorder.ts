@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { AgentSession } from '../session/agentSession';
-import type { SessionStore } from '../session/sessionStore';
+import { SessionIdTakenError, type SessionStore } from '../session/sessionStore';
 import type { AgentManager } from './agentManager';
 
 /**
@@ -13,14 +13,20 @@ export function recordSessions(manager: AgentManager, store: () => SessionStore 
     const target = store();
     if (!target) return new vscode.Disposable(() => undefined);
     const earlier = session.attach.how !== 'new' ? (target.transcript(session.sessionId) ?? []) : [];
+    let refused = false;
     const save = () => {
       const firstPrompt = session.model.messages('user')[0]?.text;
-      if (!firstPrompt && !earlier.length) return; // nothing asked yet: not history
+      if (refused || (!firstPrompt && !earlier.length)) return; // nothing asked yet: not history
       try {
         target.upsert({ sessionId: session.sessionId, agent: agent.name, cwd, ...(firstPrompt ? { firstPrompt } : {}) });
         target.saveTranscript(session.sessionId, [...earlier, ...session.model.timeline()]);
       } catch (error) {
         log.warn(`Could not record session ${session.sessionId} in ${target.dir}: ${(error as Error).message}`);
+        // Another agent's or folder's id: the session runs unrecorded, and says so in its transcript (once).
+        if (error instanceof SessionIdTakenError) {
+          refused = true;
+          session.model.notice('warning', 'Session not recorded', error.message);
+        }
       }
     };
     const off = session.model.on((e) => {

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { visibleControls } from '../core/visibleText';
 import type { TimelineEntity } from './sessionModel';
 import { boundedHistory } from './transcriptCopy';
 
@@ -22,6 +23,16 @@ export interface SessionRecord {
   createdAt: string;
   updatedAt: string;
   firstPrompt?: string;
+}
+
+/**
+ * Refused by upsert: the id is recorded for another agent or folder. Ids come from agents, so one agent could
+ * name another's session; that record and its transcript copy stay as they are, and this session goes unrecorded.
+ */
+export class SessionIdTakenError extends Error {
+  constructor(readonly owner: SessionRecord) {
+    super(`The id ${owner.sessionId} is already recorded for agent "${owner.agent}" in ${owner.cwd}: that session's record and transcript copy are kept, and this session is not recorded.`);
+  }
 }
 
 const INDEX_VERSION = 1;
@@ -72,12 +83,16 @@ export class SessionStore {
     return new Set(this.readIndex().hidden);
   }
 
-  /** Records a session (new or seen again): fields given win, `updatedAt` becomes now. */
+  /**
+   * Records a session (new or seen again): fields given win, `updatedAt` becomes now. A record keeps its agent
+   * and folder: an id recorded for another throws SessionIdTakenError (call before saveTranscript).
+   */
   upsert(entry: Pick<SessionRecord, 'sessionId' | 'agent' | 'cwd'> & Partial<SessionRecord>): SessionRecord {
     const { sessions: records, hidden } = this.readIndex();
     const now = new Date().toISOString();
     const i = records.findIndex((r) => r.sessionId === entry.sessionId);
     const before = i >= 0 ? records[i]! : undefined;
+    if (before && (before.agent !== entry.agent || before.cwd !== entry.cwd)) throw new SessionIdTakenError(before);
     const record: SessionRecord = {
       createdAt: now,
       title: entry.firstPrompt ? titleFrom(entry.firstPrompt) : '(untitled)',
@@ -157,7 +172,8 @@ export class SessionStore {
       // A damaged index is kept aside, not overwritten silently.
       const aside = `${this.indexFile}.damaged-${Date.now()}`;
       fs.renameSync(this.indexFile, aside);
-      process.emitWarning(`agent-host: the session index was unreadable (${(error as Error).message}); moved to ${aside}`);
+      // Node prints warnings on stderr itself, past the CLI's filter; the parse error quotes the damaged text.
+      process.emitWarning(visibleControls(`agent-host: the session index was unreadable (${(error as Error).message}); moved to ${aside}`));
       return { sessions: [], hidden: [] };
     }
   }

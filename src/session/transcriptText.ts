@@ -1,6 +1,10 @@
+import { oneLine } from '../core/visibleText';
 import type { SessionEvent } from '../session/sessionModel';
 
-/** Renders session events as readable text, streaming message deltas as they grow. */
+/**
+ * Renders session events as readable text, streaming message deltas as they grow. Messages and details keep
+ * their lines; titles, ids and plan entries are one line each (oneLine), so no agent string forges a line of ours.
+ */
 export class TextRenderer {
   private printed = new Map<string, number>();
   /** What was last printed for each tool call / permission, so repeated updates print once. */
@@ -27,11 +31,11 @@ export class TextRenderer {
         }
         this.current = undefined;
         if (entity.kind === 'tool_call') {
-          this.once(`tool:${entity.id}`, `\n[tool ${entity.status}] ${entity.title || entity.id} (${entity.toolKind})`);
+          this.once(`tool:${entity.id}`, `\n[tool ${oneLine(entity.status)}] ${oneLine(entity.title || entity.id)} (${oneLine(entity.toolKind)})`);
         } else if (entity.kind === 'permission') {
-          this.once(`perm:${entity.id}`, `\n[permission ${entity.state}] ${entity.title}${entity.answer ? ` → ${entity.answer}` : ''}`);
+          this.once(`perm:${entity.id}`, `\n[permission ${entity.state}] ${oneLine(entity.title)}${entity.answer ? ` → ${oneLine(entity.answer)}` : ''}`);
         } else if (entity.kind === 'notice') {
-          this.write(`\n[${entity.severity}] ${entity.title}${entity.detail ? `: ${entity.detail}` : ''}`);
+          this.write(`\n[${entity.severity}] ${oneLine(entity.title)}${entity.detail ? `: ${entity.detail}` : ''}`);
         }
         return;
       }
@@ -48,10 +52,10 @@ export class TextRenderer {
       }
       case 'plan':
         this.current = undefined;
-        this.write(`\n[plan]\n${e.entries.map((p) => `  [${p.status === 'completed' ? 'x' : ' '}] ${p.content}`).join('\n')}`);
+        this.write(`\n[plan]\n${e.entries.map((p) => `  [${p.status === 'completed' ? 'x' : ' '}] ${oneLine(p.content)}`).join('\n')}`);
         return;
       case 'turn':
-        if (e.state === 'idle') this.write(`\n[turn ended: ${e.stopReason ?? e.error ?? 'unknown'}]\n`);
+        if (e.state === 'idle') this.write(`\n[turn ended: ${oneLine(e.stopReason ?? e.error ?? 'unknown')}]\n`);
         return;
       default:
         return;
