@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { FileService, type WriteGuard } from './host/fileService';
 import { PermissionBroker } from './host/permissionBroker';
-import { DEFAULT_PROTECTED_PATTERNS, protectedBy } from './host/protectedPaths';
+import { DEFAULT_PROTECTED_PATTERNS, protectedBy, protectedTarget } from './host/protectedPaths';
 import { describeRule, PermissionRuleStore } from './host/permissionRules';
 import { TerminalService } from './host/terminalService';
 import { TurnChanges } from './host/turnChanges';
@@ -57,12 +57,16 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   const disposables: vscode.Disposable[] = [];
 
   const docs = new VirtualDocuments();
-  const rules = new PermissionRuleStore(context.workspaceState);
+  const protectedPatterns = (abs: string) => [...DEFAULT_PROTECTED_PATTERNS, ...config(vscode.Uri.file(abs)).get<string[]>('files.protectedPaths', [])];
+  // A call naming a protected file is never answered by a rule nor made one (its write asks in a modal too).
+  const rules = new PermissionRuleStore(context.workspaceState, {
+    protectedTarget: (toolCall) => protectedTarget(toolCall, roots(), [...DEFAULT_PROTECTED_PATTERNS, ...config().get<string[]>('files.protectedPaths', [])]),
+  });
   const openDiff = async (d: { path: string; oldText: string | null; newText: string }) => {
     const title = vscode.l10n.t("{0} ↔ agent's proposed edit", vscode.workspace.asRelativePath(d.path));
     return showDiff(docs, d.path, d.oldText ?? undefined, d.newText, title, { preview: true, viewColumn: vscode.ViewColumn.Beside });
   };
-  const presenter = modalPermissionPresenter(openDiff);
+  const presenter = modalPermissionPresenter(openDiff, (r) => rules.offer(r.toolCall));
   const broker = new PermissionBroker({
     rules,
     logger: log,
@@ -72,7 +76,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   // Protected files always ask, whatever rule or permission mode is active.
   const guardWrite: WriteGuard = async (abs) => {
     // files.protectedPaths is resource-scoped: a folder of a multi-root workspace may add its own.
-    const pattern = protectedBy(abs, roots(), [...DEFAULT_PROTECTED_PATTERNS, ...config(vscode.Uri.file(abs)).get<string[]>('files.protectedPaths', [])]);
+    const pattern = protectedBy(abs, roots(), protectedPatterns(abs));
     if (!pattern) return;
     log.warn(`The agent asks to write a protected file: ${abs} (${pattern})`);
     if (!(await confirmProtectedWrite(abs, pattern))) {

@@ -58,6 +58,8 @@ export interface RuleOffer {
   prefix?: string[];
   /** Why a command cannot become a rule (not plain words): it asks every time. */
   notPlain?: string;
+  /** The protected file (and its pattern) the call names: no rule answers or is made for it. */
+  protectedFile?: string;
 }
 
 /** The rule choices a tool call allows (see RuleOffer). */
@@ -76,9 +78,23 @@ export function ruleOffer(toolCall: RuleTarget): RuleOffer {
 
 const sameWords = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((w, i) => w === b[i]);
 
+export interface RuleStoreOptions {
+  /** The protected file a tool call names, if any (src/host/protectedPaths.ts): such a call always asks. */
+  protectedTarget?: (toolCall: RuleTarget) => { path: string; pattern: string } | undefined;
+}
+
 /** "Always allow / always reject" rules of one workspace, by tool kind and exact command, prefix, file or title. */
 export class PermissionRuleStore {
-  constructor(private readonly store: KeyValueStore) {}
+  constructor(
+    private readonly store: KeyValueStore,
+    private readonly options: RuleStoreOptions = {},
+  ) {}
+
+  /** What an "always" answer would make of this tool call here: ruleOffer, and nothing for a call naming a protected file. */
+  offer(toolCall: RuleTarget): RuleOffer {
+    const hit = this.options.protectedTarget?.(toolCall);
+    return hit ? { protectedFile: `${hit.path} (${hit.pattern})` } : ruleOffer(toolCall);
+  }
 
   list(): PermissionRule[] {
     return [...(this.store.get<PermissionRule[]>(STORE_KEY) ?? [])];
@@ -86,6 +102,7 @@ export class PermissionRuleStore {
 
   /** The first rule of this agent that applies to the tool call, if any. A command that is not plain words matches none. */
   match(toolCall: RuleTarget, agent?: string): PermissionRule | undefined {
+    if (this.options.protectedTarget?.(toolCall)) return undefined;
     const parsed = commandWordsOf(toolCall.rawInput);
     const words = parsed && 'words' in parsed ? parsed.words : undefined;
     const file = pathOf(toolCall);
@@ -109,7 +126,7 @@ export class PermissionRuleStore {
    * nothing safe can be named: not remembered.
    */
   async addFor(action: PermissionRule['action'], toolCall: RuleTarget, agent?: string, scope: RuleScope = 'exact'): Promise<PermissionRule | undefined> {
-    const offer = ruleOffer(toolCall);
+    const offer = this.offer(toolCall);
     const base = { action, toolKind: toolCall.toolKind, ...(agent ? { agent } : {}) };
     if (scope === 'prefix' && offer.prefix) return this.add({ ...base, prefix: offer.prefix });
     return offer.exact ? this.add({ ...base, ...offer.exact }) : undefined;

@@ -62,8 +62,7 @@ export function ruleText(offer: RuleOffer): string | undefined {
 }
 
 /** A button per way to answer: the agent's options, an "always" one saying the rule it makes, and — where safe — a broader prefix rule. */
-export function answerButtons(request: PermissionRequestInfo): { title: string; answer: PermissionAnswer }[] {
-  const offer = ruleOffer(request.toolCall);
+export function answerButtons(request: PermissionRequestInfo, offer: RuleOffer = ruleOffer(request.toolCall)): { title: string; answer: PermissionAnswer }[] {
   const what = ruleText(offer);
   const shown = (text: string) => (text.length <= BUTTON_RULE_CHARS ? text : vscode.l10n.t('this exact command'));
   const out: { title: string; answer: PermissionAnswer }[] = [];
@@ -87,9 +86,9 @@ export function answerButtons(request: PermissionRequestInfo): { title: string; 
 }
 
 /** The detail's lines on what "always" would remember, or that this line never can be. */
-export function ruleDetail(request: PermissionRequestInfo): string {
-  const offer = ruleOffer(request.toolCall);
+export function ruleDetail(request: PermissionRequestInfo, offer: RuleOffer = ruleOffer(request.toolCall)): string {
   const hasAlways = request.options.some((o) => o.kind.endsWith('_always'));
+  if (offer.protectedFile) return vscode.l10n.t('This names a protected file, {0}: it is asked every time and never made a rule.', offer.protectedFile);
   if (offer.notPlain) return hasAlways ? vscode.l10n.t('This command cannot become a rule ({0}): it is asked every time.', offer.notPlain) : '';
   const what = ruleText(offer);
   if (!hasAlways || !what) return '';
@@ -144,19 +143,23 @@ function byKind(options: readonly PermissionOption[]): PermissionOption[] {
  * open says what changed. An answer given after the request was withdrawn is dropped with a notification (a
  * modal cannot be closed by code).
  */
-export function modalPermissionPresenter(openDiff: (diff: NonNullable<ReturnType<typeof diffOf>>) => Promise<vscode.Uri>): PermissionPresenter {
+export function modalPermissionPresenter(
+  openDiff: (diff: NonNullable<ReturnType<typeof diffOf>>) => Promise<vscode.Uri>,
+  offerFor: (request: PermissionRequestInfo) => RuleOffer = (r) => ruleOffer(r.toolCall),
+): PermissionPresenter {
   return async ({ request }, signal) => {
     const { toolCall, options } = request;
+    const offer = offerFor(request);
     const warnings = [
       ...(request.changed?.length ? [vscode.l10n.t('⚠ The agent changed this request while it was being asked:'), ...request.changed.map((c) => `  ${c}`)] : []),
       ...options.filter(optionContradicts).map((o) => vscode.l10n.t('⚠ The option “{0}” is named against what it does ({1}).', o.name, vscode.l10n.t(OPTION_KIND_LABELS[o.kind] ?? o.kind))),
     ];
     const explain = vscode.l10n.t('Reject tells the agent no and lets it go on; Cancel (Escape) stops the turn.');
-    const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput), ruleDetail(request), explain].filter(Boolean).join('\n\n');
+    const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput), ruleDetail(request, offer), explain].filter(Boolean).join('\n\n');
     const title = permissionTitle(toolCall.toolKind, toolCall.title || toolCall.id);
     const diff = diffOf(request);
     const showDiff = { title: vscode.l10n.t('Show Diff'), answer: undefined as PermissionAnswer | undefined };
-    const items: { title: string; answer: PermissionAnswer | undefined }[] = answerButtons(request);
+    const items: { title: string; answer: PermissionAnswer | undefined }[] = answerButtons(request, offer);
     let shown: vscode.Uri | undefined;
     try {
       for (;;) {

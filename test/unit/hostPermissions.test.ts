@@ -5,8 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PermissionBroker, type PendingPermission } from '../../src/host/permissionBroker';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { safePrefixOf } from '../../src/host/commandWords';
 import { memoryStore, PermissionRuleStore } from '../../src/host/permissionRules';
+import { protectedTarget } from '../../src/host/protectedPaths';
 import { cleanPatch, optionContradicts, type PermissionRequestInfo } from '../../src/session/permissions';
 import type { ToolCallEntity } from '../../src/session/sessionModel';
 
@@ -203,6 +207,17 @@ describe('PermissionBroker', () => {
     ]) {
       assert.equal(safePrefixOf(words), undefined, words.join(' '));
     }
+  });
+
+  it('a call naming a protected file (at any depth) is never answered by a rule nor made one', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'agent-host-rules-'));
+    const rules = new PermissionRuleStore(memoryStore(), { protectedTarget: (t) => protectedTarget(t, [root]) });
+    const edit = (rel: string) => ({ toolKind: 'edit', title: 'Edit', rawInput: { path: path.join(root, rel) }, locations: [] });
+    await rules.add({ action: 'allow', toolKind: 'edit', path: path.join(root, 'sub', '.git', 'config') });
+    assert.equal(rules.match(edit('sub/.git/config')), undefined, 'a planted path rule answered a protected write');
+    assert.equal(await rules.addFor('allow', edit('sub/.git/hooks/pre-commit')), undefined);
+    assert.ok(rules.offer(edit('x/.vscode/settings.json')).protectedFile);
+    assert.ok(await rules.addFor('allow', edit('src/a.ts')), 'an ordinary file still makes a rule');
   });
 
   it('a rule stored by an older version (a prefix string) is read as that exact command', async () => {
