@@ -1,8 +1,10 @@
 /// <reference types="mocha" />
 /**
- * What the extension opens on an agent's word, in the real extension host: url-mode elicitations from the hostile
- * ACP agent (mode `ask-url`). vscode.env.openExternal and the dialogs are replaced (the test and the extension
- * share one vscode API object): what reaches the OS opener is recorded, never run.
+ * What the extension opens on an agent's word, in the real extension host: "Export the session as HTML" (Agent
+ * Commands) with the fake RPC agent (out/test/fixtures/rpcFakeAgent.js) answering an honest and a hostile path,
+ * and url-mode elicitations from the hostile ACP agent (mode `ask-url`). vscode.env.openExternal and the
+ * dialogs are replaced (the test and the extension share one vscode API object): what reaches the OS opener
+ * is recorded, never run.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -51,7 +53,7 @@ async function recording(action: () => Promise<unknown>): Promise<{ opened: stri
   return { opened, warnings };
 }
 
-describe('What the extension opens for an agent (elicitation URLs)', () => {
+describe('What the extension opens for an agent (export, elicitation URLs)', () => {
   let api: AgentHostApi;
   let dir: string;
   let savedAgents: unknown;
@@ -64,6 +66,20 @@ describe('What the extension opens for an agent (elicitation URLs)', () => {
     api.manager.select(agent.name);
   }
 
+  /** Agent Commands → "Export the session as HTML", with the fake RPC agent's export planned by `plan` (honest when absent). */
+  async function exportWith(name: string, plan?: Record<string, unknown>): Promise<Awaited<ReturnType<typeof recording>>> {
+    await useAgent({ name, args: [path.join(FIXTURES, 'rpcFakeAgent.js'), 'upstream'], protocol: 'rpc', env: plan ? { FAKE_EXPORT: JSON.stringify(plan) } : {} });
+    await api.manager.ensureStarted();
+    return recording(() =>
+      replacing(
+        vscode.window,
+        'showQuickPick',
+        async (items: unknown) => ((await items) as { label: string }[]).find((i) => i.label === 'Export the session as HTML'),
+        async () => vscode.commands.executeCommand('agentHost.agentCommands'),
+      ),
+    );
+  }
+
   before(async () => {
     const ext = vscode.extensions.getExtension<AgentHostApi>('agent-host.agent-host');
     assert.ok(ext);
@@ -72,6 +88,26 @@ describe('What the extension opens for an agent (elicitation URLs)', () => {
     assert.ok(folder, 'no workspace folder is open');
     dir = fs.mkdtempSync(path.join(path.dirname(folder), 'opens-'));
     savedAgents = config().inspect('agents')?.workspaceValue;
+  });
+
+  it('Export the session as HTML opens the .html file the agent was asked to write', async () => {
+    const { opened, warnings } = await exportWith('fake-rpc-export');
+    assert.deepEqual(warnings, []);
+    assert.equal(opened.length, 1);
+    assert.match(opened[0]!, /^file:\/\/.*\/agent-host-export-[^/]+\/session\.html$/);
+  });
+
+  it('Export the session as HTML opens nothing when the agent answers another file, and says so', async () => {
+    const desktop = path.join(dir, 'run.desktop');
+    const hostile = await exportWith('fake-rpc-export-hostile', { write: [desktop], answer: desktop });
+    assert.deepEqual(hostile.opened, [], 'an external open happened');
+    assert.deepEqual(
+      hostile.warnings.map((w) => w.message),
+      ['The exported session was not opened: the file it answered is not in the export folder (the log has its answer). Only the .html file the agent was asked to write is opened.'],
+    );
+    const leading = await exportWith('fake-rpc-export-link', { write: [path.join(dir, 'evil.html')], symlink: { path: '{out}', target: path.join(dir, 'evil.html') }, answer: '{out}' });
+    assert.deepEqual(leading.opened, [], 'an external open happened');
+    assert.match(leading.warnings[0]?.message ?? '', /^The exported session was not opened: the file it answered leads out of the export folder/);
   });
 
   it('an elicitation URL opens only as an http(s) page shown whole; file:, vscode: and javascript: are declined and said', async () => {
