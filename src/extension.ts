@@ -72,7 +72,7 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
     manager.addSessionServices(() => ({ ui: rpcUi })),
     // Status entries belong to the agent process that set them.
     manager.onEachProcess(() => new vscode.Disposable(() => rpcUi.clearStatus())),
-    registerRpcCommands(manager),
+    registerRpcCommands(manager, log),
     recordSessions(manager, sessions, log),
     registerSelectionCommands(manager, log, () => transcript.show()),
     ...registerAgentCommands(ctx, transcript, chat),

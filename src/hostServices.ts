@@ -127,7 +127,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       }),
       extRequests: {
         '_agentao.cn/ask_user': (params: unknown, signal: AbortSignal) => askUser(params, signal, agent.name),
-        'elicitation/create': (params: unknown, signal: AbortSignal) => elicit(params, signal, agent.name),
+        'elicitation/create': (params: unknown, signal: AbortSignal) => elicit(params, signal, agent.name, log),
       },
       ...(agent.protocol === 'rpc' ? (config().get<boolean>('ideTools.enabled', true) ? { hostTools: ideTools } : {}) : { mcpServers: await mcpServers() }),
     })),

@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AgentConfig } from '../session/agentConfig';
 import { downloadFile } from './download';
+import { packageSpec, type PackageRegistry } from './packageSpec';
 import { distributionFor, platformKey, type ChosenDistribution, type PlatformKey, type RegistryAgent } from './registry';
 import { runTool, findOnPath } from './tools';
 
@@ -141,21 +142,23 @@ function cancelled(phase: InstallPhase, signal: AbortSignal): InstallError {
   return new InstallError(phase, `cancelled${reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : ''}`, true);
 }
 
-/** `@scope/name@1.2.3` → name and version (undefined when the spec has none). */
-export function splitPackageSpec(spec: string): { name: string; version?: string } {
-  const at = spec.lastIndexOf('@');
-  return at > 0 ? { name: spec.slice(0, at), version: spec.slice(at + 1) } : { name: spec };
+/** The entry's package as `name@version`, or an InstallError before npm or uv is run with it. */
+function checkedSpec(registry: PackageRegistry, pkg: string, pinned: string): { name: string; spec: string } {
+  try {
+    return packageSpec(registry, pkg, pinned);
+  } catch (e) {
+    throw new InstallError('resolve', `${(e as Error).message}; nothing was run`);
+  }
 }
 
 async function installNpm(chosen: Extract<ChosenDistribution, { kind: 'npx' }>, staging: string, finalDir: string, opts: InstallOptions): Promise<Built> {
-  const { name, version } = splitPackageSpec(chosen.npx.package);
-  const spec = `${name}@${version ?? chosen.version}`;
+  const { name, spec } = checkedSpec('npm', chosen.npx.package, chosen.version);
   const env: NodeJS.ProcessEnv = { ...(opts.env ?? process.env), npm_config_update_notifier: 'false' };
   opts.onProgress?.({ phase: 'npm', message: `npm install ${spec}` });
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   let result;
   try {
-    result = await runTool(npm, ['install', '--prefix', staging, spec, '--no-audit', '--no-fund'], {
+    result = await runTool(npm, ['install', '--prefix', staging, '--no-audit', '--no-fund', '--', spec], {
       cwd: staging,
       env,
       ...(opts.signal ? { signal: opts.signal } : {}),
@@ -329,13 +332,13 @@ async function extract(archive: string, name: string, cmd: string, into: string,
 }
 
 function resolveUvx(chosen: Extract<ChosenDistribution, { kind: 'uvx' }>, opts: InstallOptions): Built {
+  const { spec } = checkedSpec('PyPI', chosen.uvx.package, chosen.version);
   const env = opts.env ?? process.env;
   const uvx = findOnPath('uvx', env);
   if (!uvx) {
     throw new InstallError('resolve', `this agent runs with uvx, which was not found on PATH (${env.PATH ?? ''}); install uv (https://docs.astral.sh/uv/) and try again`);
   }
-  const { name, version } = splitPackageSpec(chosen.uvx.package);
-  return { command: uvx, args: [`${name}@${version ?? chosen.version}`, ...(chosen.uvx.args ?? [])], env: chosen.uvx.env ?? {}, sha256s: {} };
+  return { command: uvx, args: [spec, ...(chosen.uvx.args ?? [])], env: chosen.uvx.env ?? {}, sha256s: {} };
 }
 
 function readInstalled(dir: string): InstalledAgent | undefined {

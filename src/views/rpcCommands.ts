@@ -1,6 +1,6 @@
-import * as os from 'node:os';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { Logger } from '../core/log';
+import { exportSessionHtml } from '../host/openTargets';
 import type { AgentManager } from '../manager/agentManager';
 import type { AgentCommandName, AgentCommands } from '../session/agentCommands';
 import { registerCommand } from './commandRegistry';
@@ -26,7 +26,7 @@ async function showJson(title: string, value: unknown): Promise<void> {
 }
 
 /** Every pi RPC command that is not a plain prompt, in the order a user looks for them. */
-function entries(): Entry[] {
+function entries(log: Logger): Entry[] {
   return [
     {
       command: 'steer',
@@ -140,8 +140,17 @@ function entries(): Entry[] {
       command: 'export_html',
       label: vscode.l10n.t('Export the session as HTML'),
       run: async (s) => {
-        const file = await s.run('export_html', { outputPath: path.join(os.tmpdir(), `agent-session-${Date.now()}.html`) });
-        await vscode.env.openExternal(vscode.Uri.file(file));
+        const exported = await exportSessionHtml(s);
+        if (!exported.ok) {
+          const leads = exported.real ? ` (leading to ${exported.real})` : '';
+          log.warn(`Export the session as HTML: asked for ${exported.requested}, the agent answered ${JSON.stringify(exported.answer)}${leads}: ${exported.reason}; nothing opened`);
+          void vscode.window.showWarningMessage(
+            vscode.l10n.t('The exported session was not opened: {0} (the log has its answer). Only the .html file the agent was asked to write is opened.', exported.reason),
+          );
+          return;
+        }
+        log.info(`Export the session as HTML: opening ${exported.file}`);
+        await vscode.env.openExternal(vscode.Uri.file(exported.file));
       },
     },
     {
@@ -185,14 +194,14 @@ function entries(): Entry[] {
 }
 
 /** `Agent Host: Agent Commands…`: the pi RPC command surface, with unsupported commands shown disabled. */
-export function registerRpcCommands(manager: AgentManager): vscode.Disposable {
+export function registerRpcCommands(manager: AgentManager, log: Logger): vscode.Disposable {
   return registerCommand('agentHost.agentCommands', async () => {
     const session = manager.current?.commands;
     if (!session) {
       void vscode.window.showInformationMessage(vscode.l10n.t('This agent offers no commands beyond the chat (RPC-mode agents do).'));
       return;
     }
-    const items = entries().map((e) => {
+    const items = entries(log).map((e) => {
       const support = session.supports(e.command);
       return { label: support.supported ? e.label : `$(circle-slash) ${e.label}`, description: support.supported ? '' : (support.reason ?? vscode.l10n.t('not supported by this agent')), e, support };
     });

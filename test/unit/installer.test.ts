@@ -190,6 +190,86 @@ describe('installer: binary entries', () => {
   });
 });
 
+/**
+ * A fake `npm` (the only one on PATH) that records its argv, one JSON line per run, and installs a package
+ * of the spec's name with a JavaScript bin: what the installer does with npm's answer is real.
+ */
+function fakeNpm(): { bin: string; runs: () => string[][] } {
+  const bin = fs.mkdtempSync(path.join(root, 'npmbin-'));
+  const log = path.join(bin, 'argv.ndjson');
+  const script = `#!${process.execPath}
+const fs = require('node:fs'), path = require('node:path');
+const argv = process.argv.slice(2);
+fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify(argv) + '\\n');
+const spec = argv[argv.length - 1], name = spec.slice(0, spec.lastIndexOf('@'));
+const dir = path.join(argv[argv.indexOf('--prefix') + 1], 'node_modules', ...name.split('/'));
+fs.mkdirSync(dir, { recursive: true });
+fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, bin: 'cli.js' }));
+fs.writeFileSync(path.join(dir, 'cli.js'), '');
+`;
+  fs.writeFileSync(path.join(bin, 'npm'), script, { mode: 0o755 });
+  const runs = () =>
+    fs.existsSync(log)
+      ? fs
+          .readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as string[])
+      : [];
+  return { bin, runs };
+}
+
+describe('installer: npm entries', () => {
+  const npxEntry = (id: string, pkg: string): RegistryAgent => ({ id, name: `Agent ${id}`, version: '1.0.0', description: 'npm', distribution: { npx: { package: pkg } } });
+
+  test('a package that is not a name with a version (an option, a URL, a path, a git spec) is refused before npm runs', async () => {
+    const storage = path.join(root, 'npm-bad');
+    const npm = fakeNpm();
+    const hostile = [
+      '--foo=bar@1.0.0',
+      '-g',
+      '--global',
+      'https://evil.example/x.tgz',
+      '../x',
+      './x@1.0.0',
+      'x@github:evil/x',
+      'x@file:../y',
+      'x@npm:other@1',
+      'x@https://evil.example/x.tgz',
+      '@scope/../x@1',
+      'x@',
+    ];
+    for (const pkg of hostile) {
+      const id = `bad-${hostile.indexOf(pkg)}`;
+      const quoted = pkg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      await refused(
+        install(npxEntry(id, pkg), { storage, env: { PATH: npm.bin } }),
+        'resolve',
+        new RegExp(`^the npm package "${quoted}" is refused: .*\\(expected name@1\\.2\\.3, @scope/name@\\^1; no options, URLs, paths or git specs\\); nothing was run$`),
+      );
+      assert.deepEqual(leftovers(storage, id), []);
+    }
+    assert.deepEqual(npm.runs(), [], 'npm ran');
+    // uvx's package is checked the same way (uv would read an option too).
+    fs.writeFileSync(path.join(npm.bin, 'uvx'), '#!/bin/sh\n', { mode: 0o755 });
+    const uvxEntry: RegistryAgent = { id: 'bad-uv', name: 'uv', version: '1.0.0', description: 'uv', distribution: { uvx: { package: '--with=evil@1.0.0' } } };
+    await refused(install(uvxEntry, { storage, env: { PATH: npm.bin } }), 'resolve', /^the PyPI package "--with=evil@1\.0\.0" is refused: "--with=evil" is not a valid PyPI package name/);
+    assert.deepEqual(listInstalled(storage), []);
+  });
+
+  test('a name with a version, a range or none reaches npm after "--", pinned to the entry version when it names none', async () => {
+    const storage = path.join(root, 'npm-good');
+    const npm = fakeNpm();
+    const good = ['@agentclientprotocol/claude-agent-acp@0.85.1', 'opencode-ai@^1.2', 'plain', 'ranged@>=1.2 <2', 'tagged@latest'];
+    for (const pkg of good) await install(npxEntry(`good-${good.indexOf(pkg)}`, pkg), { storage, env: { PATH: npm.bin } });
+    assert.deepEqual(
+      npm.runs().map((argv) => [argv.slice(0, 1), argv.slice(3)]),
+      ['@agentclientprotocol/claude-agent-acp@0.85.1', 'opencode-ai@^1.2', 'plain@1.0.0', 'ranged@>=1.2 <2', 'tagged@latest'].map((spec) => [['install'], ['--no-audit', '--no-fund', '--', spec]]),
+    );
+    assert.equal(listInstalled(storage).length, good.length);
+  });
+});
+
 describe('installer: uvx, listing, updates', () => {
   const agentao: RegistryAgent = { id: 'agentao', name: 'Agentao', version: '0.5.10', description: 'uv', distribution: { uvx: { package: 'agentao@0.5.10', args: ['--acp'] } } };
 

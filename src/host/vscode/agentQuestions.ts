@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import type { Logger } from '../../core/log';
+import { elicitationUrl } from '../openTargets';
 
 /** `_agentao.cn/ask_user` parameters. */
 interface AskUser {
@@ -78,24 +80,27 @@ interface PropertySchema {
 
 /**
  * ACP `elicitation/create`. Form mode: one input per schema property (enums as quick picks, booleans as
- * yes/no); url mode: shows the host and asks before opening. Answers `{action: accept|decline|cancel}`.
+ * yes/no); url mode: an http(s) URL is shown whole and opened only after the person agrees, any other is
+ * declined and said (elicitationUrl). Answers `{action: accept|decline|cancel}`.
  */
-export async function elicit(params: unknown, signal: AbortSignal, agentName?: string): Promise<Record<string, unknown>> {
+export async function elicit(params: unknown, signal: AbortSignal, agentName?: string, log?: Logger): Promise<Record<string, unknown>> {
   const p = (params ?? {}) as { mode?: unknown; message?: unknown; url?: unknown; requestedSchema?: { properties?: Record<string, PropertySchema>; required?: string[] | null } };
-  const message = vscode.l10n.t('{0} asks: {1}', agentName ?? vscode.l10n.t('The agent'), typeof p.message === 'string' ? p.message : '');
+  const who = agentName ?? vscode.l10n.t('The agent');
+  const message = vscode.l10n.t('{0} asks: {1}', who, typeof p.message === 'string' ? p.message : '');
   const source = cancellation(signal);
   try {
     if (p.mode === 'url' && typeof p.url === 'string') {
-      let host: string;
-      try {
-        host = new URL(p.url).host;
-      } catch {
+      const target = elicitationUrl(p.url);
+      if (!target.ok) {
+        log?.warn(`${who} asked to open ${JSON.stringify(p.url)}; declined: ${target.reason}`);
+        // The URL stays out of the notification, which would render `[label](command:…)` in it as a link.
+        void vscode.window.showWarningMessage(vscode.l10n.t('{0} asked to open a link, which was not opened: {1} (the log has the link).', who, target.reason));
         return { action: 'decline' };
       }
-      const open = vscode.l10n.t('Open {0}', host);
-      const pick = await vscode.window.showWarningMessage(vscode.l10n.t('The agent asks you to open a page on {0}', host), { modal: true, detail: `${message}\n\n${p.url}` }, open);
+      const open = vscode.l10n.t('Open {0}', target.host);
+      const pick = await vscode.window.showWarningMessage(vscode.l10n.t('{0} asks you to open {1}', who, target.url), { modal: true, detail: message }, open);
       if (pick !== open) return { action: 'decline' };
-      await vscode.env.openExternal(vscode.Uri.parse(p.url));
+      await vscode.env.openExternal(vscode.Uri.parse(target.url));
       return { action: 'accept' };
     }
     if (p.mode !== undefined && p.mode !== 'form') return { action: 'decline' };
