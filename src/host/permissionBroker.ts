@@ -1,6 +1,6 @@
 import type { Logger } from '../core/log';
 import { pickOption, type PermissionDecider, type PermissionDecision, type PermissionRequestInfo } from '../session/permissions';
-import { describeRule, type PermissionRuleStore, type RuleScope, ruleOffer } from './permissionRules';
+import { describeRule, type PermissionRuleStore, type RuleOffer, type RuleScope, ruleOffer } from './permissionRules';
 
 /** One permission request waiting for an answer. */
 export interface PendingPermission {
@@ -78,6 +78,11 @@ export class PermissionBroker {
     }
     this.resolve(entry, optionId === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId, by: 'user' }, scope);
     return true;
+  }
+
+  /** What an "always" answer to this tool call would remember (the rule store's offer; none for a protected file). */
+  offer(toolCall: PermissionRequestInfo['toolCall']): RuleOffer {
+    return this.options.rules?.offer(toolCall) ?? ruleOffer(toolCall);
   }
 
   /** Fires whenever the queue changes (a request arrives, becomes active, or is answered). */

@@ -69,6 +69,11 @@ export interface PermissionEntity {
   options: PermissionOption[];
   state: 'pending' | 'answered' | 'cancelled';
   answer?: string;
+  /**
+   * Set by the chat view while pending: the buttons to show, each saying what it does ("Always allow
+   * `npm test`"), a broader rule as its own button (`scope: 'prefix'`); an "always" that can make no rule is left out.
+   */
+  buttons?: { optionId: string; kind: string; label: string; scope?: 'prefix' }[];
 }
 
 export interface NoticeEntity {

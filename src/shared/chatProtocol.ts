@@ -168,7 +168,7 @@ export interface ChatRequests {
   insertCode: [{ code: string }, void];
   applyCode: [{ code: string }, void];
   runInTerminal: [{ code: string }, void];
-  answerPermission: [{ permissionId: string; optionId: string }, void];
+  answerPermission: [{ permissionId: string; optionId: string; scope?: 'prefix' }, void];
   showLog: [Record<string, never>, void];
   /** Opens VS Code's workspace trust editor (from the Restricted Mode page). */
   manageTrust: [Record<string, never>, void];

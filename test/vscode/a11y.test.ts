@@ -190,6 +190,11 @@ test('the chat webview: keyboard only, and no serious or critical axe violation 
         await page.keyboard.type(`SCENARIO: shell ${JSON.stringify({ command: 'sleep 45' })}`);
         await page.keyboard.press('Enter');
         await frame.locator('.permission.state-pending').waitFor({ timeout: 90_000 });
+        // The card's "always" names the exact rule it makes, as the modal does.
+        const shellButtons = (await frame.locator('.permission.state-pending [data-action="answer-permission"]').allTextContents()).map((t) => t.trim());
+        step(`the shell card's buttons: ${shellButtons.join(' | ')}`);
+        assert.ok(shellButtons.includes('Always allow `sleep 45`'), `the card's "Always allow" does not name its rule: ${shellButtons.join(' | ')}`);
+        await info.screenshot('a11y-rule-card');
         await answerByKeyboard(page, frame, step);
         await frame.locator('.tool.status-in_progress').waitFor({ timeout: 30_000 });
         await axe.scan(frame, 'running');

@@ -61,6 +61,9 @@ test('conversations in tabs: two agents at once, a background permission badged 
         await tab(frame, 't1').click();
         const card = frame.locator('.entry.permission [data-action="answer-permission"]', { hasText: /Allow once/ }).first();
         await card.waitFor({ timeout: 15_000 });
+        // A compound line can never become a rule: the card offers no "Always allow" for it.
+        const labels = (await frame.locator('.entry.permission [data-action="answer-permission"]').allTextContents()).map((t) => t.trim());
+        assert.ok(labels.includes('Allow once') && !labels.some((l) => l.startsWith('Always allow')), `the card of a compound line: ${labels.join(' | ')}`);
         assert.equal(await frame.locator('[data-testid="tab-t1"].attention-permission').count(), 0, 'the badge stays on the shown tab');
         await card.click();
         await frame

@@ -99,17 +99,18 @@ export function permissionCard(p: PermissionEntity, s: ChatStrings, header: Head
         h(
           'div',
           { className: 'perm-options' },
-          ...p.options.map((o) =>
+          ...(p.buttons ?? p.options.map((o) => ({ ...o, label: permissionOptionLabel(o, s.optionKinds[o.kind as keyof ChatStrings['optionKinds']]) }))).map((b) =>
             h(
               'vscode-button',
               {
-                secondary: !o.kind.startsWith('allow'),
+                secondary: !b.kind.startsWith('allow'),
                 'data-action': 'answer-permission',
                 'data-permission': p.id,
-                'data-option': o.optionId,
-                ...(o.contradicts ? { title: s.optionContradicts } : {}),
+                'data-option': b.optionId,
+                ...('scope' in b && b.scope ? { 'data-scope': b.scope } : {}),
+                ...(p.options.find((o) => o.optionId === b.optionId)?.contradicts ? { title: s.optionContradicts } : {}),
               },
-              permissionOptionLabel(o, s.optionKinds[o.kind as keyof ChatStrings['optionKinds']]),
+              b.label,
             ),
           ),
         ),

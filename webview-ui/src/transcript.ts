@@ -442,7 +442,7 @@ export class Transcript {
         break;
       }
       case 'answer-permission':
-        send('answerPermission', { permissionId: target.dataset.permission!, optionId: target.dataset.option! });
+        send('answerPermission', { permissionId: target.dataset.permission!, optionId: target.dataset.option!, ...(target.dataset.scope === 'prefix' ? { scope: 'prefix' as const } : {}) });
         break;
       case 'restart':
         send('restart', {});

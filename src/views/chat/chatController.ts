@@ -6,6 +6,7 @@ import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/s
 import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, RpcChatState, Snapshot } from '../../shared/chatProtocol';
 import { runCommand } from '../commandRegistry';
 import { firstStepCommand } from '../firstSteps';
+import { answerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
 import { buildPromptParts, sessionDivider } from './chatContent';
 import { chatHeader } from './chatHeader';
@@ -225,13 +226,13 @@ export class ChatController implements vscode.Disposable {
     insertCode: ({ code }) => this.editor.insertAtCursor(code),
     applyCode: ({ code }) => this.editor.applyToActiveFile(code),
     runInTerminal: ({ code }) => this.editor.runInTerminal(code),
-    answerPermission: ({ permissionId, optionId }) => {
+    answerPermission: ({ permissionId, optionId, scope }) => {
       // The card shows the model's permission; the broker holds the request itself (same tool call).
       const entity = this.model?.get('permission', permissionId);
       const broker = this.broker;
       if (!broker || entity?.kind !== 'permission') throw new Error(vscode.l10n.t('This permission request can no longer be answered.'));
       const pending = broker.pending().find((p) => p.request.toolCall.id === entity.toolCallId && p.request.sessionId === this.model?.sessionId);
-      if (!pending || !broker.answer(pending.id, optionId)) throw new Error(vscode.l10n.t('This permission request can no longer be answered.'));
+      if (!pending || !broker.answer(pending.id, optionId, scope)) throw new Error(vscode.l10n.t('This permission request can no longer be answered.'));
     },
     showLog: () => this.log.show(),
     manageTrust: async () => {
@@ -381,7 +382,7 @@ export class ChatController implements vscode.Disposable {
     this.unsubscribeModel = session.model.on((e) => {
       switch (e.type) {
         case 'entity':
-          this.batch.entity(e.entity);
+          this.batch.entity(this.forView(e.entity));
           break;
         case 'append':
           this.batch.append(e.id, e.text, () => session.model.get('message', e.id));
@@ -439,7 +440,7 @@ export class ChatController implements vscode.Disposable {
     const pending = this.pendingContext;
     this.pendingContext = [];
     return {
-      entities: [...this.history, ...(this.model?.timeline() ?? []), ...this.local],
+      entities: [...this.history, ...(this.model?.timeline() ?? []).map((e) => this.forView(e)), ...this.local],
       plan: this.model?.plan ?? [],
       header: this.header(),
       queue: this.queue,
@@ -447,6 +448,20 @@ export class ChatController implements vscode.Disposable {
       strings: chatStrings(),
       restricted: !vscode.workspace.isTrusted,
     };
+  }
+
+  /** A pending permission with its buttons as the modal has them: each "always" names the rule it makes. */
+  private forView(entity: TimelineEntity): TimelineEntity {
+    const toolCall = entity.kind === 'permission' && entity.state === 'pending' ? this.model?.toolCall(entity.toolCallId) : undefined;
+    if (entity.kind !== 'permission' || !toolCall || !this.broker) return entity;
+    const request = { sessionId: this.model?.sessionId ?? '', toolCall, options: entity.options };
+    const buttons = answerButtons(request, this.broker.offer(toolCall)).map(({ title, answer }) => ({
+      optionId: answer.optionId,
+      kind: entity.options.find((o) => o.optionId === answer.optionId)?.kind ?? '',
+      label: title,
+      ...(answer.scope === 'prefix' ? { scope: 'prefix' as const } : {}),
+    }));
+    return { ...entity, buttons };
   }
 
   private markHeader(): void {
