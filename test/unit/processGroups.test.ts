@@ -11,8 +11,9 @@ import * as path from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import { AgentProcess } from '../../src/core/agentProcess';
 import { silentLogger } from '../../src/core/log';
-import { forgetGroup, groupCgroup, processAlive, spawnInGroup } from '../../src/core/processGroups';
+import { processAlive } from '../../src/core/processGroups';
 import { TerminalService } from '../../src/host/terminalService';
+import { cgroupsHere } from '../support/cgroups';
 import { runIntruder } from '../support/intruderCli';
 import { scratchDir } from '../support/paths';
 import { until } from '../support/wait';
@@ -27,14 +28,7 @@ afterEach(() => {
   delete process.env.AGENT_HOST_CGROUP;
 });
 
-/** Whether this host may make cgroups here: a probe spawn's group got one. */
-function cgroupsHere(): boolean {
-  const probe = spawnInGroup('true', [], { cwd: dir, env: process.env, stdio: ['ignore', 'ignore', 'ignore'] });
-  const has = groupCgroup(probe.pid!) !== undefined;
-  forgetGroup(probe.pid!);
-  return has;
-}
-const withCgroup = cgroupsHere();
+const withCgroup = cgroupsHere(dir);
 
 let n = 0;
 /** argv that leaves a `sleep 300` behind in a new session with an empty environment; its pid lands in the returned file. */
@@ -109,7 +103,7 @@ for (const mode of ['cgroup', 'off'] as const) {
   });
 }
 
-it('a missing command is still the spawn error it was (the cgroup entry through /bin/sh does not hide it)', async () => {
+it('a command that cannot start is still the spawn error it was (the host stepping into a cgroup does not hide it)', async () => {
   const agent = AgentProcess.spawn({ command: 'no-such-agent-host-command', cwd: dir, env: { PATH: '/usr/bin:/bin' }, inheritEnv: false }, silentLogger);
   const exit = await agent.exited;
   assert.match(exit.spawnError ?? '', /command not found: "no-such-agent-host-command"/);
