@@ -256,7 +256,8 @@ export function spawnInGroup(command: string, args: string[], options: { cwd: st
   const home = cgroupHome;
   let child: ChildProcess;
   try {
-    // The host steps into the group's cgroup for the spawn alone: one synchronous call, no other spawn of ours between.
+    // The host steps into the group's cgroup for the spawn alone: one synchronous call, no other spawn of this
+    // thread between (a worker thread's spawn in that instant would land there too).
     if (cgroup && !enter(cgroup)) {
       removeCgroup(cgroup);
       cgroup = undefined;

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { forgetGroup, killGroup, spawnInGroup } from '../core/agentProcess';
+import { truncate } from '../core/log';
 import { HostRequestError, type TerminalAccess, type TerminalCreated, type TerminalEvents, type TerminalExitStatus, type TerminalOutput, type TerminalSpec } from '../session/sessionHost';
 import { HARMLESS_ENV, plainValue } from './envRules';
 import { resolveInWorkspace } from './workspacePaths';
@@ -220,10 +221,13 @@ export class TerminalService implements TerminalAccess {
     this.terms.set(id, term);
     this.events.onCreate?.(id, shell ? `${command} ${args.slice(0, -1).join(' ')} ${JSON.stringify(params.command)}` : [command, ...args].join(' '));
     if (!dropped.length) return { terminalId: id };
+    // Names and command are the agent's text: odd ones quoted, a flood of names cut.
+    const names = dropped.slice(0, 20).map((n) => (/^[\w.-]+$/.test(n) ? n : JSON.stringify(n)));
+    const more = dropped.length > 20 ? ` and ${dropped.length - 20} more` : '';
     const source = this.options.allowedEnvSource ?? 'agentHost.terminals.allowedEnv';
     return {
       terminalId: id,
-      droppedEnv: `"${params.command}" ran without ${dropped.join(', ')}: an agent may set only colour, size, locale, time zone and CI variables (plain values) and those allowed in ${source}`,
+      droppedEnv: `${JSON.stringify(truncate(params.command, 120))} ran without ${names.join(', ')}${more}: an agent may set only colour, size, locale, time zone and CI variables (plain values) and those allowed in ${source}`,
     };
   }
 

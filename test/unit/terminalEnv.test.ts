@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { TerminalService } from '../../src/host/terminalService';
 import { runIntruder, outputOf } from '../support/intruderCli';
 import { scratchDir } from '../support/paths';
 
@@ -92,5 +93,15 @@ describe("a terminal command's environment (allowlist)", () => {
     assert.equal(r.steps.length, 1, r.stderr);
     assert.match(fs.readFileSync(marker, 'utf8'), /evil\.sh a\.txt /);
     assert.doesNotMatch(r.stderr, /ran without/);
+  });
+
+  it('what is said of a flood of odd names stays short and on one line', async () => {
+    const { ws } = setup();
+    const terminals = new TerminalService(() => [ws]);
+    const env = [{ name: 'A\nFAKE LOG LINE', value: 'x' }, ...Array.from({ length: 30 }, (_, i) => ({ name: `V${i}`, value: 'x' }))];
+    const created = await terminals.create({ command: process.execPath, args: ['-e', '0'], env });
+    await terminals.release(created.terminalId);
+    assert.match(created.droppedEnv ?? '', /ran without "A\\nFAKE LOG LINE", V0, .*, V18 and 11 more: /);
+    assert.doesNotMatch(created.droppedEnv ?? '', /\n/);
   });
 });
