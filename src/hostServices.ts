@@ -123,7 +123,6 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       terminals: new TerminalService(roots, terminals.events, {
         baseEnv: env.full,
         allowedEnv: () => config().get<string[]>('terminals.allowedEnv', []),
-        onDroppedEnv: (names) => log.warn(`${agent.name}: dropped from a terminal command's environment (code-loading variables): ${names.join(', ')}`),
       }),
       extRequests: {
         '_agentao.cn/ask_user': (params: unknown, signal: AbortSignal) => askUser(params, signal, agent.name),

@@ -50,15 +50,12 @@ export function terminalHandlers(terminals: TerminalAccess, onRefused?: OnRefuse
   return {
     create: (p) =>
       served(
-        async () => ({
-          terminalId: await terminals.create({
-            command: p.command,
-            args: p.args ?? [],
-            env: p.env ?? [],
-            cwd: p.cwd ?? null,
-            outputByteLimit: p.outputByteLimit ?? null,
-          }),
-        }),
+        async () => {
+          const created = await terminals.create({ command: p.command, args: p.args ?? [], env: p.env ?? [], cwd: p.cwd ?? null, outputByteLimit: p.outputByteLimit ?? null });
+          // The command runs, but what was dropped from its environment is said in the log and the transcript like a refusal.
+          if (created.droppedEnv) onRefused?.('terminal/create', new HostRequestError('refused', created.droppedEnv));
+          return { terminalId: created.terminalId };
+        },
         'terminal/create',
         onRefused,
       ),

@@ -53,6 +53,9 @@ Options:
                        depth: .git (folder or file) and what is in it, .gitmodules, .gitattributes, .vscode,
                        .idea, .devcontainer(.json), .husky, .github/workflows, .env*, .npmrc,
                        *.code-workspace; refused otherwise, even under --approve-all
+  --allow-env NAME     let the agent set NAME for its terminal commands (repeatable); of what it asks for,
+                       only colour, size, locale, time zone and CI variables pass otherwise (the rest is
+                       dropped and said)
   --host-tools         offer the agent read-only workspace tools (read_project_file, get_document_symbols;
                        pi RPC fork dialect)
   --format text|json   readable text (default) or one JSON event per line
@@ -118,6 +121,7 @@ async function main(): Promise<number> {
         'approve-reads': { type: 'boolean' },
         'deny-all': { type: 'boolean' },
         'allow-protected': { type: 'boolean' },
+        'allow-env': { type: 'string', multiple: true },
         'host-tools': { type: 'boolean' },
         format: { type: 'string' },
         timeout: { type: 'string' },
@@ -202,10 +206,11 @@ async function main(): Promise<number> {
       ),
       terminals: new TerminalService(() => [cwd], undefined, {
         baseEnv: () => agentEnvironment(agent),
+        allowedEnv: () => values['allow-env'] ?? [],
+        allowedEnvSource: '--allow-env NAME',
         guard: async (spec) => {
           if (policy !== 'approve-all') throw new HostRequestError('refused', `Refused by --${policy}: the agent may not run "${spec.command}"`);
         },
-        onDroppedEnv: (names) => logger.warn(`dropped from a terminal command's environment (code-loading variables): ${names.join(', ')}`),
       }),
       // pi RPC extension dialogs: confirm/select follow the approval policy, input is dismissed, editor keeps its text.
       ui: headlessRpcUi({ policy: policy === 'approve-all' ? 'approve-all' : 'deny-all', log: (l) => logger.info(l) }),

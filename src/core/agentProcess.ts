@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type StdioOptions } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Logger } from './log';
+import { forgetGroup, groupAlive, groupCgroup, killGroup, spawnInGroup } from './processGroups';
+
+export { forgetGroup, groupAlive, killGroup, processAlive, spawnInGroup } from './processGroups';
 
 export interface AgentSpawnSpec {
   command: string;
@@ -73,140 +74,6 @@ export class RingBuffer {
   }
 }
 
-/** Every live group, so nothing survives the host process going down. */
-const liveGroups = new Set<number>();
-/**
- * Each group's marker: an environment variable every process it starts inherits, so members that left the
- * group (`setsid`, daemons re-parented to init) are still found — on Linux, by reading /proc/<pid>/environ.
- */
-const MARKER_VAR = 'AGENT_HOST_GROUP';
-const markers = new Map<number, string>();
-
-/** Live processes (not zombies) of ours carrying `marker`; empty where /proc is not available. */
-function markedPids(marker: string): number[] {
-  if (process.platform !== 'linux') return [];
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return [];
-  }
-  const needle = `${MARKER_VAR}=${marker}\0`;
-  const out: number[] = [];
-  for (const d of pids) {
-    const pid = Number(d);
-    if (pid === process.pid) continue;
-    try {
-      if (!readFileSync(`/proc/${d}/environ`, 'latin1').includes(needle)) continue;
-    } catch {
-      continue; // gone, or another user's
-    }
-    const st = procStat(pid);
-    if (st && st.state !== 'Z' && st.state !== 'X') out.push(pid);
-  }
-  return out;
-}
-let exitHookInstalled = false;
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-  });
-}
-
-/**
- * The one way to start a child the host owns (agents, the agent's terminal commands): without a shell, in
- * its own process group, known to the exit hook so the group is SIGKILLed if the host goes down first.
- */
-export function spawnInGroup(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions }): ChildProcess {
-  installExitHook();
-  const marker = randomBytes(9).toString('base64url');
-  const env = { ...options.env, [MARKER_VAR]: marker };
-  const child = spawn(command, args, { cwd: options.cwd, env, stdio: options.stdio, detached: true, shell: false, windowsHide: true });
-  const pid = child.pid;
-  if (pid !== undefined) {
-    liveGroups.add(pid);
-    markers.set(pid, marker);
-  }
-  return child;
-}
-
-/** The group is done with (killed and reaped by its owner): the exit hook no longer needs to know it. */
-export function forgetGroup(pid: number): void {
-  liveGroups.delete(pid);
-  markers.delete(pid);
-}
-
-/** Signals the group and every process that left it but still carries its marker. */
-export function killGroup(pid: number, signal: NodeJS.Signals): boolean {
-  let any = false;
-  try {
-    process.kill(-pid, signal);
-    any = true;
-  } catch {
-    /* the group is empty */
-  }
-  const marker = markers.get(pid);
-  for (const stray of marker ? markedPids(marker) : []) {
-    try {
-      process.kill(stray, signal);
-      any = true;
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return any;
-}
-
-/** `state` and `pgrp` of a process from /proc (Linux); undefined when it is gone. */
-function procStat(pid: number): { state: string; pgrp: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', pgrp: Number(fields[2]) };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether any non-zombie process is left in the group. Zombies count as gone: in containers
- * whose init never reaps, orphans stay zombies forever but no longer run.
- */
-export function groupAlive(pgid: number): boolean {
-  const marker = markers.get(pgid);
-  if (marker && markedPids(marker).length) return true;
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== 'linux') return true;
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return true;
-  }
-  return pids.some((d) => {
-    const st = procStat(Number(d));
-    return st !== undefined && st.pgrp === pgid && st.state !== 'Z' && st.state !== 'X';
-  });
-}
-
-/** Whether a process exists and is not a zombie. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const st = process.platform === 'linux' ? procStat(pid) : { state: 'R', pgrp: 0 };
-  return st !== undefined && st.state !== 'Z' && st.state !== 'X';
-}
-
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export interface ShutdownTimings {
@@ -237,7 +104,6 @@ export class AgentProcess {
     private readonly logger: Logger,
     readonly spec: AgentSpawnSpec,
   ) {
-    installExitHook();
     const pid = child.pid;
     child.stderr.on('data', (data: Buffer) => this.onStderr(data));
     this.exited = new Promise<ExitInfo>((resolve) => {
@@ -279,6 +145,10 @@ export class AgentProcess {
       env: spec.inheritEnv === false ? { ...spec.env } : { ...process.env, ...spec.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     }) as ChildProcessWithoutNullStreams;
+    if (child.pid !== undefined) {
+      const cgroup = groupCgroup(child.pid);
+      logger.debug(`Agent ${child.pid}: its processes are found at stop ${cgroup ? `in cgroup ${cgroup}` : 'by process group, marker variable, stdio pipes and parentage (no cgroup here)'}`);
+    }
     return new AgentProcess(child, logger, spec);
   }
 

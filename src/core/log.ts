@@ -60,16 +60,18 @@ export function registerSecret(value: string): () => void {
 }
 
 /**
- * Registers the secrets among an agent's environments (its configured `env`, the sign-in's): the value of every
- * secret-looking name (see KEY), and any value shaped like a credential (20+ characters of letters, digits
- * and `-_.=+`, with both letters and digits). Returns how to forget them.
+ * Whether an environment variable holds a secret: a secret-looking name (see KEY), or a value shaped like a
+ * credential (20+ characters of letters, digits and `-_.=+`, with both letters and digits).
  */
+export function looksSecret(name: string, value: string): boolean {
+  return new RegExp(`^(?:${KEY})$`, 'i').test(name) || (/^[A-Za-z0-9_\-.=+]{20,}$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value));
+}
+
+/** Registers the secrets among an agent's environments (its configured `env`, the sign-in's; see looksSecret). Returns how to forget them. */
 export function registerEnvSecrets(...envs: (Record<string, string> | undefined)[]): () => void {
   const forget: (() => void)[] = [];
   for (const [name, value] of envs.flatMap((env) => Object.entries(env ?? {}))) {
-    const secretName = new RegExp(`^(?:${KEY})$`, 'i').test(name);
-    const credential = /^[A-Za-z0-9_\-.=+]{20,}$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value);
-    if (secretName || credential) forget.push(registerSecret(value));
+    if (looksSecret(name, value)) forget.push(registerSecret(value));
   }
   return () => {
     for (const f of forget) f();

@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { forgetGroup, killGroup, spawnInGroup } from '../core/agentProcess';
-import { HostRequestError, type TerminalAccess, type TerminalEvents, type TerminalExitStatus, type TerminalOutput, type TerminalSpec } from '../session/sessionHost';
+import { truncate } from '../core/log';
+import { HostRequestError, type TerminalAccess, type TerminalCreated, type TerminalEvents, type TerminalExitStatus, type TerminalOutput, type TerminalSpec } from '../session/sessionHost';
+import { HARMLESS_ENV, plainValue } from './envRules';
 import { resolveInWorkspace } from './workspacePaths';
 
 const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
@@ -123,22 +125,15 @@ interface Term {
   status?: TerminalExitStatus;
 }
 
-/**
- * Variables that make a program load or run code of the setter's choosing (dynamic loader, interpreter and
- * shell start-up hooks): an agent may not set them for its commands unless the user allows them by name.
- */
-export const CODE_LOADING_ENV =
-  /^(LD_.*|DYLD_.*|NODE_OPTIONS|NODE_PATH|BASH_ENV|ENV|ZDOTDIR|PROMPT_COMMAND|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_CONFIG_.*|IFS)$/;
-
 export interface TerminalServiceOptions {
   /** The environment commands start from: the agent's own (same `inheritEnv` and sign-in rules). Default: the host's. */
   baseEnv?: () => Record<string, string>;
-  /** Code-loading variables the user allows the agent to set (by name). */
+  /** Variables beyond HARMLESS_ENV the user allows the agent to set (by name). */
   allowedEnv?: () => readonly string[];
+  /** Where the user allows more variables, named when some are dropped (the setting, or the CLI's flag). */
+  allowedEnvSource?: string;
   /** Decides a command before it starts (the CLI's policy); throws a HostRequestError to refuse. */
   guard?: (spec: TerminalSpec) => Promise<void>;
-  /** Where dropped variables are reported. */
-  onDroppedEnv?: (names: string[]) => void;
 }
 
 /**
@@ -165,19 +160,23 @@ export class TerminalService implements TerminalAccess {
     private readonly options: TerminalServiceOptions = {},
   ) {}
 
-  /** The command's environment: the agent's own, plus what the agent asked for minus code-loading hooks. */
+  /**
+   * The command's environment: the agent's own, plus of what the agent asked for only HARMLESS_ENV with plain
+   * values and the variables the user allowed by name. The rest is dropped; asking for a value the variable
+   * already has changes nothing and is not counted as dropped.
+   */
   environment(requested: TerminalSpec['env']): { env: NodeJS.ProcessEnv; dropped: string[] } {
     const env: NodeJS.ProcessEnv = { ...(this.options.baseEnv?.() ?? process.env) };
     const allowed = new Set(this.options.allowedEnv?.() ?? []);
     const dropped: string[] = [];
     for (const v of requested ?? []) {
-      if (CODE_LOADING_ENV.test(v.name) && !allowed.has(v.name)) dropped.push(v.name);
-      else env[v.name] = v.value;
+      if (allowed.has(v.name) || (HARMLESS_ENV.test(v.name) && plainValue(v.name, v.value))) env[v.name] = v.value;
+      else if (env[v.name] !== v.value && !dropped.includes(v.name)) dropped.push(v.name);
     }
     return { env, dropped };
   }
 
-  async create(params: TerminalSpec): Promise<string> {
+  async create(params: TerminalSpec): Promise<TerminalCreated> {
     await this.options.guard?.(params);
     const live = [...this.terms.values()].filter((t) => !t.status).length;
     if (live >= MAX_LIVE_TERMINALS) {
@@ -186,7 +185,6 @@ export class TerminalService implements TerminalAccess {
     const roots = this.roots();
     const cwd = params.cwd ? resolveInWorkspace(params.cwd, roots) : (roots[0] ?? process.cwd());
     const { env, dropped } = this.environment(params.env);
-    if (dropped.length) this.options.onDroppedEnv?.(dropped);
     const id = `term-${randomUUID()}`;
     const output = new OutputBuffer(outputLimit(params.outputByteLimit));
     const { command, args, shell } = commandToRun(params, cwd, env);
@@ -223,7 +221,15 @@ export class TerminalService implements TerminalAccess {
     };
     this.terms.set(id, term);
     this.events.onCreate?.(id, shell ? `${command} ${args.slice(0, -1).join(' ')} ${JSON.stringify(params.command)}` : [command, ...args].join(' '));
-    return id;
+    if (!dropped.length) return { terminalId: id };
+    // Names and command are the agent's text: odd ones quoted, a flood of names cut.
+    const names = dropped.slice(0, 20).map((n) => (/^[\w.-]+$/.test(n) ? n : JSON.stringify(n)));
+    const more = dropped.length > 20 ? ` and ${dropped.length - 20} more` : '';
+    const source = this.options.allowedEnvSource ?? 'agentHost.terminals.allowedEnv';
+    return {
+      terminalId: id,
+      droppedEnv: `${JSON.stringify(truncate(params.command, 120))} ran without ${names.join(', ')}${more}: an agent may set only colour, size, locale, time zone and CI variables (plain values) and those allowed in ${source}`,
+    };
   }
 
   async output(terminalId: string): Promise<TerminalOutput> {

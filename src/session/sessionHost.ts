@@ -47,9 +47,15 @@ export interface TerminalOutput {
   exitStatus?: TerminalExitStatus;
 }
 
+export interface TerminalCreated {
+  terminalId: string;
+  /** The variables the agent asked for that the command did not get, and how the user allows them. */
+  droppedEnv?: string;
+}
+
 /** Commands the agent runs through the host (ACP `terminal/*`). */
 export interface TerminalAccess {
-  create(spec: TerminalSpec): Promise<string>;
+  create(spec: TerminalSpec): Promise<TerminalCreated>;
   output(terminalId: string): Promise<TerminalOutput>;
   waitForExit(terminalId: string): Promise<TerminalExitStatus>;
   kill(terminalId: string): Promise<void>;

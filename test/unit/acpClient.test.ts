@@ -233,13 +233,13 @@ describe('ACP client against a hostile agent', () => {
       { id: 'k', name: 'K', type: 'env_var', varName: 'KEY' },
     ].map((m) => classifyAuthMethod(m as never, agent));
     assert.deepEqual(a, { kind: 'agent', id: 'x', name: 'X' });
-    assert.deepEqual(t, { kind: 'terminal', id: 't', name: 'T', command: 'node', args: ['agent.js', 'login'], env: { A: '1', B: '2' } });
+    assert.deepEqual(t, { kind: 'terminal', id: 't', name: 'T', command: 'node', args: ['agent.js', 'login'], env: { A: '1', B: '2' }, droppedEnv: [] });
     assert.deepEqual(e, { kind: 'env_var', id: 'k', name: 'K', vars: ['KEY'] });
     const meta = classifyAuthMethod({ id: 'm', name: 'M', _meta: { 'terminal-auth': { command: 'gemini', args: ['--login'], env: {} } } } as never, agent);
-    assert.deepEqual(meta, { kind: 'terminal', id: 'm', name: 'M', command: 'gemini', args: ['--login'], env: { A: '1' } });
+    assert.deepEqual(meta, { kind: 'terminal', id: 'm', name: 'M', command: 'gemini', args: ['--login'], env: { A: '1' }, droppedEnv: [] });
   });
 
-  it('an API key in the env signs in; the terminal login (agent command + method args/env) exits 0', async () => {
+  it('an API key in the env signs in; the terminal login (agent command + method args/env, minus code-loading variables) exits 0', async () => {
     const h = hostile('auth');
     const withKey = await startSession(
       { ...h.config, env: { ...h.config.env, HOSTILE_API_KEY: 'k' } },
@@ -248,7 +248,9 @@ describe('ACP client against a hostile agent', () => {
     await withKey.shutdown();
     const authFile = path.join(h.dir, 'auth-token');
     const config = { ...h.config, env: { ...h.config.env, HOSTILE_AUTH_FILE: authFile } };
-    const login = classifyAuthMethod({ id: 'hostile-terminal', name: 'T', type: 'terminal', args: ['login'], env: { HOSTILE_LOGIN: '1' } } as never, config);
+    // The agent's NODE_OPTIONS would stop the login from starting: it is not passed.
+    const env = { HOSTILE_LOGIN: '1', NODE_OPTIONS: '--require ./no-such-agent-host-hook.js' };
+    const login = classifyAuthMethod({ id: 'hostile-terminal', name: 'T', type: 'terminal', args: ['login'], env } as never, config);
     assert.equal(login.kind, 'terminal');
     if (login.kind !== 'terminal') return;
     const { spawnSync } = await import('node:child_process');

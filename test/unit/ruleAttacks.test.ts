@@ -183,7 +183,7 @@ describe("the terminal service runs a shell line with /bin/sh, never the user's 
   it('a line sent with SHELL=zsh is run by sh (zsh syntax does nothing)', async () => {
     const ws = scratchDir('sh');
     const terminals = new TerminalService(() => [ws], {}, { baseEnv: () => ({ PATH: process.env.PATH ?? '', SHELL: '/usr/bin/zsh' }) });
-    const id = await terminals.create({ command: 'echo "zsh=$ZSH_VERSION" > which.txt' });
+    const { terminalId: id } = await terminals.create({ command: 'echo "zsh=$ZSH_VERSION" > which.txt' });
     await terminals.waitForExit(id);
     assert.equal(readFileSync(path.join(ws, 'which.txt'), 'utf8'), 'zsh=\n');
     terminals.disposeAll();

@@ -183,10 +183,10 @@ describe('an untrusted agent through the CLI', () => {
     assert.deepEqual(outcomes, ['ok', 'ok', 'no', 'no', 'cancelled']);
   });
 
-  it("a terminal command gets the agent's environment: no host secret under inheritEnv false, no loader variables", () => {
+  it("a terminal command gets the agent's environment: no host secret under inheritEnv false, none of the agent's variables but harmless ones", () => {
     const ws = workspace();
     const printEnv =
-      'process.stdout.write(JSON.stringify({secret: process.env.HOST_ONLY_SECRET ?? null, preload: process.env.LD_PRELOAD ?? null, nodeOptions: process.env.NODE_OPTIONS ?? null, mine: process.env.AGENT_VAR ?? null, asked: process.env.ASKED ?? null}))';
+      'process.stdout.write(JSON.stringify({secret: process.env.HOST_ONLY_SECRET ?? null, preload: process.env.LD_PRELOAD ?? null, nodeOptions: process.env.NODE_OPTIONS ?? null, mine: process.env.AGENT_VAR ?? null, asked: process.env.ASKED ?? null, noColor: process.env.NO_COLOR ?? null}))';
     const plan = [
       {
         terminal: {
@@ -196,6 +196,7 @@ describe('an untrusted agent through the CLI', () => {
             { name: 'LD_PRELOAD', value: './evil.so' },
             { name: 'NODE_OPTIONS', value: '--require ./evil.js' },
             { name: 'ASKED', value: 'yes' },
+            { name: 'NO_COLOR', value: '1' },
           ],
         },
       },
@@ -203,8 +204,8 @@ describe('an untrusted agent through the CLI', () => {
     // The agent needs PATH-free node: it runs by absolute path, so a bare env works.
     const { steps, stderr } = runCli(ws, plan, ['--approve-all', '--log-level', 'warn'], { AGENT_VAR: 'configured' }, false);
     const out = (steps[0]?.output as { result?: { output?: string } } | undefined)?.result?.output ?? '';
-    assert.deepEqual(JSON.parse(out), { secret: null, preload: null, nodeOptions: null, mine: 'configured', asked: 'yes' }, `${JSON.stringify(steps)}\n${stderr}`);
-    assert.match(stderr, /dropped .*LD_PRELOAD, NODE_OPTIONS/);
+    assert.deepEqual(JSON.parse(out), { secret: null, preload: null, nodeOptions: null, mine: 'configured', asked: null, noColor: '1' }, `${JSON.stringify(steps)}\n${stderr}`);
+    assert.match(stderr, /ran without LD_PRELOAD, NODE_OPTIONS, ASKED: /);
   });
 });
 

@@ -140,7 +140,7 @@ describe('terminal output buffer', () => {
     const cwd = scratchDir('term');
     const terminals = new TerminalService(() => [cwd]);
     const script = "const c=Buffer.alloc(65536,'y');let n=272;(function w(){while(n>0){n--;if(!process.stdout.write(c))return process.stdout.once('drain',w);}process.stdout.write('END€')})()";
-    const terminalId = await terminals.create({ command: process.execPath, args: ['-e', script], outputByteLimit: 2 ** 40 });
+    const { terminalId } = await terminals.create({ command: process.execPath, args: ['-e', script], outputByteLimit: 2 ** 40 });
     const exit = await terminals.waitForExit(terminalId);
     assert.equal(exit.exitCode, 0);
     const out = await terminals.output(terminalId);

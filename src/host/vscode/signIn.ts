@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { AuthMethodInfo as AuthMethod, SignInHandler } from '../../session/sessionHost';
 import type { AgentConfig } from '../../session/agentConfig';
-import { classifyAuthMethod, secretKey, type SignInMethod } from '../signIn';
+import { classifyAuthMethod, commandLine, secretKey, shownVariable, type SignInMethod } from '../signIn';
 
 /**
  * Sign-in in the editor: a "Sign in" notification action, then a quick pick of the agent's methods; terminal
@@ -52,6 +52,7 @@ export class AgentSignIn implements SignInHandler {
       case 'agent':
         return { authenticate: method.id };
       case 'terminal': {
+        if (method.droppedEnv.length) this.log.warn(`Sign-in command of "${agent.name}": not passed to it (variables that could run code the agent chose): ${method.droppedEnv.join(', ')}`);
         if (!(await this.confirmCommand(agent, method))) {
           this.log.info(`Sign-in command of "${agent.name}" not run: ${commandLine(method)}`);
           return undefined;
@@ -91,19 +92,14 @@ export class AgentSignIn implements SignInHandler {
   }
 }
 
-/** A command line as a person reads it: each word quoted when it needs to be. */
-export function commandLine(method: { command: string; args: string[] }): string {
-  const quote = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
-  return [method.command, ...method.args].map(quote).join(' ');
-}
-
-/** The login command in full, and the names of the variables it sets, in a modal: nothing runs unseen. */
+/** The login command in full, the variables it sets with their values (secrets masked), and what was dropped, in a modal: nothing runs unseen. */
 async function confirmLoginCommand(agent: AgentConfig, method: Extract<SignInMethod, { kind: 'terminal' }>): Promise<boolean> {
   const run = vscode.l10n.t('Run in a Terminal');
-  const vars = Object.keys(method.env);
+  const vars = Object.entries(method.env).map(([name, value]) => shownVariable(name, value));
   const detail = [
     commandLine(method),
-    vars.length ? vscode.l10n.t('Sets: {0}', vars.join(', ')) : vscode.l10n.t('Sets no variables.'),
+    vars.length ? vscode.l10n.t('Sets:\n{0}', vars.join('\n')) : vscode.l10n.t('Sets no variables.'),
+    ...(method.droppedEnv.length ? [vscode.l10n.t('Not passed (they could make the command run code the agent chose): {0}', method.droppedEnv.join(', '))] : []),
     vscode.l10n.t('The agent chose this command. Run it only if you trust it.'),
   ].join('\n\n');
   const pick = await vscode.window.showWarningMessage(vscode.l10n.t('Sign in to {0}: run this command?', agent.name), { modal: true, detail }, run);

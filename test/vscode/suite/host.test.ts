@@ -139,7 +139,7 @@ describe('Host services in a real VS Code', () => {
 
   it("a terminal command's output and exit code arrive, and a VS Code terminal shows it", async () => {
     const terminals = new TerminalService(() => [folder()], host.terminals.events);
-    const terminalId = await terminals.create({
+    const { terminalId } = await terminals.create({
       command: process.execPath,
       args: ['-e', 'console.log("hello from the agent terminal"); process.exit(3)'],
       outputByteLimit: 1000,

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentHostApi } from '../../../src/extension';
-import { commandLine } from '../../../src/host/vscode/signIn';
+import { commandLine } from '../../../src/host/signIn';
 import type { HostServices } from '../../../src/hostServices';
 
 const REPO = path.resolve(__dirname, '..', '..', '..', '..');
@@ -143,7 +143,7 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     // First declined: the command the agent chose is shown in full, and nothing runs.
     const shown: string[] = [];
     host.signIn.confirmCommand = async (_agent, method) => {
-      shown.push(`${commandLine(method)} | ${Object.keys(method.env).join(',')}`);
+      shown.push(`${commandLine(method)} | ${Object.keys(method.env).join(',')} | dropped ${method.droppedEnv.join(',')}`);
       return false;
     };
     const opened: string[] = [];
@@ -151,7 +151,7 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     try {
       await assert.rejects(api.manager.ensureStarted());
       assert.equal(shown.length, 1);
-      assert.match(shown[0]!, /hostileAgent\.js auth login .*\| .*HOSTILE_LOGIN/);
+      assert.match(shown[0]!, /hostileAgent\.js auth login .*\| .*HOSTILE_LOGIN.* \| dropped NODE_OPTIONS$/);
       assert.ok(!fs.existsSync(authFile) && !opened.length, 'a declined login command ran');
       host.signIn.confirmCommand = async () => true;
       await api.manager.ensureStarted();
