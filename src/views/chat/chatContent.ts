@@ -88,3 +88,8 @@ export function legacyPickers(options: ConfigOptionView[]): { modes: boolean; mo
 export function sessionDivider(sessionId: string, title: string): NoticeEntity {
   return { kind: 'notice', id: `divider:${sessionId}:${Date.now()}`, severity: 'info', title };
 }
+
+/** A start that failed while messages wait in the queue: the reason, and `hint` (where they wait, how they go out). */
+export function startFailedNotice(id: string, why: string, hint: string): NoticeEntity {
+  return { kind: 'notice', id, severity: 'error', title: why.split('\n')[0] ?? why, detail: `${why}\n\n${hint}` };
+}

@@ -7,7 +7,7 @@ import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, R
 import { runCommand } from '../commandRegistry';
 import { firstStepCommand } from '../firstSteps';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
-import { buildPromptParts, sessionDivider } from './chatContent';
+import { buildPromptParts, sessionDivider, startFailedNotice } from './chatContent';
 import { chatHeader } from './chatHeader';
 import { boundedHistory } from '../../session/transcriptCopy';
 import { ChatBatch } from './chatBatch';
@@ -42,6 +42,8 @@ export class ChatController implements vscode.Disposable {
   private unsubscribeModel: (() => void) | undefined;
   /** Errors the model cannot hold (e.g. the agent failed to start): shown after the model's timeline. */
   private local: NoticeEntity[] = [];
+  /** The notice of the start that failed while messages wait (one, updated, until the agent runs). */
+  private startFailureId: string | undefined;
   private localCount = 0;
   private queue: QueuedPrompt[] = [];
   private queueCount = 0;
@@ -101,7 +103,9 @@ export class ChatController implements vscode.Disposable {
       }),
       manager.onDidChangeState((state) => {
         this.markHeader();
-        if (state === 'ready') setTimeout(() => this.drain(), 0);
+        if (state !== 'ready') return;
+        this.startFailureId = undefined;
+        setTimeout(() => this.drain(), 0);
       }),
     );
     if (manager.current) this.follow(manager.current);
@@ -153,10 +157,13 @@ export class ChatController implements vscode.Disposable {
     },
     prompt: ({ text, context }) => {
       if (!text.trim() && !context.length) return { queued: false };
-      if (this.busy()) {
+      // No agent runs in this tab (in error, stopped, starting): the message waits in the queue while it starts.
+      const down = !this.manager.current;
+      if (this.busy() || down) {
         this.queue.push({ id: `q${++this.queueCount}`, text, context });
         this.post({ type: 'queue', queue: this.queue });
-        return { queued: true };
+        if (down) this.startForQueue();
+        return { queued: true, ...(down ? { untilStarted: true } : {}) };
       }
       this.send(text, context);
       return { queued: false };
@@ -305,10 +312,31 @@ export class ChatController implements vscode.Disposable {
       });
   }
 
-  /** Sends the next queued prompt once nothing is running. */
+  /**
+   * Starts the agent for the messages waiting in the queue; they go out once it is ready (drain). A start that
+   * fails leaves them queued and is said in one notice, updated by every later failure until the agent runs.
+   */
+  private startForQueue(): void {
+    const tab = this.tabId;
+    this.manager.ensureStarted().then(
+      () => setTimeout(() => this.drain(), 0),
+      (error: Error) => {
+        if (error instanceof SupersededStartError || tab !== this.tabId) return;
+        const why = this.manager.error ?? error.message;
+        this.log.warn(`Chat: the agent did not start; ${this.queue.length} message(s) wait in the queue: ${why}`);
+        this.startFailureId ??= `local-${++this.localCount}`;
+        const id = this.startFailureId;
+        const notice = startFailedNotice(id, why, vscode.l10n.t('What you sent waits above the input and goes out once the agent runs: restart it when the cause is fixed.'));
+        this.local = this.local.some((n) => n.id === id) ? this.local.map((n) => (n.id === id ? notice : n)) : [...this.local, notice];
+        this.post({ type: 'entities', entities: [notice] });
+      },
+    );
+  }
+
+  /** Sends the next queued prompt once an agent runs and nothing is running. */
   private drain(): void {
     if (this.busy() || !this.queue.length) return;
-    if (this.manager.state === 'starting') return;
+    if (this.manager.state === 'starting' || !this.manager.current) return;
     const next = this.queue.shift()!;
     this.post({ type: 'queue', queue: this.queue });
     this.send(next.text, next.context);
@@ -360,6 +388,8 @@ export class ChatController implements vscode.Disposable {
     const current = this.manager.current;
     if (current) this.follow(current);
     else this.post({ type: 'snapshot', snapshot: this.snapshot() });
+    // Messages that waited while the tab was in the background go out now if its agent is idle.
+    setTimeout(() => this.drain(), 0);
     if (this.warmStart() && this.manager.state === 'stopped' && !this.manager.error) {
       this.manager.ensureStarted().catch((e: Error) => this.log.warn(`Chat: agent did not start: ${e.message}`));
     }
