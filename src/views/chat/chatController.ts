@@ -64,6 +64,8 @@ export class ChatController implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   readonly editor = new EditorActions();
 
+  /** Names the followed model's entities in the kept copy: a session reattached (same id) must not overwrite its earlier copy. */
+  private copyPrefix = '';
   /** The transcript of earlier windows (the agent process does not survive a reload), shown above the session. */
   private history: TimelineEntity[];
   /** The tab shown; the others' queued prompts wait here until their tab is shown again. */
@@ -405,6 +407,7 @@ export class ChatController implements vscode.Disposable {
     if (this.model) this.history = [...this.saveHistory(), sessionDivider(session.sessionId, vscode.l10n.t('Continued with {0}', this.manager.agentName ?? session.agentInfo.name))];
     this.session = session;
     this.model = session.model;
+    this.copyPrefix = `prev:${session.sessionId}:${Date.now().toString(36)}`;
     this.editorText = undefined;
     this.local = [];
     this.batch.clearEntities();
@@ -442,8 +445,7 @@ export class ChatController implements vscode.Disposable {
 
   /** Keeps the newest entities for the next window; ids are prefixed so they never meet the live session's. */
   private saveHistory(): TimelineEntity[] {
-    const sid = this.model?.sessionId ?? '';
-    const live = (this.model?.timeline() ?? []).map((e) => ({ ...e, id: `prev:${sid}:${e.id}` }) as TimelineEntity);
+    const live = (this.model?.timeline() ?? []).map((e) => ({ ...e, id: `${this.copyPrefix}:${e.id}` }) as TimelineEntity);
     const kept = boundedHistory(this.history, live);
     void this.memento.update(historyKey(this.tabId), kept);
     return kept;
