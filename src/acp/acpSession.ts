@@ -70,6 +70,7 @@ export class AcpSession implements AgentSession {
     this.terminals = options.terminals;
     this.offExit = client.onExit((exit) => {
       options.terminals?.disposeAll();
+      this.model.failUnfinishedToolCalls(`${describeExit(exit).split('\n')[0]} before this finished.`);
       if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', 'Agent exited', describeExit(exit));
     });
   }
@@ -292,6 +293,8 @@ export class AcpSession implements AgentSession {
   /** This session lets go of its process; the process ends unless other sessions (tabs) still use it. */
   async shutdown(): Promise<ExitInfo> {
     this.terminals?.disposeAll();
+    // Nothing this session hears from now on: what it left running cannot finish.
+    this.model.failUnfinishedToolCalls('The agent was stopped before this finished.');
     // Others keep the process: this session is closed on the agent's side (when it can), not left behind.
     if (this.connection.size > 1) await this.close().catch((error: Error) => this.options.logger.warn(`session/close failed: ${error.message}`));
     this.offExit();

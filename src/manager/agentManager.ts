@@ -229,8 +229,12 @@ export class AgentManager implements vscode.Disposable {
     this.slots.splice(i, 1);
     for (const d of this.subs.get(slot) ?? []) d.dispose();
     this.subs.delete(slot);
+    // Saved at once, whichever tab closes: a reload must not bring a closed tab back.
     if (slot === this.active) this.show(this.slots[Math.min(i, this.slots.length - 1)]!);
-    else this.changed(false);
+    else {
+      this.save();
+      this.changed(false);
+    }
     await slot.close();
     slot.dispose();
   }

@@ -292,6 +292,7 @@ export class RpcSession extends RpcCommandSurface {
     this.hostToolRunner.abortAll();
     const error = new AgentExitedError(exit);
     if (this.model) {
+      this.model.failUnfinishedToolCalls(`${describeExit(exit).split('\n')[0]} before this finished.`);
       if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', 'Agent exited', describeExit(exit));
       if (this.model.turn !== 'idle') this.model.endTurn(undefined, error.message);
     }

@@ -42,6 +42,8 @@ export interface ToolCallEntity {
     /** When a stored rule answered (`by: 'rule'`): the rule, as "Manage Permission Rules…" lists it. */
     rule?: string;
   };
+  /** Why it ended unfinished: the agent went away before it finished (the card says so). */
+  interrupted?: string;
   meta?: Record<string, unknown>;
 }
 
@@ -260,6 +262,19 @@ export class SessionModel {
     this.emit({ type: 'entity', entity, created: !existing });
     this.refreshTurnForPermissions();
     return entity;
+  }
+
+  /**
+   * The agent went away (its process exited, or the session was let go): a tool call it left pending or running
+   * can never finish, so it ends failed with `why` instead of spinning on.
+   */
+  failUnfinishedToolCalls(why: string): void {
+    for (const entity of this.entities.values()) {
+      if (entity.kind !== 'tool_call' || (entity.status !== 'pending' && entity.status !== 'in_progress')) continue;
+      entity.status = 'failed';
+      entity.interrupted = why;
+      this.emit({ type: 'entity', entity, created: false });
+    }
   }
 
   notice(severity: NoticeEntity['severity'], title: string, detail?: string): NoticeEntity {

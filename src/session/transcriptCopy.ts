@@ -3,7 +3,7 @@
  * raw tool input or output, no images, no diff bodies — newest first within an entry count and a byte cap.
  * Pure (no vscode), unit-tested.
  */
-import type { TimelineEntity } from './sessionModel';
+import type { TimelineEntity, ToolCallEntity } from './sessionModel';
 
 export const HISTORY_LIMITS = { entries: 400, bytes: 512 * 1024, textChars: 16 * 1024 };
 
@@ -11,7 +11,13 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters not kept)`;
 }
 
-/** One entity as kept: big and binary fields dropped, long text clipped, pending permissions cancelled. */
+/** A copy's tool call can never finish (its agent is gone when the copy is shown): one left unfinished is failed, saying so. */
+function unfinishedEnded(e: ToolCallEntity): Pick<ToolCallEntity, 'status' | 'interrupted'> {
+  if (e.status === 'pending' || e.status === 'in_progress') return { status: 'failed', interrupted: 'Not finished when this session ended.' };
+  return { status: e.status, ...(e.interrupted ? { interrupted: clip(e.interrupted, 500) } : {}) };
+}
+
+/** One entity as kept: big and binary fields dropped, long text clipped, pending permissions cancelled, unfinished tool calls failed. */
 export function slimEntity(e: TimelineEntity, max = HISTORY_LIMITS.textChars): TimelineEntity {
   switch (e.kind) {
     case 'message': {
@@ -24,7 +30,7 @@ export function slimEntity(e: TimelineEntity, max = HISTORY_LIMITS.textChars): T
         id: e.id,
         title: clip(e.title, 500),
         toolKind: e.toolKind,
-        status: e.status,
+        ...unfinishedEnded(e),
         content: [],
         locations: e.locations.slice(0, 20),
         ...(e.permission ? { permission: e.permission } : {}),

@@ -139,8 +139,8 @@ export type HostEvent =
 
 export interface ChatRequests {
   ready: [Record<string, never>, Snapshot];
-  /** Sends now when the agent is idle, else queues; answers whether it was queued. */
-  prompt: [{ text: string; context: ContextChip[] }, { queued: boolean }];
+  /** Sends now when the agent is idle, else queues; answers whether it was queued (`untilStarted`: until the agent runs). */
+  prompt: [{ text: string; context: ContextChip[] }, { queued: boolean; untilStarted?: boolean }];
   cancel: [Record<string, never>, void];
   /** RPC agents while a turn streams: deliver after the current tool calls (`steer`) or when the agent is done (`follow_up`). Idle: a plain prompt. */
   steer: [{ text: string; context: ContextChip[] }, { queued: boolean }];
@@ -200,6 +200,7 @@ export interface ChatStrings {
   send: string;
   stop: string;
   queued: string;
+  queuedUntilStarted: string;
   removeQueued: string;
   editQueued: string;
   attach: string;

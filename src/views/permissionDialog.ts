@@ -3,7 +3,7 @@ import { commandWordsOf, displayWords } from '../host/commandWords';
 import type { PermissionAnswer, PermissionPresenter } from '../host/permissionBroker';
 import { type RuleOffer, ruleOffer } from '../host/permissionRules';
 import { cleanPatch, commandOf, OPTION_KIND_LABELS, optionContradicts, type PermissionRequestInfo } from '../session/permissions';
-import type { PermissionOption } from '../session/sessionModel';
+import type { PermissionEntity, PermissionOption, ToolCallEntity } from '../session/sessionModel';
 import { permissionOptionLabel } from '../shared/permissionOptions';
 import { closeDiffsShowing } from './virtualDocuments';
 
@@ -83,6 +83,17 @@ export function answerButtons(request: PermissionRequestInfo, offer: RuleOffer =
     }
   }
   return out;
+}
+
+/** A pending permission entity with the buttons `answerButtons` gives it (the chat's inline card shows them). */
+export function withAnswerButtons(entity: PermissionEntity, toolCall: ToolCallEntity, offer: RuleOffer): PermissionEntity {
+  const buttons = answerButtons({ sessionId: '', toolCall, options: entity.options }, offer).map(({ title, answer }) => ({
+    optionId: answer.optionId,
+    kind: entity.options.find((o) => o.optionId === answer.optionId)?.kind ?? '',
+    label: title,
+    ...(answer.scope === 'prefix' ? { scope: 'prefix' as const } : {}),
+  }));
+  return { ...entity, buttons };
 }
 
 /** The detail's lines on what "always" would remember, or that this line never can be. */

@@ -34,6 +34,18 @@ test('kept transcript entries hold text and small metadata: no raw tool output, 
   assert.equal(perm.kind === 'permission' && perm.state, 'cancelled');
 });
 
+test('a kept tool call left pending or running ends failed, saying so (nothing can finish it in a copy)', () => {
+  const base = { kind: 'tool_call' as const, title: 'Run tests', toolKind: 'execute', content: [], locations: [] };
+  for (const status of ['pending', 'in_progress'] as const) {
+    const kept = slimEntity({ ...base, id: status, status });
+    assert.deepEqual(kept.kind === 'tool_call' && [kept.status, kept.interrupted], ['failed', 'Not finished when this session ended.']);
+  }
+  const crashed = slimEntity({ ...base, id: 'c', status: 'failed', interrupted: 'Agent exited with code 3 before this finished.' });
+  assert.equal(crashed.kind === 'tool_call' && crashed.interrupted, 'Agent exited with code 3 before this finished.');
+  const done = slimEntity({ ...base, id: 'd', status: 'completed' });
+  assert.deepEqual(done.kind === 'tool_call' && [done.status, done.interrupted], ['completed', undefined]);
+});
+
 test('the kept history is capped in entries and bytes, newest first, and live entities replace older copies', () => {
   const previous = Array.from({ length: 50 }, (_, i) => message(`p${i}`, `old ${i}`));
   const live = Array.from({ length: 50 }, (_, i) => message(`l${i}`, 'z'.repeat(2000)));

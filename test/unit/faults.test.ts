@@ -21,6 +21,7 @@ import type { AgentStartOptions } from '../../src/session/sessionHost';
 import type { ContentPart } from '../../src/session/sessionModel';
 import { plainHost } from '../support/plainHost';
 import { cliPath, hostileAgent, repoRoot, scratchDir } from '../support/paths';
+import { until } from '../support/wait';
 
 const faultAgent = path.join(repoRoot, 'out', 'test', 'fixtures', 'faultAgent.js');
 const go: ContentPart[] = [{ type: 'text', text: 'go' }];
@@ -149,9 +150,33 @@ describe('fault matrix (ACP): the agent dies or goes deaf', () => {
     await assert.rejects(session.prompt(go), (e: unknown) => e instanceof AgentExitedError && /code 9/.test(e.message) && /segfault/.test(e.message));
     assert.equal(withdrawn, true, 'the open dialog was not withdrawn');
     assert.equal(session.model.timeline().find((e) => e.kind === 'permission')?.state, 'cancelled');
+    assert.equal(session.model.toolCall('t1')?.status, 'failed', 'the tool call waiting on the dialog was left pending');
     assert.match(turnError() ?? '', /exited with code 9/);
     assert.ok(session.model.timeline().some((e) => e.kind === 'notice' && e.title === 'Agent exited'));
     await finish(session, pid);
+  });
+
+  it('crashes with tool calls running and pending: both end failed, saying the agent exited', async () => {
+    const { session, pid } = await start('crash-mid-tool');
+    await assert.rejects(session.prompt(go), (e: unknown) => e instanceof AgentExitedError && /code 3/.test(e.message));
+    for (const id of ['run-1', 'read-1']) {
+      const tool = session.model.toolCall(id);
+      assert.equal(tool?.status, 'failed', `${id} was left ${tool?.status}`);
+      assert.equal(tool?.interrupted, 'Agent exited with code 3 before this finished.');
+    }
+    await finish(session, pid);
+  });
+
+  it('is stopped with a tool call running: the call ends failed, saying the agent was stopped', async () => {
+    const { session, pid } = await start('tool-forever');
+    const turn = session.prompt(go);
+    await until(() => session.model.toolCall('run-1'), { what: 'the tool call' });
+    await session.shutdown();
+    live.delete(session);
+    await assert.rejects(turn);
+    assert.equal(session.model.toolCall('run-1')?.status, 'failed');
+    assert.equal(session.model.toolCall('run-1')?.interrupted, 'The agent was stopped before this finished.');
+    assert.equal(processAlive(pid), false);
   });
 
   it('crashes with a terminal command running: the command is ended with it', async () => {

@@ -94,6 +94,10 @@ describe('fault matrix (RPC): the agent dies, goes deaf or says nothing', () => 
     await assert.rejects(s.prompt(say('crash-mid-run')), (e: unknown) => e instanceof AgentExitedError && e.exit.code === 3 && /model connection broke/.test(e.message));
     assert.match(turnError() ?? '', /exited with code 3/);
     assert.ok(s.model.timeline().some((e) => e.kind === 'notice' && e.title === 'Agent exited'));
+    // The tool it was running can never finish: failed, saying why, not left spinning.
+    const tool = s.model.toolCall('tc-crash');
+    assert.equal(tool?.status, 'failed');
+    assert.equal(tool?.interrupted, 'Agent exited with code 3 before this finished.');
     await assert.rejects(s.raw({ type: 'echo' }), AgentExitedError);
     await finish(s, pid);
   });

@@ -56,7 +56,10 @@ export function toolCallCard(t: ToolCallEntity, s: ChatStrings, open: boolean): 
   for (const c of t.content) body.append(toolContent(c, s));
   if (t.rawInput !== undefined && t.rawInput !== null) body.append(section(s.rawInput, scrollBox('raw', pretty(t.rawInput))));
   if (t.rawOutput !== undefined && t.rawOutput !== null) body.append(section(s.output, scrollBox('raw', pretty(t.rawOutput))));
-  return h('div', { className: `entry tool status-${t.status}`, role: 'group', 'aria-label': `${t.title || t.toolKind} — ${statusText}` }, head, body);
+  // Ended unfinished (the agent went away): why, shown without expanding the card.
+  const why = t.interrupted ? h('div', { className: 'tool-interrupted' }, icon('debug-disconnect'), h('span', null, t.interrupted)) : null;
+  const label = `${t.title || t.toolKind} — ${statusText}${t.interrupted ? `: ${t.interrupted}` : ''}`;
+  return h('div', { className: `entry tool status-${t.status}`, role: 'group', 'aria-label': label }, head, why, body);
 }
 
 function toolContent(c: unknown, s: ChatStrings): HTMLElement {

@@ -248,7 +248,7 @@ export class Composer {
     const method = kind && this.rpcStreaming ? kind : 'prompt';
     request(method, { text, context }).then(
       (r) => {
-        if (r.queued) this.hooks.announce(this.hooks.strings().queued);
+        if (r.queued) this.hooks.announce('untilStarted' in r && r.untilStarted ? this.hooks.strings().queuedUntilStarted : this.hooks.strings().queued);
       },
       (e: Error) => this.showWarning(e.message),
     );

@@ -2,6 +2,7 @@
  * Pure helpers of the chat view (no `vscode` import, unit-tested in plain Node): prompt blocks from the
  * composer's text and context chips, and the agent's config options flattened for the header.
  */
+import { SupersededStartError } from '../../manager/agentManager';
 import type { ConfigOptionView, ContextChip } from '../../shared/chatProtocol';
 import type { PromptCapabilities } from '../../session/agentSession';
 import { buildPromptParts as buildParts, type PromptContext } from '../../session/promptParts';
@@ -87,4 +88,21 @@ export function legacyPickers(options: ConfigOptionView[]): { modes: boolean; mo
 /** The line between one session's transcript and the next (a restart, another agent): which agent answers below. */
 export function sessionDivider(sessionId: string, title: string): NoticeEntity {
   return { kind: 'notice', id: `divider:${sessionId}:${Date.now()}`, severity: 'info', title };
+}
+
+/** A start that failed while messages wait in the queue: the reason, and `hint` (where they wait, how they go out). */
+export function startFailedNotice(id: string, why: string, hint: string): NoticeEntity {
+  return { kind: 'notice', id, severity: 'error', title: why.split('\n')[0] ?? why, detail: `${why}\n\n${hint}` };
+}
+
+const HISTORY_KEY = 'agentHost.chat.history';
+
+/** Where a tab's earlier transcript is kept (the first tab keeps the key of the days before tabs). */
+export function historyKey(tabId: string): string {
+  return tabId === 't1' ? HISTORY_KEY : `${HISTORY_KEY}.${tabId}`;
+}
+
+/** A start overtaken by a later action is not an error to show. */
+export function unlessSuperseded(error: unknown): void {
+  if (!(error instanceof SupersededStartError)) throw error;
 }

@@ -6,9 +6,9 @@ import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/s
 import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, RpcChatState, Snapshot } from '../../shared/chatProtocol';
 import { runCommand } from '../commandRegistry';
 import { firstStepCommand } from '../firstSteps';
-import { answerButtons } from '../permissionDialog';
+import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
-import { buildPromptParts, sessionDivider } from './chatContent';
+import { buildPromptParts, historyKey, sessionDivider, startFailedNotice, unlessSuperseded } from './chatContent';
 import { chatHeader } from './chatHeader';
 import { boundedHistory } from '../../session/transcriptCopy';
 import { ChatBatch } from './chatBatch';
@@ -19,18 +19,6 @@ type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<
 
 /** What the page may ask in Restricted Mode: it shows only why no agent runs, and the way to trust the folder. */
 const RESTRICTED_REQUESTS: ReadonlySet<RequestMethod> = new Set(['ready', 'manageTrust', 'showLog']);
-
-const HISTORY_KEY = 'agentHost.chat.history';
-
-/** Where a tab's earlier transcript is kept (the first tab keeps the key of the days before tabs). */
-function historyKey(tabId: string): string {
-  return tabId === 't1' ? HISTORY_KEY : `${HISTORY_KEY}.${tabId}`;
-}
-
-/** A start overtaken by a later action is not an error to show. */
-function unlessSuperseded(error: unknown): void {
-  if (!(error instanceof SupersededStartError)) throw error;
-}
 
 /**
  * The chat view's state on the extension side, independent of any webview: follows the manager's session
@@ -43,6 +31,8 @@ export class ChatController implements vscode.Disposable {
   private unsubscribeModel: (() => void) | undefined;
   /** Errors the model cannot hold (e.g. the agent failed to start): shown after the model's timeline. */
   private local: NoticeEntity[] = [];
+  /** The notice of the start that failed while messages wait (one, updated, until the agent runs). */
+  private startFailureId: string | undefined;
   private localCount = 0;
   private queue: QueuedPrompt[] = [];
   private queueCount = 0;
@@ -63,6 +53,8 @@ export class ChatController implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   readonly editor = new EditorActions();
 
+  /** Names the followed model's entities in the kept copy: a session reattached (same id) must not overwrite its earlier copy. */
+  private copyPrefix = '';
   /** The transcript of earlier windows (the agent process does not survive a reload), shown above the session. */
   private history: TimelineEntity[];
   /** The tab shown; the others' queued prompts wait here until their tab is shown again. */
@@ -102,7 +94,9 @@ export class ChatController implements vscode.Disposable {
       }),
       manager.onDidChangeState((state) => {
         this.markHeader();
-        if (state === 'ready') setTimeout(() => this.drain(), 0);
+        if (state !== 'ready') return;
+        this.startFailureId = undefined;
+        setTimeout(() => this.drain(), 0);
       }),
     );
     if (manager.current) this.follow(manager.current);
@@ -154,10 +148,13 @@ export class ChatController implements vscode.Disposable {
     },
     prompt: ({ text, context }) => {
       if (!text.trim() && !context.length) return { queued: false };
-      if (this.busy()) {
+      // No agent runs in this tab (in error, stopped, starting): the message waits in the queue while it starts.
+      const down = !this.manager.current;
+      if (this.busy() || down) {
         this.queue.push({ id: `q${++this.queueCount}`, text, context });
         this.post({ type: 'queue', queue: this.queue });
-        return { queued: true };
+        if (down) this.startForQueue();
+        return { queued: true, ...(down ? { untilStarted: true } : {}) };
       }
       this.send(text, context);
       return { queued: false };
@@ -306,10 +303,31 @@ export class ChatController implements vscode.Disposable {
       });
   }
 
-  /** Sends the next queued prompt once nothing is running. */
+  /**
+   * Starts the agent for the messages waiting in the queue; they go out once it is ready (drain). A start that
+   * fails leaves them queued and is said in one notice, updated by every later failure until the agent runs.
+   */
+  private startForQueue(): void {
+    const tab = this.tabId;
+    this.manager.ensureStarted().then(
+      () => setTimeout(() => this.drain(), 0),
+      (error: Error) => {
+        if (error instanceof SupersededStartError || tab !== this.tabId) return;
+        const why = this.manager.error ?? error.message;
+        this.log.warn(`Chat: the agent did not start; ${this.queue.length} message(s) wait in the queue: ${why}`);
+        this.startFailureId ??= `local-${++this.localCount}`;
+        const id = this.startFailureId;
+        const notice = startFailedNotice(id, why, vscode.l10n.t('What you sent waits above the input and goes out once the agent runs: restart it when the cause is fixed.'));
+        this.local = this.local.some((n) => n.id === id) ? this.local.map((n) => (n.id === id ? notice : n)) : [...this.local, notice];
+        this.post({ type: 'entities', entities: [notice] });
+      },
+    );
+  }
+
+  /** Sends the next queued prompt once an agent runs and nothing is running. */
   private drain(): void {
     if (this.busy() || !this.queue.length) return;
-    if (this.manager.state === 'starting') return;
+    if (this.manager.state === 'starting' || !this.manager.current) return;
     const next = this.queue.shift()!;
     this.post({ type: 'queue', queue: this.queue });
     this.send(next.text, next.context);
@@ -361,6 +379,8 @@ export class ChatController implements vscode.Disposable {
     const current = this.manager.current;
     if (current) this.follow(current);
     else this.post({ type: 'snapshot', snapshot: this.snapshot() });
+    // Messages that waited while the tab was in the background go out now if its agent is idle.
+    setTimeout(() => this.drain(), 0);
     if (this.warmStart() && this.manager.state === 'stopped' && !this.manager.error) {
       this.manager.ensureStarted().catch((e: Error) => this.log.warn(`Chat: agent did not start: ${e.message}`));
     }
@@ -376,6 +396,7 @@ export class ChatController implements vscode.Disposable {
     if (this.model) this.history = [...this.saveHistory(), sessionDivider(session.sessionId, vscode.l10n.t('Continued with {0}', this.manager.agentName ?? session.agentInfo.name))];
     this.session = session;
     this.model = session.model;
+    this.copyPrefix = `prev:${session.sessionId}:${Date.now().toString(36)}`;
     this.editorText = undefined;
     this.local = [];
     this.batch.clearEntities();
@@ -413,8 +434,7 @@ export class ChatController implements vscode.Disposable {
 
   /** Keeps the newest entities for the next window; ids are prefixed so they never meet the live session's. */
   private saveHistory(): TimelineEntity[] {
-    const sid = this.model?.sessionId ?? '';
-    const live = (this.model?.timeline() ?? []).map((e) => ({ ...e, id: `prev:${sid}:${e.id}` }) as TimelineEntity);
+    const live = (this.model?.timeline() ?? []).map((e) => ({ ...e, id: `${this.copyPrefix}:${e.id}` }) as TimelineEntity);
     const kept = boundedHistory(this.history, live);
     void this.memento.update(historyKey(this.tabId), kept);
     return kept;
@@ -450,18 +470,10 @@ export class ChatController implements vscode.Disposable {
     };
   }
 
-  /** A pending permission with its buttons as the modal has them: each "always" names the rule it makes. */
+  /** A pending permission with its buttons as the modal has them (each "always" names its rule). */
   private forView(entity: TimelineEntity): TimelineEntity {
     const toolCall = entity.kind === 'permission' && entity.state === 'pending' ? this.model?.toolCall(entity.toolCallId) : undefined;
-    if (entity.kind !== 'permission' || !toolCall || !this.broker) return entity;
-    const request = { sessionId: this.model?.sessionId ?? '', toolCall, options: entity.options };
-    const buttons = answerButtons(request, this.broker.offer(toolCall)).map(({ title, answer }) => ({
-      optionId: answer.optionId,
-      kind: entity.options.find((o) => o.optionId === answer.optionId)?.kind ?? '',
-      label: title,
-      ...(answer.scope === 'prefix' ? { scope: 'prefix' as const } : {}),
-    }));
-    return { ...entity, buttons };
+    return entity.kind === 'permission' && toolCall && this.broker ? withAnswerButtons(entity, toolCall, this.broker.offer(toolCall)) : entity;
   }
 
   private markHeader(): void {

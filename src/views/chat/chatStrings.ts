@@ -22,6 +22,7 @@ export function chatStrings(): ChatStrings {
     send: vscode.l10n.t('Send'),
     stop: vscode.l10n.t('Stop'),
     queued: vscode.l10n.t('Queued — sent when the agent is done'),
+    queuedUntilStarted: vscode.l10n.t('Queued — sent once the agent runs'),
     removeQueued: vscode.l10n.t('Remove from queue'),
     editQueued: vscode.l10n.t('Edit queued message'),
     attach: vscode.l10n.t('Attach context'),
