@@ -346,7 +346,7 @@ export class AcpSession implements AgentSession {
       let changedNow: string[] | undefined;
       const unsubscribe = this.model.on((e) => {
         if (e.type !== 'entity' || e.entity.kind !== 'tool_call' || e.entity.id !== toolCallId || changedNow) return;
-        if (!isMaterialChange(toolCall, e.entity)) return;
+        if (!isMaterialChange(toolCall, e.entity, this.options.cwd)) return;
         changedNow = describeToolCallChange(toolCall, e.entity);
         ask.abort();
       });

@@ -8,7 +8,7 @@ import { AgentDefaults, type AgentChoices } from './agentDefaults';
 import { AgentSlot, type LastSession, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention } from './agentSlot';
 import { AgentProblemReporter, type AgentList, readAgentList, type SettingsFiles } from './agentSources';
 
-export { CRASH_POLICY, SupersededStartError } from './agentSlot';
+export { CRASH_POLICY, SupersededStartError, unlessSuperseded } from './agentSlot';
 export { RestrictedModeError, restrictedModeMessage } from './workspaceTrust';
 export type { AgentEnvironment, ProcessContext, SessionServices, StartAgent, TabAttention } from './agentSlot';
 export type { SignInHandler };

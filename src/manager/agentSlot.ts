@@ -37,6 +37,11 @@ export class SupersededStartError extends Error {
   override readonly name = 'SupersededStartError';
 }
 
+/** A start overtaken by a later action is not an error to show: rethrows anything else. */
+export function unlessSuperseded(error: unknown): void {
+  if (!(error instanceof SupersededStartError)) throw error;
+}
+
 /** Which configured agent a process runs, and in which folder. */
 export interface ProcessContext {
   agent: AgentConfig;

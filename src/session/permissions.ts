@@ -59,15 +59,32 @@ export function pathOf(toolCall: Pick<ToolCallEntity, 'rawInput' | 'locations'>)
 }
 
 /**
- * Whether a change to a tool call changes what a decision about it means: another kind, another command,
- * another file. Agents refine titles and fill in input while they ask (opencode does); that is not one.
+ * What a tool call would do, field by field: its command, where it runs, its file, what it writes, the
+ * environment it sets. A working directory or file equal to the session's folder is that folder, named or not.
  */
-export function isMaterialChange(before: ToolCallEntity, after: ToolCallEntity): boolean {
+function effectOf(toolCall: ToolCallEntity, cwd: string | undefined): Record<string, string | undefined> {
+  const o = toolCall.rawInput && typeof toolCall.rawInput === 'object' ? (toolCall.rawInput as Record<string, unknown>) : {};
+  const folder = (p: unknown) => (typeof p !== 'string' || p === '' || p === '.' || (cwd !== undefined && p.replace(/\/+$/, '') === cwd.replace(/\/+$/, '')) ? undefined : p);
+  const json = (v: unknown) => (v === undefined ? undefined : JSON.stringify(v));
+  const diff = toolCall.content.find((c) => (c as { type?: unknown }).type === 'diff');
+  return {
+    command: commandOf(o),
+    cwd: folder(o.cwd ?? o.workdir ?? o.working_directory),
+    path: folder(pathOf(toolCall)),
+    writes: json(o.content ?? o.new_string ?? o.newString ?? o.newText ?? o.diff ?? o.patch ?? (diff as { newText?: unknown } | undefined)?.newText),
+    env: json(o.env),
+  };
+}
+
+/**
+ * Whether a change to a tool call changes what a decision about it means: another kind, or another command,
+ * working directory, file, written text or environment. Agents refine titles, add descriptions, reorder keys
+ * and name the session's own folder as the working directory while they ask (opencode does); none of that is one.
+ */
+export function isMaterialChange(before: ToolCallEntity, after: ToolCallEntity, cwd?: string): boolean {
   if (before.toolKind !== after.toolKind) return true;
-  const [c0, c1] = [commandOf(before.rawInput), commandOf(after.rawInput)];
-  if (c1 !== undefined && c1 !== c0) return true;
-  const [p0, p1] = [pathOf(before), pathOf(after)];
-  return p1 !== undefined && p1 !== p0;
+  const [e0, e1] = [effectOf(before, cwd), effectOf(after, cwd)];
+  return Object.keys(e1).some((k) => (e1[k] !== undefined ? e1[k] !== e0[k] : k === 'cwd' && e0.cwd !== undefined));
 }
 
 /** What changed in a tool call that a permission decision depends on (kind, title, input, locations). */

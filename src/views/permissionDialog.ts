@@ -146,11 +146,11 @@ function byKind(options: readonly PermissionOption[]): PermissionOption[] {
 }
 
 /**
- * A modal dialog with a button per option (labelled by its kind, the agent's wording beside, in the order
- * Allow once, Always allow, Reject, Always reject); closing it (Cancel, Escape) answers cancelled, which
- * stops the turn — the detail says so. The default button (Enter) is "Show Diff" while the request carries a
- * diff not yet opened: it opens the diff beside the editor, then the dialog asks again with "Allow once" as
- * the default; the diff's tab closes once the request is answered. A request the agent changed while it was
+ * A modal dialog with a button per option (labelled by its kind, the agent's wording beside; rejects first);
+ * closing it (Cancel, Escape) answers cancelled, which stops the turn — the detail says so. The buttons keep
+ * one order every time it shows, and the default (Enter) never approves: "Show Diff" when the request carries
+ * a diff (it opens the diff beside the editor, and the dialog asks again, the same), else Reject, else Cancel.
+ * The diff's tab closes once the request is answered. A request the agent changed while it was
  * open says what changed. An answer given after the request was withdrawn is dropped with a notification (a
  * modal cannot be closed by code).
  */
@@ -169,12 +169,17 @@ export function modalPermissionPresenter(
     const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput), ruleDetail(request, offer), explain].filter(Boolean).join('\n\n');
     const title = permissionTitle(toolCall.toolKind, toolCall.title || toolCall.id);
     const diff = diffOf(request);
-    const showDiff = { title: vscode.l10n.t('Show Diff'), answer: undefined as PermissionAnswer | undefined };
-    const items: { title: string; answer: PermissionAnswer | undefined }[] = answerButtons(request, offer);
+    type Button = { title: string; answer: PermissionAnswer | undefined; isCloseAffordance?: boolean };
+    const showDiff: Button = { title: vscode.l10n.t('Show Diff'), answer: undefined };
+    // One order every time it shows, and the first (Enter) never approves: Show Diff, else a reject, else Cancel.
+    const isReject = (b: Button) => options.find((o) => o.optionId === b.answer?.optionId)?.kind.startsWith('reject') ?? false;
+    const answers = answerButtons(request, offer);
+    const items: Button[] = [...answers.filter(isReject), ...answers.filter((b) => !isReject(b))];
+    const first: Button | undefined = diff ? showDiff : items.find(isReject) ? undefined : { title: vscode.l10n.t('Cancel'), answer: undefined, isCloseAffordance: true };
+    const buttons = [...(first ? [first] : []), ...items];
     let shown: vscode.Uri | undefined;
     try {
       for (;;) {
-        const buttons = diff && !shown ? [showDiff, ...items] : [...items, ...(diff ? [showDiff] : [])];
         const picked = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...buttons);
         // Withdrawn while it was up (time-out, the agent exited or asked again, a Stop from a key binding):
         // VS Code cannot close a modal from an extension, so the answer goes nowhere, and the person is told.

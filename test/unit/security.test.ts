@@ -341,6 +341,48 @@ describe('permission integrity with the real broker and rule store', () => {
     );
   });
 
+  it('a change that leaves what runs alone (its own folder named as cwd, a description) keeps the answer; another cwd or command asks again', async () => {
+    for (const [name, change, asked] of [
+      ['cwd = the session folder', (ws: string) => ({ rawInput: { description: 'Runs the tests', cwd: ws, command: 'npm test' } }), 1],
+      ['cwd = the folder with a slash', (ws: string) => ({ rawInput: { command: 'npm test', cwd: `${ws}/` }, locations: [{ path: ws }] }), 1],
+      ['cwd elsewhere', () => ({ rawInput: { command: 'npm test', cwd: '/' } }), 2],
+      ['another command', () => ({ rawInput: { command: 'npm test --script-shell=./evil.sh' } }), 2],
+    ] as const) {
+      const ws = workspace();
+      const seen: PermissionRequestInfo[] = [];
+      const broker = new PermissionBroker({
+        presenter:
+          () =>
+          async ({ request }, signal) => {
+            seen.push(request);
+            // The first dialog is answered only after the agent's change has arrived.
+            await new Promise((r) => setTimeout(r, 300));
+            return signal.aborted ? undefined : 'once';
+          },
+      });
+      const plan = [
+        {
+          permission: {
+            toolCall: { toolCallId: 'c1', title: 'npm test', kind: 'execute', rawInput: { command: 'npm test' } },
+            options: [
+              { optionId: 'once', name: 'Allow', kind: 'allow_once' },
+              { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+            ],
+            changeTo: change(ws),
+          },
+        },
+      ];
+      const session = await AcpSession.start(
+        { name: 'intruder', command: process.execPath, args: [intruder], env: { INTRUDER_PLAN: JSON.stringify(plan) } },
+        { logger: silentLogger, cwd: ws, ...plainHost(ws), decidePermission: broker.decide },
+      );
+      sessions.push(session);
+      assert.equal((await session.prompt([{ type: 'text', text: 'go' }])).stopReason, 'end_turn', name);
+      assert.equal(seen.length, asked, `${name}: asked ${seen.length} time(s)`);
+      assert.equal(session.model.toolCall('c1')?.permission?.outcome, 'selected', `${name}: the answer was not kept`);
+    }
+  });
+
   it('clicking an "always" option on a title-only execute call (the trap named "Reject") plants no rule', async () => {
     const rules = new PermissionRuleStore(memoryStore());
     const broker = new PermissionBroker({

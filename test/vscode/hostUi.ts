@@ -81,10 +81,10 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     console.log(`[host-ui] after Show Diff: tab "${tab}" (${groups} editor groups), dialog again [${again.join(' | ')}]`);
     if (!/proposed edit/.test(tab)) throw new Error(`the diff editor did not open on the proposed edit (tab "${tab}")`);
     if (groups < 2) throw new Error(`the diff did not open beside the editor (${groups} editor group)`);
-    // Asked again, the same options; the default is now Allow once.
+    // Asked again exactly as before: the same buttons in the same order, Show Diff still the default.
     const againDefault = await primary(dialog);
-    if (againDefault !== 'Allow once' || [...again].sort().join('|') !== [...labels].sort().join('|')) {
-      throw new Error(`the dialog did not ask again with Allow once as its default (default "${againDefault}"): [${again.join(' | ')}]`);
+    if (againDefault !== 'Show Diff' || again.join('|') !== labels.join('|')) {
+      throw new Error(`the dialog came back changed (default "${againDefault}"): [${again.join(' | ')}] instead of [${labels.join(' | ')}]`);
     }
     if (fs.existsSync(path.join(opts.workspace, file))) throw new Error(`${file} was written before anyone allowed it`);
     await dialog.locator('.dialog-buttons .monaco-button').nth(again.indexOf('Allow once')).click();
@@ -118,6 +118,9 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
       if (!runLabels.includes(want)) throw new Error(`the dialog does not offer "${want}": [${runLabels.join(' | ')}]`);
     }
     if (!/exactly `npm test`/.test(runDetail)) throw new Error(`the detail does not say what the rule covers: "${runDetail}"`);
+    // Enter never approves a command: the default button is Reject.
+    const runDefault = await primary(dialog);
+    if (runDefault !== 'Reject') throw new Error(`the default button of a command's dialog is "${runDefault}", not Reject`);
     await buttons.nth(runLabels.indexOf('Always allow `npm test`')).click();
     await until(() => runs().length === 1, { what: 'the agent answered for `npm test`', timeoutMs: 30_000, intervalMs: 250 });
     await askAgent(page, 'run: npm test');

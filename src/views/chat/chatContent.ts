@@ -2,7 +2,6 @@
  * Pure helpers of the chat view (no `vscode` import, unit-tested in plain Node): prompt blocks from the
  * composer's text and context chips, and the agent's config options flattened for the header.
  */
-import { SupersededStartError } from '../../manager/agentManager';
 import type { ConfigOptionView, ContextChip } from '../../shared/chatProtocol';
 import type { PromptCapabilities } from '../../session/agentSession';
 import { buildPromptParts as buildParts, type PromptContext } from '../../session/promptParts';
@@ -100,9 +99,4 @@ const HISTORY_KEY = 'agentHost.chat.history';
 /** Where a tab's earlier transcript is kept (the first tab keeps the key of the days before tabs). */
 export function historyKey(tabId: string): string {
   return tabId === 't1' ? HISTORY_KEY : `${HISTORY_KEY}.${tabId}`;
-}
-
-/** A start overtaken by a later action is not an error to show. */
-export function unlessSuperseded(error: unknown): void {
-  if (!(error instanceof SupersededStartError)) throw error;
 }

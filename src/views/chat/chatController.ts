@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { PermissionBroker } from '../../host/permissionBroker';
-import { RestrictedModeError, SupersededStartError, type AgentManager } from '../../manager/agentManager';
+import { RestrictedModeError, SupersededStartError, type AgentManager, unlessSuperseded } from '../../manager/agentManager';
 import type { AgentSession, PromptCapabilities } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
 import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, RpcChatState, Snapshot } from '../../shared/chatProtocol';
@@ -8,7 +8,7 @@ import { runCommand } from '../commandRegistry';
 import { firstStepCommand } from '../firstSteps';
 import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
-import { buildPromptParts, historyKey, sessionDivider, startFailedNotice, unlessSuperseded } from './chatContent';
+import { buildPromptParts, historyKey, sessionDivider, startFailedNotice } from './chatContent';
 import { chatHeader } from './chatHeader';
 import { boundedHistory } from '../../session/transcriptCopy';
 import { ChatBatch } from './chatBatch';
