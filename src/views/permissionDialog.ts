@@ -175,7 +175,7 @@ export function modalPermissionPresenter(
     const isReject = (b: Button) => options.find((o) => o.optionId === b.answer?.optionId)?.kind.startsWith('reject') ?? false;
     const answers = answerButtons(request, offer);
     const items: Button[] = [...answers.filter(isReject), ...answers.filter((b) => !isReject(b))];
-    const first: Button | undefined = diff ? showDiff : items.find(isReject) ? undefined : { title: vscode.l10n.t('Cancel'), answer: undefined, isCloseAffordance: true };
+    const first: Button | undefined = diff ? showDiff : items.some(isReject) ? undefined : { title: vscode.l10n.t('Cancel'), answer: undefined, isCloseAffordance: true };
     const buttons = [...(first ? [first] : []), ...items];
     let shown: vscode.Uri | undefined;
     try {
