@@ -80,7 +80,7 @@ export class VsCodeRpcUi implements AgentUiHandlers, vscode.Disposable {
     if (text === undefined) this.status.delete(key);
     else this.status.set(key, text);
     const entries = [...this.status.values()];
-    this.statusItem.text = entries.join('  ');
+    this.statusItem.text = inertMarkup(entries.join('  ')); // no `$(icon)` of the agent's next to ours
     this.statusItem.tooltip = [...this.status].map(([k, v]) => `${k}: ${v}`).join('\n');
     if (entries.length) this.statusItem.show();
     else this.statusItem.hide();

@@ -5,7 +5,8 @@
  * above the composer and its title as the view's description, `/rpc-prefill` (set_editor_text) fills the
  * composer, and a follow-up typed while a long tool call streams is queued at the agent (the count shows)
  * and reaches the model as a later user message. Last, the fake RPC agent's notify plants a command link and
- * an icon: the notification shows them as text, with no link to click. Screenshots in test-artifacts/.
+ * an icon: the notification (and its status entry) shows them as text, with no link to click. Screenshots in
+ * test-artifacts/.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -135,6 +136,10 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
         assert.equal(await message.locator('.codicon').count(), 0, 'the notification has an icon');
         assert.equal((await message.textContent())?.trim(), 'Done. [Open the report] (command:workbench.action.terminal.new) $ (shield) verified');
       });
+      // Its status entry too: the status bar would render the icon.
+      const status = await statusBarItem(page, 'agentHost.rpcStatus', 10_000);
+      assert.equal(await status.locator('.codicon').count(), 0, 'the agent status has an icon');
+      assert.match((await status.textContent()) ?? '', /\$ \(shield\) verified/);
     });
   } finally {
     await model.close();
