@@ -5,6 +5,7 @@ import * as path from 'node:path';
  * agent gracefully (stdin closed, then SIGTERM) before the extension host goes.
  */
 import * as vscode from 'vscode';
+import { inertMarkup } from './core/visibleText';
 import { registerSelectionCommands } from './commands/selectionCommands';
 import { createHostServices, type HostServices } from './hostServices';
 import { AgentManager, RestrictedModeError, SupersededStartError, type StartAgent } from './manager/agentManager';
@@ -109,7 +110,11 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
       if (error instanceof RestrictedModeError) return void refuseInRestrictedMode();
       const message = (error as Error).message;
       log.error(`${what} failed: ${message}`);
-      const pick = await vscode.window.showErrorMessage(vscode.l10n.t('Agent Host: {0} failed: {1}', what, message.split('\n')[0] ?? message), vscode.l10n.t('Show Log'), vscode.l10n.t('Restart'));
+      const pick = await vscode.window.showErrorMessage(
+        inertMarkup(vscode.l10n.t('Agent Host: {0} failed: {1}', what, message.split('\n')[0] ?? message)),
+        vscode.l10n.t('Show Log'),
+        vscode.l10n.t('Restart'),
+      );
       if (pick === vscode.l10n.t('Show Log')) log.show();
       else if (pick === vscode.l10n.t('Restart')) void runCommand('agentHost.restart');
     }

@@ -7,6 +7,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { inertMarkup } from './core/visibleText';
 import { FileService, type WriteGuard } from './host/fileService';
 import { PermissionBroker } from './host/permissionBroker';
 import { DEFAULT_PROTECTED_PATTERNS, protectedBy, protectedTarget } from './host/protectedPaths';
@@ -190,7 +191,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       }
       const failed = await turnChanges.revert();
       log.info(`Reverted the turn's changes (${changes.length} file(s)${failed.length ? `; not restorable: ${failed.join(', ')}` : ''})`);
-      if (failed.length) void vscode.window.showWarningMessage(vscode.l10n.t('Could not restore: {0}', failed.join(', ')));
+      if (failed.length) void vscode.window.showWarningMessage(inertMarkup(vscode.l10n.t('Could not restore: {0}', failed.join(', '))));
       return failed;
     }),
     // Starts the agent again: an agent that needs sign-in offers its methods on start.

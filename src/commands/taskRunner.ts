@@ -4,6 +4,7 @@
  * cancelling it (or being replaced) sends `session/cancel` through the manager.
  */
 import * as vscode from 'vscode';
+import { inertMarkup } from '../core/visibleText';
 import type { AgentManager } from '../manager/agentManager';
 import { buildPromptParts, displayParts, type CodeContext } from './promptParts';
 
@@ -68,11 +69,11 @@ export class TaskRunner implements vscode.Disposable {
 
   private async execute(title: string, cts: vscode.CancellationTokenSource, work: (ctx: TaskContext) => Promise<void>): Promise<void> {
     if (cts.token.isCancellationRequested) return;
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Host: ${title}`, cancellable: true }, async (progress, progressToken) => {
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: inertMarkup(`Agent Host: ${title}`), cancellable: true }, async (progress, progressToken) => {
       const sub = progressToken.onCancellationRequested(() => cts.cancel());
       const ctx: TaskContext = {
         token: cts.token,
-        report: (message) => progress.report({ message }),
+        report: (message) => progress.report({ message: inertMarkup(message) }),
         ask: (instructions, contexts, label) => this.ask(instructions, contexts, label, cts.token),
         note: (noteTitle, detail) => void this.manager.current?.model.notice('info', noteTitle, detail),
       };
@@ -85,7 +86,7 @@ export class TaskRunner implements vscode.Disposable {
         }
         const message = (error as Error).message;
         this.log.error(`Task "${title}" failed: ${message}`);
-        void vscode.window.showErrorMessage(vscode.l10n.t('Agent Host: {0} failed: {1}', title, message));
+        void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Agent Host: {0} failed: {1}', title, message)));
       } finally {
         sub.dispose();
       }

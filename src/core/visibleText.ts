@@ -26,3 +26,14 @@ export function visibleControls(text: string): string {
 export function oneLine(text: string): string {
   return String(text).replace(CONTROL_OR_BREAK, escaped);
 }
+
+/**
+ * Text from an agent, a registry or a workspace made inert where VS Code renders markup in it: a non-modal
+ * notification (and a progress one) and an input box's prompt turn `[label](https:…|command:…|file:…)` into a
+ * link (vs/base/common/linkedText.ts, once newlines are spaces) and `$(name)` into an icon. A space after every
+ * `]` or `$` that a `(` follows breaks both and keeps the text readable. Modal dialogs, titles and quick pick
+ * items show no links: they need none of this.
+ */
+export function inertMarkup(text: string): string {
+  return String(text).replace(/([\]$])\(/g, '$1 (');
+}

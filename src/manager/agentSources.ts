@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import * as vscode from 'vscode';
+import { inertMarkup } from '../core/visibleText';
 import { type AgentConfig, type AgentLayer, mergeAgentLayers } from '../session/agentConfig';
 
 export interface AgentList {
@@ -86,7 +87,7 @@ export class AgentProblemReporter {
       problems.length === 1
         ? vscode.l10n.t('Agent Host: an entry of agentHost.agents is ignored: {0}', first)
         : vscode.l10n.t('Agent Host: {0} entries of agentHost.agents are ignored (see the log): {1}', problems.length, first);
-    void vscode.window.showWarningMessage(message, open).then((pick) => {
+    void vscode.window.showWarningMessage(inertMarkup(message), open).then((pick) => {
       if (pick !== open) return;
       const command = OPEN_SETTINGS[first.split(':')[0] ?? ''] ?? 'workbench.action.openSettingsJson';
       void vscode.commands.executeCommand(command);

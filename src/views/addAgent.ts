@@ -5,6 +5,7 @@
  * phase with its own errors, never a slow start.
  */
 import * as vscode from 'vscode';
+import { inertMarkup } from '../core/visibleText';
 import { agentConfigOf, install, InstallError, listInstalled, uninstall, updateAvailable, type InstalledAgent } from '../agents/installer';
 import { presetConfig, PRESETS, type AgentPreset } from '../agents/presets';
 import { distributionFor, loadRegistry, platformKey, type LoadedRegistry, type RegistryAgent } from '../agents/registry';
@@ -71,7 +72,7 @@ async function fromPreset(ctx: AddAgentContext, preset: AgentPreset, found: stri
     const registry = await loadWithProgress(ctx);
     const entry = registry?.registry.agents.find((a) => a.id === preset.install.registryId);
     if (!entry) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('{0} is not in the ACP registry ({1}).', preset.name, registry?.from ?? ''));
+      void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('{0} is not in the ACP registry ({1}).', preset.name, registry?.from ?? '')));
       return undefined;
     }
     const installed = await installWithProgress(ctx, entry);
@@ -88,7 +89,7 @@ async function loadWithProgress(ctx: AddAgentContext): Promise<LoadedRegistry | 
       loadRegistry({ ...(url ? { url } : {}), cacheDir: ctx.registryCache }),
     );
   } catch (error) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Could not read the ACP registry: {0}', (error as Error).message));
+    void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Could not read the ACP registry: {0}', (error as Error).message)));
     return undefined;
   }
 }
@@ -137,11 +138,11 @@ async function fromRegistry(ctx: AddAgentContext): Promise<AgentConfig | undefin
 async function installWithProgress(ctx: AddAgentContext, entry: RegistryAgent): Promise<InstalledAgent | undefined> {
   try {
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Installing {0} {1}', entry.name, entry.version), cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: inertMarkup(vscode.l10n.t('Installing {0} {1}', entry.name, entry.version)), cancellable: true },
       (progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
-        return install(entry, { storage: ctx.storage, signal: abort.signal, onProgress: (p) => progress.report({ message: p.message }) });
+        return install(entry, { storage: ctx.storage, signal: abort.signal, onProgress: (p) => progress.report({ message: inertMarkup(p.message) }) });
       },
     );
     ctx.log.info(`Installed ${entry.id} ${entry.version} (${result.installed.kind}) in ${result.installed.dir}${result.already ? ' (already there)' : ''}`);
@@ -151,7 +152,7 @@ async function installWithProgress(ctx: AddAgentContext, entry: RegistryAgent): 
     if (e instanceof InstallError && e.cancelled) return undefined;
     const phase = e instanceof InstallError ? e.phase : 'install';
     ctx.log.error(`Installing ${entry.id} ${entry.version} failed (${phase}): ${e.message}`);
-    void vscode.window.showErrorMessage(vscode.l10n.t('Installing {0} failed ({1}): {2}', entry.name, phase, e.message));
+    void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Installing {0} failed ({1}): {2}', entry.name, phase, e.message)));
     return undefined;
   }
 }
@@ -193,7 +194,7 @@ async function save(config: AgentConfig, log: vscode.LogOutputChannel): Promise<
   await section.update('agents', next, vscode.ConfigurationTarget.Global);
   log.info(`Added agent "${config.name}": ${[config.command, ...(config.args ?? [])].join(' ')}`);
   const use = vscode.l10n.t('Make It the Default');
-  const answer = await vscode.window.showInformationMessage(vscode.l10n.t('Added "{0}" to agentHost.agents.', config.name), use);
+  const answer = await vscode.window.showInformationMessage(inertMarkup(vscode.l10n.t('Added "{0}" to agentHost.agents.', config.name)), use);
   if (answer === use) await section.update('defaultAgent', config.name, vscode.ConfigurationTarget.Global);
 }
 
@@ -233,10 +234,10 @@ export async function manageInstalled(ctx: AddAgentContext): Promise<void> {
       agents.map((a) => (usesOld(a) ? { ...a, command: swap(a.command), args: (a.args ?? []).map(swap) } : a)),
       vscode.ConfigurationTarget.Global,
     );
-    void vscode.window.showInformationMessage(vscode.l10n.t('{0} {1} is installed; agents use it from their next start.', next.name, next.version));
+    void vscode.window.showInformationMessage(inertMarkup(vscode.l10n.t('{0} {1} is installed; agents use it from their next start.', next.name, next.version)));
   } else if (answer === remove) {
     uninstall(ctx.storage, pick.i.id, pick.i.version);
     const left = agents.filter(usesOld).map((a) => a.name);
-    if (left.length) void vscode.window.showWarningMessage(vscode.l10n.t('Uninstalled. These agents still point at it: {0}', left.join(', ')));
+    if (left.length) void vscode.window.showWarningMessage(inertMarkup(vscode.l10n.t('Uninstalled. These agents still point at it: {0}', left.join(', '))));
   }
 }

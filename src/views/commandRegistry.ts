@@ -5,13 +5,25 @@
  * key on them, and a command run anyway (from a keybinding or code) explains why nothing happens.
  */
 import * as vscode from 'vscode';
+import { inertMarkup } from '../core/visibleText';
 import type { CommandId, CommandMap, ContextKeyValues } from './commandIds';
 
 export { COMMAND_IDS, CONTEXT_KEYS, type CommandId, type CommandMap, type ContextKeyValues } from './commandIds';
 
-/** Registers one command with its declared types. */
+/**
+ * Registers one command with its declared types. An error it throws is shown by VS Code as a notification
+ * when a key binding ran the command, so the links and icons in its message (agent text) are made inert.
+ */
 export function registerCommand<K extends CommandId>(id: K, handler: (...args: CommandMap[K][0]) => CommandMap[K][1] | Promise<CommandMap[K][1]>): vscode.Disposable {
-  return vscode.commands.registerCommand(id, handler as (...args: unknown[]) => unknown);
+  const run = handler as (...args: unknown[]) => unknown;
+  return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+    try {
+      return await run(...args);
+    } catch (error) {
+      if (error instanceof Error) error.message = inertMarkup(error.message);
+      throw error;
+    }
+  });
 }
 
 /** Runs one command with its declared types. */

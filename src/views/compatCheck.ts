@@ -6,6 +6,7 @@
  * the agent advertises is checked and the turn rows say why they are absent.
  */
 import * as vscode from 'vscode';
+import { inertMarkup } from '../core/visibleText';
 import { renderMarkdown } from '../agents/checkReport';
 import type { CompatReport } from '../agents/checkTypes';
 import { presetFor, type AgentPreset } from '../agents/presets';
@@ -46,18 +47,18 @@ export async function checkCompatibility(ctx: CompatCheckContext): Promise<Compa
   );
   if (!pick) return undefined;
   const report = await vscode.window
-    .withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking {0}', pick.label) }, (progress) =>
+    .withProgress({ location: vscode.ProgressLocation.Notification, title: inertMarkup(vscode.l10n.t('Checking {0}', pick.label)) }, (progress) =>
       ctx.run(pick.config, pick.preset, pick.scripted, (line) => {
         ctx.log.info(`Check ${pick.label}: ${line}`);
         const m = line.match(/^check (\S+): (\w+)/);
-        if (m) progress.report({ message: `${m[1]}: ${m[2]}` });
+        if (m) progress.report({ message: inertMarkup(`${m[1]}: ${m[2]}`) });
       }),
     )
     .then(
       (r) => r,
       (error: Error) => {
         ctx.log.error(`Check ${pick.label} failed: ${error.message}`);
-        void vscode.window.showErrorMessage(vscode.l10n.t('The compatibility check of {0} failed: {1}', pick.label, error.message));
+        void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('The compatibility check of {0} failed: {1}', pick.label, error.message)));
         return undefined;
       },
     );

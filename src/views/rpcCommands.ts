@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { inertMarkup } from '../core/visibleText';
 import type { Logger } from '../core/log';
 import { exportSessionHtml } from '../host/openTargets';
 import type { AgentManager } from '../manager/agentManager';
@@ -145,7 +146,7 @@ function entries(log: Logger): Entry[] {
           const leads = exported.real ? ` (leading to ${exported.real})` : '';
           log.warn(`Export the session as HTML: asked for ${exported.requested}, the agent answered ${JSON.stringify(exported.answer)}${leads}: ${exported.reason}; nothing opened`);
           void vscode.window.showWarningMessage(
-            vscode.l10n.t('The exported session was not opened: {0} (the log has its answer). Only the .html file the agent was asked to write is opened.', exported.reason),
+            inertMarkup(vscode.l10n.t('The exported session was not opened: {0} (the log has its answer). Only the .html file the agent was asked to write is opened.', exported.reason)),
           );
           return;
         }
@@ -208,13 +209,13 @@ export function registerRpcCommands(manager: AgentManager, log: Logger): vscode.
     const chosen = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Agent commands'), matchOnDescription: true });
     if (!chosen) return;
     if (!chosen.support.supported) {
-      void vscode.window.showWarningMessage(chosen.description);
+      void vscode.window.showWarningMessage(inertMarkup(chosen.description));
       return;
     }
     try {
       await chosen.e.run(session);
     } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('{0} failed: {1}', chosen.e.label, (error as Error).message));
+      void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('{0} failed: {1}', chosen.e.label, (error as Error).message)));
     }
   });
 }

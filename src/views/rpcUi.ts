@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { inertMarkup } from '../core/visibleText';
 import type { AgentUiHandlers, UiConfirmRequest, UiEditorRequest, UiInputRequest, UiSelectRequest } from '../session/sessionHost';
 
 /** A CancellationToken that fires when the agent withdraws the dialog or it times out. */
@@ -65,21 +66,21 @@ export class VsCodeRpcUi implements AgentUiHandlers, vscode.Disposable {
     const cancel = vscode.l10n.t('Cancel');
     const answer = await untilAborted(
       signal,
-      vscode.window.showInformationMessage(vscode.l10n.t('{0}: edit the text, then submit it to the agent', withTimeoutNote(request.title, request.timeout)), submit, cancel),
+      vscode.window.showInformationMessage(inertMarkup(vscode.l10n.t('{0}: edit the text, then submit it to the agent', withTimeoutNote(request.title, request.timeout))), submit, cancel),
     );
     return answer === submit ? doc.getText() : undefined;
   }
 
   notify(message: string, type: 'info' | 'warning' | 'error'): void {
     const show = type === 'error' ? vscode.window.showErrorMessage : type === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    void show(message);
+    void show(inertMarkup(message));
   }
 
   setStatus(key: string, text: string | undefined): void {
     if (text === undefined) this.status.delete(key);
     else this.status.set(key, text);
     const entries = [...this.status.values()];
-    this.statusItem.text = entries.join('  ');
+    this.statusItem.text = inertMarkup(entries.join('  ')); // no `$(icon)` of the agent's next to ours
     this.statusItem.tooltip = [...this.status].map(([k, v]) => `${k}: ${v}`).join('\n');
     if (entries.length) this.statusItem.show();
     else this.statusItem.hide();

@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
+import { inertMarkup } from '../core/visibleText';
 import type { AgentManager } from '../manager/agentManager';
 import type { AgentSessionInfo } from '../session/agentSession';
 import { transcriptMarkdown, type SessionStore } from '../session/sessionStore';
@@ -137,7 +138,7 @@ export async function showSessionHistory(deps: HistoryDeps): Promise<void> {
       try {
         await deps.open(e.agent, e.sessionId, store.transcript(e.sessionId));
       } catch (error) {
-        void vscode.window.showErrorMessage(vscode.l10n.t('Agent Host: could not open the session: {0}', (error as Error).message));
+        void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Agent Host: could not open the session: {0}', (error as Error).message)));
       }
       return;
     }
@@ -170,7 +171,7 @@ export async function showSessionHistory(deps: HistoryDeps): Promise<void> {
         }
       }
     } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Agent Host: {0}', (error as Error).message));
+      void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Agent Host: {0}', (error as Error).message)));
     }
   }
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { inertMarkup } from '../core/visibleText';
 import { restrictedModeMessage, type AgentManager, type AgentState } from '../manager/agentManager';
 import { MANAGE_TRUST_COMMAND } from './restrictedMode';
 
@@ -33,7 +34,8 @@ export class AgentStatusBar implements vscode.Disposable {
   private update(): void {
     const state = this.manager.state;
     if (state !== 'stopped') this.started = true;
-    const name = this.manager.agentName ?? vscode.l10n.t('no agent');
+    // The status bar renders `$(icon)` in its text: a name from settings or a registry shows as written.
+    const name = inertMarkup(this.manager.agentName ?? vscode.l10n.t('no agent'));
     if (!vscode.workspace.isTrusted) {
       this.item.text = `$(shield) ${name} — ${vscode.l10n.t('Restricted Mode')}`;
       this.item.tooltip = `Agent Host: ${restrictedModeMessage()}`;

@@ -4,13 +4,15 @@
  * agent (it reacts with the notification that matches the answer). Then the chat: rpc-demo's widget shows
  * above the composer and its title as the view's description, `/rpc-prefill` (set_editor_text) fills the
  * composer, and a follow-up typed while a long tool call streams is queued at the agent (the count shows)
- * and reaches the model as a later user message. Screenshots in test-artifacts/.
+ * and reaches the model as a later user message. Last, the fake RPC agent's notify plants a command link and
+ * an icon: the notification (and its status entry) shows them as text, with no link to click. Screenshots in
+ * test-artifacts/.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { PI_RPC, piPackageDir } from '../rpc/agents';
 import { repoRoot } from '../support/paths';
@@ -29,8 +31,11 @@ async function pickQuickItem(page: Page, label: string): Promise<string[]> {
   return labels;
 }
 
-/** Waits for a notification: as a toast, or (toasts are not always raised in a headless window) in the center. */
-async function expectNotification(page: Page, text: RegExp): Promise<void> {
+/**
+ * Waits for a notification: as a toast, or (toasts are not always raised in a headless window) in the center;
+ * `check` runs on it while it shows.
+ */
+async function expectNotification(page: Page, text: RegExp, check?: (item: Locator) => Promise<void>): Promise<void> {
   const toast = page.locator('.notification-toast', { hasText: text }).first();
   if (
     await toast.waitFor({ timeout: 5_000 }).then(
@@ -38,9 +43,11 @@ async function expectNotification(page: Page, text: RegExp): Promise<void> {
       () => false,
     )
   )
-    return;
+    return check?.(toast);
   await runCommand(page, 'Notifications: Show Notifications');
-  await page.locator('.notifications-center .notification-list-item', { hasText: text }).first().waitFor({ timeout: 25_000 });
+  const item = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+  await item.waitFor({ timeout: 25_000 });
+  await check?.(item);
   await page.keyboard.press('Escape');
 }
 
@@ -54,7 +61,9 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
     const ext = path.join(piPackageDir(), 'examples', 'extensions', 'rpc-demo.ts');
     const cfg = PI_RPC.prepare({ scratch, modelUrl: model.url, workspace, args: ['--no-session', '-e', ext] });
     const agent = { name: 'pi (RPC, demo model)', command: cfg.command, args: cfg.args, env: cfg.env, protocol: 'rpc', inheritEnv: false };
-    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name }, timeoutMs: 240_000 }, async (page, info) => {
+    const planted = 'Done. [Open the report](command:workbench.action.terminal.new) $(shield) verified';
+    const fake = { name: 'fake-rpc-notify', command: process.execPath, args: [path.join(repoRoot, 'out/test/fixtures/rpcFakeAgent.js'), 'upstream'], env: { FAKE_NOTIFY: planted }, protocol: 'rpc' };
+    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': [agent, fake], 'agentHost.defaultAgent': agent.name }, timeoutMs: 240_000 }, async (page, info) => {
       await statusBarItem(page, 'agentHost.status', 60_000);
       // A dangerous shell command makes rpc-demo ask with select(["Allow", "Block"]).
       await askAgent(page, `SCENARIO: shell ${JSON.stringify({ command: `rm -rf ${path.join(workspace, 'nothing-here')}` })}`);
@@ -116,6 +125,21 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
       assert.ok(followAt > shellAt, `the follow-up did not reach the model after the shell turn (at ${followAt})`);
       await frame.locator('[data-testid="agent-queue"]').waitFor({ state: 'hidden', timeout: 10_000 });
       await info.screenshot('rpc-chat-follow-up-done');
+
+      // The fake agent's notify at its start plants a command link and an icon: both stay text (inertMarkup).
+      await runCommand(page, 'Agent Host: Select Agent');
+      await pickQuickItem(page, fake.name);
+      await expectNotification(page, /Open the report/, async (item) => {
+        const message = item.locator('.notification-list-item-message');
+        await info.screenshot('rpc-notify-planted-link');
+        assert.equal(await message.locator('a').count(), 0, 'the notification has a link');
+        assert.equal(await message.locator('.codicon').count(), 0, 'the notification has an icon');
+        assert.equal((await message.textContent())?.trim(), 'Done. [Open the report] (command:workbench.action.terminal.new) $ (shield) verified');
+      });
+      // Its status entry too: the status bar would render the icon.
+      const status = await statusBarItem(page, 'agentHost.rpcStatus', 10_000);
+      assert.equal(await status.locator('.codicon').count(), 0, 'the agent status has an icon');
+      assert.match((await status.textContent()) ?? '', /\$ \(shield\) verified/);
     });
   } finally {
     await model.close();

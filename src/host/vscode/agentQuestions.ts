@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { inertMarkup } from '../../core/visibleText';
 import type { Logger } from '../../core/log';
 import { elicitationUrl } from '../openTargets';
 
@@ -40,7 +41,7 @@ export async function askUser(params: unknown, signal: AbortSignal, agentName?: 
   const options = Array.isArray(p.options) ? p.options.map(optionLabel).filter((o): o is { label: string } => !!o) : [];
   const source = cancellation(signal);
   try {
-    const input = async (): Promise<string | undefined> => vscode.window.showInputBox({ title, prompt: question, ignoreFocusOut: true }, source.token);
+    const input = async (): Promise<string | undefined> => vscode.window.showInputBox({ title, prompt: inertMarkup(question), ignoreFocusOut: true }, source.token);
     if (options.length === 0) {
       const text = await input();
       return text === undefined ? { outcome: 'cancelled' } : { outcome: 'answered', text };
@@ -94,7 +95,7 @@ export async function elicit(params: unknown, signal: AbortSignal, agentName?: s
       if (!target.ok) {
         log?.warn(`${who} asked to open ${JSON.stringify(p.url)}; declined: ${target.reason}`);
         // The URL stays out of the notification, which would render `[label](command:…)` in it as a link.
-        void vscode.window.showWarningMessage(vscode.l10n.t('{0} asked to open a link, which was not opened: {1} (the log has the link).', who, target.reason));
+        void vscode.window.showWarningMessage(inertMarkup(vscode.l10n.t('{0} asked to open a link, which was not opened: {1} (the log has the link).', who, target.reason)));
         return { action: 'decline' };
       }
       const open = vscode.l10n.t('Open {0}', target.host);
@@ -133,7 +134,7 @@ export async function elicit(params: unknown, signal: AbortSignal, agentName?: s
         const text = await vscode.window.showInputBox(
           {
             title,
-            prompt: s.description ? `${prompt} — ${s.description}` : prompt,
+            prompt: inertMarkup(s.description ? `${prompt} — ${s.description}` : prompt),
             ...(s.default !== undefined ? { value: String(s.default) } : {}),
             ignoreFocusOut: true,
             validateInput: (v) => {

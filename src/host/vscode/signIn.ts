@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { inertMarkup } from '../../core/visibleText';
 import type { AuthMethodInfo as AuthMethod, SignInHandler } from '../../session/sessionHost';
 import type { AgentConfig } from '../../session/agentConfig';
 import { classifyAuthMethod, commandLine, secretKey, shownVariable, type SignInMethod } from '../signIn';
@@ -83,7 +84,7 @@ export class AgentSignIn implements SignInHandler {
   private async defaultChooser(agent: AgentConfig, methods: SignInMethod[]): Promise<SignInMethod | undefined> {
     if (!this.requested) {
       const signIn = vscode.l10n.t('Sign in');
-      void Promise.resolve(vscode.window.showErrorMessage(vscode.l10n.t('{0} needs you to sign in ({1}).', agent.name, methods.map((m) => m.name).join(', ')), signIn)).then((pick) => {
+      void Promise.resolve(vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('{0} needs you to sign in ({1}).', agent.name, methods.map((m) => m.name).join(', '))), signIn)).then((pick) => {
         if (pick === signIn) void vscode.commands.executeCommand('agentHost.signIn');
       });
       return undefined;

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { inertMarkup } from '../../core/visibleText';
 import { resolveInWorkspace } from '../../host/workspacePaths';
 import type { ContextChip, FileHit } from '../../shared/chatProtocol';
 import { showDiff, VirtualDocuments } from '../virtualDocuments';
@@ -93,7 +94,7 @@ export class EditorActions implements vscode.Disposable {
     const name = path.basename(doc.uri.path);
     await showDiff(this.docs, name, doc.uri, after, vscode.l10n.t('{0} ↔ code block', name), {});
     const apply = vscode.l10n.t('Apply');
-    const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Apply the code block to {0}?', name), apply);
+    const pick = await vscode.window.showInformationMessage(inertMarkup(vscode.l10n.t('Apply the code block to {0}?', name)), apply);
     if (pick !== apply) return;
     const edit = new vscode.WorkspaceEdit();
     edit.replace(doc.uri, full, after);
