@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { inertMarkup } from '../core/visibleText';
 import { commandWordsOf, displayWords } from '../host/commandWords';
 import type { PermissionAnswer, PermissionPresenter } from '../host/permissionBroker';
 import { type RuleOffer, ruleOffer } from '../host/permissionRules';
@@ -186,7 +187,7 @@ export function modalPermissionPresenter(
         if (signal.aborted) {
           if (picked?.answer !== undefined) {
             void vscode.window.showInformationMessage(
-              vscode.l10n.t('Agent Host: the request "{0}" was withdrawn before you answered; nothing was allowed or recorded.', toolCall.title || toolCall.id),
+              inertMarkup(vscode.l10n.t('Agent Host: the request "{0}" was withdrawn before you answered; nothing was allowed or recorded.', toolCall.title || toolCall.id)),
             );
           }
           return undefined;

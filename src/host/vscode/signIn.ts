@@ -59,7 +59,7 @@ export class AgentSignIn implements SignInHandler {
           return undefined;
         }
         const ok = await this.runTerminal(method, agent.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
-        if (!ok) void vscode.window.showErrorMessage(vscode.l10n.t('Signing in to {0} did not finish (the login command failed or was closed).', agent.name));
+        if (!ok) void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Signing in to {0} did not finish (the login command failed or was closed).', agent.name)));
         return ok ? 'restart' : undefined;
       }
       case 'env_var': {
@@ -130,7 +130,7 @@ function defaultAskSecret(agent: AgentConfig, method: SignInMethod, varName: str
   return Promise.resolve(
     vscode.window.showInputBox({
       title: vscode.l10n.t('Sign in to {0}: {1}', agent.name, method.name),
-      prompt: vscode.l10n.t("{0} (kept in the editor's secret storage, never in settings)", varName),
+      prompt: inertMarkup(vscode.l10n.t("{0} (kept in the editor's secret storage, never in settings)", varName)),
       password: true,
       ignoreFocusOut: true,
     }),
