@@ -373,7 +373,13 @@ export class AcpSession implements AgentSession {
       record('answered', decision.optionId);
       this.model.upsertToolCall({
         id: toolCallId,
-        permission: { optionId: decision.optionId, outcome: 'selected', by: decision.by, ...(decision.rule ? { rule: decision.rule } : {}) },
+        permission: {
+          optionId: decision.optionId,
+          outcome: 'selected',
+          by: decision.by,
+          ...(decision.rule ? { rule: decision.rule } : {}),
+          ...(options.find((o) => o.optionId === decision.optionId)?.kind.startsWith('reject') ? { rejected: true } : {}),
+        },
       });
       return { outcome: { outcome: 'selected' as const, optionId: decision.optionId } };
     }

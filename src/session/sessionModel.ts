@@ -31,7 +31,8 @@ export interface ToolCallEntity {
   toolKind: string;
   status: ToolStatus;
   content: unknown[];
-  locations: { path: string; line?: number | null }[];
+  /** `label`: how a view shows the path (workspace-relative), set by the view; links use `path`. */
+  locations: { path: string; line?: number | null; label?: string }[];
   rawInput?: unknown;
   rawOutput?: unknown;
   /** Which permission decision applied to it, when one did. */
@@ -41,6 +42,8 @@ export interface ToolCallEntity {
     by: 'user' | 'policy' | 'rule' | 'timeout' | 'cancel';
     /** When a stored rule answered (`by: 'rule'`): the rule, as "Manage Permission Rules…" lists it. */
     rule?: string;
+    /** The answer was a reject option (a card of a call that then failed says "rejected", not "failed"). */
+    rejected?: boolean;
   };
   /** Why it ended unfinished: the agent went away before it finished (the card says so). */
   interrupted?: string;

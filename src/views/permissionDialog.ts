@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { inertMarkup } from '../core/visibleText';
 import { commandWordsOf, displayWords } from '../host/commandWords';
+import { workspaceRelative } from './displayPaths';
 import type { PermissionAnswer, PermissionPresenter } from '../host/permissionBroker';
 import { type RuleOffer, ruleOffer } from '../host/permissionRules';
 import { cleanPatch, commandOf, OPTION_KIND_LABELS, optionContradicts, type PermissionRequestInfo } from '../session/permissions';
@@ -167,8 +168,12 @@ export function modalPermissionPresenter(
       ...options.filter(optionContradicts).map((o) => vscode.l10n.t('⚠ The option “{0}” is named against what it does ({1}).', o.name, vscode.l10n.t(OPTION_KIND_LABELS[o.kind] ?? o.kind))),
     ];
     const explain = vscode.l10n.t('Reject tells the agent no and lets it go on; Cancel (Escape) stops the turn.');
-    const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), summarizeRawInput(toolCall.rawInput), ruleDetail(request, offer), explain].filter(Boolean).join('\n\n');
-    const title = permissionTitle(toolCall.toolKind, toolCall.title || toolCall.id);
+    // Paths read relative to the workspace, but a command line is shown exactly as it will run.
+    const readable = (text: string) => (toolCall.toolKind === 'execute' || commandWordsOf(toolCall.rawInput) ? text : workspaceRelative(text));
+    const detail = [warnings.join('\n'), vscode.l10n.t('Kind: {0}', toolCall.toolKind), readable(summarizeRawInput(toolCall.rawInput)), ruleDetail(request, offer), explain]
+      .filter(Boolean)
+      .join('\n\n');
+    const title = permissionTitle(toolCall.toolKind, readable(toolCall.title || toolCall.id));
     const diff = diffOf(request);
     type Button = { title: string; answer: PermissionAnswer | undefined; isCloseAffordance?: boolean };
     const showDiff: Button = { title: vscode.l10n.t('Show Diff'), answer: undefined };

@@ -150,6 +150,9 @@ test('the chat webview: keyboard only, and no serious or critical axe violation 
         await waitText(frame, '.msg.user', 'SCENARIO: write');
         assert.equal(await frame.locator('.composer textarea').inputValue(), '', 'Enter did not send the draft');
         await frame.locator('.permission.state-pending').waitFor({ timeout: 90_000 });
+        // The card names the file relative to the workspace (opencode's title is its absolute path).
+        const permTitle = (await frame.locator('.permission.state-pending .perm-title').textContent()) ?? '';
+        assert.ok(permTitle.includes('hello.txt') && !permTitle.includes(workspace), `the permission card shows an absolute path: "${permTitle}"`);
         const alert = await announced(frame, 'alert', /Permission requested: .*Ctrl\+Up/);
         step(`sent with Enter; the permission card was announced: "${alert}"`);
         await axe.scan(frame, 'permission');

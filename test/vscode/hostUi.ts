@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { until } from '../support/wait';
 import { askAgent, statusBarItem, withWorkbench, type WorkbenchOptions } from './runner';
+import { openChat } from './chatUi';
 import { diffShown, settled } from './waits';
 
 export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string }): Promise<string[]> {
@@ -57,6 +58,8 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     if (!labels.includes(`⚠ Always allow \`${file}\` — “Reject”`)) throw new Error(`the trap option is not shown for what it does: [${labels.join(' | ')}]`);
     if (!/named against what it does/.test(detail ?? '')) throw new Error(`the detail does not explain the flagged option: "${detail}"`);
     if (!/Kind: edit/.test(detail ?? '')) throw new Error(`modal detail lacks the tool kind: "${detail}"`);
+    // The file is named relative to the workspace, not by its absolute path.
+    if (detail?.includes(opts.workspace) || !detail?.includes(file)) throw new Error(`the modal's file is not workspace-relative: "${detail}"`);
     // The default button (first: Enter) is Show Diff while the diff has not been opened; the detail says what
     // Cancel does and shows the hunks, not the patch's headers.
     if (firstDefault !== 'Show Diff') throw new Error(`"Show Diff" is not the default button of a request with a diff (default "${firstDefault}"): [${labels.join(' | ')}]`);
@@ -136,6 +139,12 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     await buttons.nth(evilLabels.indexOf('Reject')).click();
     await until(() => runs().length === 3, { what: 'the agent answered for the longer line', timeoutMs: 30_000, intervalMs: 250 });
     if (runs()[2] !== 'reject-once npm test --script-shell=./evil.sh') throw new Error(`the longer line was not asked and rejected: ${runs()[2]}`);
+    // In the chat, the rejected call's card says "rejected", not "failed".
+    const chat = await openChat(page);
+    const rejected = chat.locator('.entry.tool', { hasText: 'evil.sh' }).locator('.status.rejected');
+    await rejected.waitFor({ timeout: 30_000 });
+    if ((await rejected.textContent())?.trim() !== 'rejected') throw new Error(`the rejected call's card says "${await rejected.textContent()}"`);
+    shots.push(await info.screenshot('host-rejected-card'));
   });
   return shots;
 }

@@ -31,7 +31,9 @@ const STATUS_ICONS: Record<string, string> = {
 
 /** A tool call's card: head (kind, title, status) and, when expanded, locations, content, raw input and output. */
 export function toolCallCard(t: ToolCallEntity, s: ChatStrings, open: boolean): HTMLElement {
-  const statusText = { pending: s.statusPending, in_progress: s.statusRunning, completed: s.statusDone, failed: s.statusFailed }[t.status] ?? t.status;
+  // A call the person rejected, which then failed, says so: it was refused, not broken.
+  const rejected = t.status === 'failed' && t.permission?.rejected === true;
+  const statusText = rejected ? s.statusRejected : ({ pending: s.statusPending, in_progress: s.statusRunning, completed: s.statusDone, failed: s.statusFailed }[t.status] ?? t.status);
   const bodyId = `tool-body-${cssId(t.id)}`;
   const head = h(
     'button',
@@ -39,7 +41,12 @@ export function toolCallCard(t: ToolCallEntity, s: ChatStrings, open: boolean): 
     icon(open ? 'chevron-down' : 'chevron-right', 'chev'),
     icon(KIND_ICONS[t.toolKind] ?? 'tools', 'kind'),
     h('span', { className: 'tool-title' }, t.title || t.toolKind),
-    h('span', { className: `status status-${t.status}` }, icon(STATUS_ICONS[t.status] ?? 'circle-large-outline'), h('span', null, statusText)),
+    h(
+      'span',
+      { className: `status status-${t.status}${rejected ? ' rejected' : ''}` },
+      icon(rejected ? 'circle-slash' : (STATUS_ICONS[t.status] ?? 'circle-large-outline')),
+      h('span', null, statusText),
+    ),
   );
   const body = h('div', { className: 'tool-body', id: bodyId, hidden: !open });
   if (t.locations.length) {
@@ -48,7 +55,12 @@ export function toolCallCard(t: ToolCallEntity, s: ChatStrings, open: boolean): 
         'div',
         { className: 'locations' },
         ...t.locations.map((l) =>
-          h('a', { href: '#', className: 'location', 'data-action': 'open-location', 'data-path': l.path, 'data-line': l.line ?? '' }, icon('go-to-file'), `${l.path}${l.line ? `:${l.line}` : ''}`),
+          h(
+            'a',
+            { href: '#', className: 'location', 'data-action': 'open-location', 'data-path': l.path, 'data-line': l.line ?? '' },
+            icon('go-to-file'),
+            `${l.label ?? l.path}${l.line ? `:${l.line}` : ''}`,
+          ),
         ),
       ),
     );

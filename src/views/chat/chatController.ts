@@ -6,6 +6,7 @@ import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/s
 import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, RpcChatState, Snapshot } from '../../shared/chatProtocol';
 import { runCommand } from '../commandRegistry';
 import { firstStepCommand } from '../firstSteps';
+import { relativeEntity } from '../displayPaths';
 import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
 import { buildPromptParts, historyKey, sessionDivider, startFailedNotice } from './chatContent';
@@ -460,7 +461,7 @@ export class ChatController implements vscode.Disposable {
     const pending = this.pendingContext;
     this.pendingContext = [];
     return {
-      entities: [...this.history, ...(this.model?.timeline() ?? []).map((e) => this.forView(e)), ...this.local],
+      entities: [...this.history, ...(this.model?.timeline() ?? []), ...this.local].map((e) => this.forView(e)),
       plan: this.model?.plan ?? [],
       header: this.header(),
       queue: this.queue,
@@ -470,8 +471,9 @@ export class ChatController implements vscode.Disposable {
     };
   }
 
-  /** A pending permission with its buttons as the modal has them (each "always" names its rule). */
-  private forView(entity: TimelineEntity): TimelineEntity {
+  /** As the page shows it: workspace paths relative; a pending permission with the modal's buttons (each "always" names its rule). */
+  private forView(shown: TimelineEntity): TimelineEntity {
+    const entity = relativeEntity(shown);
     const toolCall = entity.kind === 'permission' && entity.state === 'pending' ? this.model?.toolCall(entity.toolCallId) : undefined;
     return entity.kind === 'permission' && toolCall && this.broker ? withAnswerButtons(entity, toolCall, this.broker.offer(toolCall)) : entity;
   }

@@ -63,6 +63,7 @@ export function chatStrings(): ChatStrings {
     statusRunning: vscode.l10n.t('running'),
     statusDone: vscode.l10n.t('done'),
     statusFailed: vscode.l10n.t('failed'),
+    statusRejected: vscode.l10n.t('rejected'),
     stateStopped: vscode.l10n.t('stopped'),
     stateStarting: vscode.l10n.t('starting'),
     stateReady: vscode.l10n.t('ready'),
