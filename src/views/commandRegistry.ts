@@ -9,9 +9,16 @@ import type { CommandId, CommandMap, ContextKeyValues } from './commandIds';
 
 export { COMMAND_IDS, CONTEXT_KEYS, type CommandId, type CommandMap, type ContextKeyValues } from './commandIds';
 
+const ran = new vscode.EventEmitter<CommandId>();
+/** Each contributed command as it starts, however it was run (palette, menu, keybinding, a page's link, code). */
+export const onDidRunCommand = ran.event;
+
 /** Registers one command with its declared types. */
 export function registerCommand<K extends CommandId>(id: K, handler: (...args: CommandMap[K][0]) => CommandMap[K][1] | Promise<CommandMap[K][1]>): vscode.Disposable {
-  return vscode.commands.registerCommand(id, handler as (...args: unknown[]) => unknown);
+  return vscode.commands.registerCommand(id, (...args: unknown[]) => {
+    ran.fire(id);
+    return (handler as (...args: unknown[]) => unknown)(...args);
+  });
 }
 
 /** Runs one command with its declared types. */
@@ -22,11 +29,15 @@ export async function runCommand<K extends CommandId>(id: K, ...args: CommandMap
 /** Sets the context keys and remembers their values (tests and the status read them back). */
 export class ContextKeys {
   private readonly values = new Map<keyof ContextKeyValues, boolean>();
+  private readonly changed = new vscode.EventEmitter<{ key: keyof ContextKeyValues; value: boolean }>();
+  /** A key that took a new value. */
+  readonly onDidChange = this.changed.event;
 
   set<K extends keyof ContextKeyValues>(key: K, value: ContextKeyValues[K]): void {
     if (this.values.get(key) === value) return;
     this.values.set(key, value);
     void vscode.commands.executeCommand('setContext', key, value);
+    this.changed.fire({ key, value });
   }
 
   get<K extends keyof ContextKeyValues>(key: K): ContextKeyValues[K] {
