@@ -42,7 +42,8 @@ AGENT_SPECS=(
 )
 
 log() { printf '[setup-agents] %s\n' "$*"; }
-die() { printf '[setup-agents] ERROR: %s\n' "$*" >&2; exit 1; }
+# $SETUP_REASON_FILE (set by setup.sh): where the reason goes too, for setup's last line.
+die() { printf '[setup-agents] ERROR: %s\n' "$*" >&2; [ -z "${SETUP_REASON_FILE:-}" ] || printf '%s\n' "$*" >"$SETUP_REASON_FILE"; exit 1; }
 
 command -v npm >/dev/null 2>&1 || die "npm not found on PATH"
 command -v node >/dev/null 2>&1 || die "node not found on PATH"

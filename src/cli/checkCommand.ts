@@ -12,11 +12,11 @@ import { render } from '../agents/checkReport';
 import { runCompatCheck } from '../agents/checkRun';
 import type { CheckHost } from '../agents/checkTypes';
 import type { AgentConfig } from '../session/agentConfig';
-import { agentFromFile, envPairs } from './agentOptions';
+import { agentFromFile, envPairs, splitAgentWords, withAgentCommand } from './agentOptions';
 
 export const CHECK_USAGE = `Usage: agent-host check (--preset ID [--command CMD --arg A …] | --config FILE [--agent NAME] |
                          --command CMD [--arg A …] [--protocol acp|rpc]) [--env K=V …]
-                        [--scripted] [--cwd DIR] [--format text|json|markdown] [--timeout S]
+                        [--scripted] [--cwd DIR] [--format text|json|markdown] [--timeout S] [-- CMD A …]
 
 Runs a scripted probe against the agent and prints what it supports: verified (seen on a real turn or
 frame), claimed (advertised, not exercised), absent (not advertised or not available), failed.
@@ -25,7 +25,8 @@ frame), claimed (advertised, not exercised), absent (not advertised or not avail
                      agentao): its command, args and env; --command/--arg replace how it is launched
                      (the preset's own args and env are still added)
   --config FILE      an agents file; --agent NAME picks the entry (default: the first)
-  --command CMD      an ad-hoc agent, with --arg (repeatable) and --protocol
+  --command CMD      an ad-hoc agent, with --arg (repeatable; --arg -c passes "-c") and --protocol
+  -- CMD A …         the same, last: every word after "--" is the agent's command and arguments
   --env K=V          added to the agent's environment (repeatable)
   --scripted         run the turns (permission, files, terminal, MCP tool, cancel, reattach) against
                      Agent Host's scripted model, in a sandboxed home and a scratch workspace; needs a
@@ -44,10 +45,11 @@ export interface CheckCommandDeps {
 
 /** Exit codes: 0 nothing failed, 1 a check failed, 2 usage. */
 export async function runCheckCommand(argv: string[], deps: CheckCommandDeps): Promise<number> {
+  const words = splitAgentWords(argv);
   let values;
   try {
     values = parseArgs({
-      args: argv,
+      args: words.options,
       options: {
         preset: { type: 'string' },
         config: { type: 'string' },
@@ -64,6 +66,7 @@ export async function runCheckCommand(argv: string[], deps: CheckCommandDeps): P
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
+    values = withAgentCommand(values, words.agentCommand);
   } catch (error) {
     deps.err(`${(error as Error).message}\n\n${CHECK_USAGE}`);
     return 2;

@@ -6,7 +6,7 @@ import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import { openSessionDirectory, startAgentSession } from '../adapters';
 import { defaultStateDir, SessionIdTakenError, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
-import { agentFromFile, envPairs } from './agentOptions';
+import { agentFromFile, envPairs, splitAgentWords, withAgentCommand } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
 import { runCheckCommand } from './checkCommand';
 import { openCheckHost } from '../checkHost';
@@ -24,6 +24,7 @@ import { stderr, stdout } from './terminal';
 import { oneLine } from '../core/visibleText';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
+       agent-host [options] <prompt…> -- CMD [ARG…]   (an ad-hoc agent: its command and arguments as written)
        agent-host sessions list|show|export|rename|delete … (see agent-host sessions --help)
        agent-host registry list|search, install ID, uninstall ID, installed (see agent-host install --help)
        agent-host check --preset ID [--scripted] [--format text|json|markdown] … (see agent-host check --help)
@@ -36,7 +37,9 @@ Control characters from the agent are printed as visible escapes (\\u001b), neve
 Agent (one of):
   --config FILE        agents as [{name, command, args, env, protocol}] or {"agent_servers": {…}}
   --agent NAME         which agent of --config (default: the first)
-  --command CMD        an ad-hoc agent; with --arg ARG (repeatable), --env K=V (repeatable)
+  --command CMD        an ad-hoc agent; with --arg ARG (repeatable; the word after --arg is the
+                       agent's even when it starts with "-": --arg -c), --env K=V (repeatable)
+  -- CMD [ARG…]        the same, last: every word after "--" is the agent's command and arguments
   --protocol acp|rpc   protocol of an ad-hoc agent (default acp)
 
 Options:
@@ -105,9 +108,11 @@ async function main(): Promise<number> {
       err: (t) => stderr(`agent-host check: ${t}\n`),
     });
   }
+  const words = splitAgentWords(process.argv.slice(2));
   let parsed;
   try {
     parsed = parseArgs({
+      args: words.options,
       allowPositionals: true,
       options: {
         config: { type: 'string' },
@@ -134,7 +139,13 @@ async function main(): Promise<number> {
   } catch (error) {
     fail(`${(error as Error).message}\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
   }
-  const { values, positionals } = parsed;
+  const { positionals } = parsed;
+  let values = parsed.values;
+  try {
+    values = withAgentCommand(values, words.agentCommand);
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
+  }
   const store = new SessionStore(values['state-dir'] ? path.resolve(values['state-dir']) : defaultStateDir());
   if (positionals[0] === 'sessions') {
     if (values.help || positionals.length === 1) {

@@ -10,6 +10,10 @@ import type { CommandId, CommandMap, ContextKeyValues } from './commandIds';
 
 export { COMMAND_IDS, CONTEXT_KEYS, type CommandId, type CommandMap, type ContextKeyValues } from './commandIds';
 
+const ran = new vscode.EventEmitter<CommandId>();
+/** Each contributed command as it starts, however it was run (palette, menu, keybinding, a page's link, code). */
+export const onDidRunCommand = ran.event;
+
 /**
  * Registers one command with its declared types. An error it throws is shown by VS Code as a notification
  * when a key binding ran the command, so the links and icons in its message (agent text) are made inert.
@@ -17,6 +21,7 @@ export { COMMAND_IDS, CONTEXT_KEYS, type CommandId, type CommandMap, type Contex
 export function registerCommand<K extends CommandId>(id: K, handler: (...args: CommandMap[K][0]) => CommandMap[K][1] | Promise<CommandMap[K][1]>): vscode.Disposable {
   const run = handler as (...args: unknown[]) => unknown;
   return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+    ran.fire(id);
     try {
       return await run(...args);
     } catch (error) {
@@ -34,11 +39,15 @@ export async function runCommand<K extends CommandId>(id: K, ...args: CommandMap
 /** Sets the context keys and remembers their values (tests and the status read them back). */
 export class ContextKeys {
   private readonly values = new Map<keyof ContextKeyValues, boolean>();
+  private readonly changed = new vscode.EventEmitter<{ key: keyof ContextKeyValues; value: boolean }>();
+  /** A key that took a new value. */
+  readonly onDidChange = this.changed.event;
 
   set<K extends keyof ContextKeyValues>(key: K, value: ContextKeyValues[K]): void {
     if (this.values.get(key) === value) return;
     this.values.set(key, value);
     void vscode.commands.executeCommand('setContext', key, value);
+    this.changed.fire({ key, value });
   }
 
   get<K extends keyof ContextKeyValues>(key: K): ContextKeyValues[K] {

@@ -22,3 +22,19 @@ export function firstStepCommand(value: unknown): FirstStepCommand {
   if (typeof value === 'string' && Object.hasOwn(ALLOWED, value)) return value as FirstStepCommand;
   throw new Error(`Not a command the chat may run: ${JSON.stringify(value)}`);
 }
+
+/**
+ * The walkthrough's completion events (package.json) → the steps each one completes, as VS Code names them
+ * (`onCommand:agentHost.selectAgent` → ["chooseAgent"]). Empty when the manifest has no such walkthrough.
+ */
+export function walkthroughEvents(packageJson: unknown): Map<string, string[]> {
+  type Manifest = { contributes?: { walkthroughs?: { id?: string; steps?: { id?: string; completionEvents?: unknown[] }[] }[] } };
+  const walkthrough = (packageJson as Manifest | undefined)?.contributes?.walkthroughs?.find((w) => w.id === WALKTHROUGH_ID);
+  const events = new Map<string, string[]>();
+  for (const step of walkthrough?.steps ?? []) {
+    for (const event of step.completionEvents ?? []) {
+      if (typeof event === 'string' && typeof step.id === 'string') events.set(event, [...(events.get(event) ?? []), step.id]);
+    }
+  }
+  return events;
+}

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { parseAgentConfigs } from '../../src/session/agentConfig';
 import { COMMAND_IDS, CONTEXT_KEYS } from '../../src/views/commandIds';
-import { WALKTHROUGH_ID } from '../../src/views/firstSteps';
+import { WALKTHROUGH_ID, walkthroughEvents } from '../../src/views/firstSteps';
 import { repoRoot } from '../support/paths';
 
 interface Schema {
@@ -129,6 +129,8 @@ test('the walkthrough: completion events name real commands, context keys, views
       else if (kind === 'onSettingChanged') assert.ok(arg in settings, event);
       else assert.fail(`step ${step.id}: unexpected completion event ${event}`);
     }
+    // The extension ticks the step on these same events while the page is closed (src/views/walkthroughProgress.ts).
+    for (const event of step.completionEvents!) assert.ok(walkthroughEvents(pkg).get(event)?.includes(step.id), `${event} does not tick ${step.id}`);
     const media = step.media.svg ?? step.media.image ?? step.media.markdown;
     assert.ok(media && existsSync(path.join(repoRoot, media)), `step ${step.id}: media ${media} missing`);
     assert.ok(media.startsWith('media/'), `step ${step.id}: ${media} is outside media/ (not packaged)`);
