@@ -268,7 +268,7 @@ describe('ACP client against a hostile agent', () => {
     const broker = new PermissionBroker({ rules });
     const session = await startSession(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: broker.decide });
     await session.prompt([{ type: 'text', text: 'please write out.txt' }]);
-    assert.deepEqual(session.model.toolCall('c1')?.permission, { optionId: 'cancel', outcome: 'selected', by: 'rule', rule: 'always reject edit file out.txt' });
+    assert.deepEqual(session.model.toolCall('c1')?.permission, { optionId: 'cancel', outcome: 'selected', by: 'rule', rule: 'always reject edit file out.txt', rejected: true });
     assert.equal(existsSync(path.join(h.dir, 'out.txt')), false);
     await session.shutdown();
   });
