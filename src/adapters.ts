@@ -3,14 +3,18 @@
  * configured agent. The extension and the CLI call it; everything else sees an AgentSession.
  */
 import { AcpSession } from './acp/acpSession';
+import { missingCompanion } from './agents/presets';
 import { RpcAgentSession } from './rpc/rpcAgentSession';
 import { RpcSession } from './rpc/rpcSession';
-import type { AgentConfig } from './session/agentConfig';
+import { agentEnvironment, type AgentConfig } from './session/agentConfig';
 import type { AgentSession, AgentSessionDirectory } from './session/agentSession';
 import type { AgentStartOptions } from './session/sessionHost';
 
 /** Starts an agent with the adapter its configured protocol needs. */
 export async function startAgentSession(config: AgentConfig, options: AgentStartOptions): Promise<AgentSession> {
+  // Said before the agent runs: pi-acp without pi would ask to sign in instead of naming what is missing.
+  const missing = missingCompanion(config, agentEnvironment(config, options.env));
+  if (missing) throw new Error(missing);
   switch (config.protocol ?? 'acp') {
     case 'acp':
       return AcpSession.start(config, options);

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { AgentConfig } from '../session/agentConfig';
 import { downloadFile } from './download';
 import { packageSpec, type PackageRegistry } from './packageSpec';
+import type { Companion } from './presets';
 import { distributionFor, platformKey, type ChosenDistribution, type PlatformKey, type RegistryAgent } from './registry';
 import { runTool, findOnPath } from './tools';
 
@@ -65,6 +66,8 @@ export interface InstallOptions {
   env?: NodeJS.ProcessEnv;
   /** The Node that runs a JavaScript bin (default: this process's, or `node` inside an editor). */
   node?: string;
+  /** npm packages installed beside an npx agent, pinned; each one's bin goes into the agent's env under its `env`. */
+  with?: Companion[];
 }
 
 export interface InstallResult {
@@ -97,7 +100,9 @@ export async function install(entry: RegistryAgent, opts: InstallOptions): Promi
   const idDir = path.join(opts.storage, entry.id);
   const finalDir = path.join(idDir, chosen.version);
   const existing = readInstalled(finalDir);
-  if (existing) return { installed: existing, already: true };
+  // An install from before the agent came with its companions (pi-acp without pi) is replaced, not reused.
+  const complete = (i: InstalledAgent) => (opts.with ?? []).every((c) => i.env[c.env]);
+  if (existing && complete(existing)) return { installed: existing, already: true };
   fs.mkdirSync(idDir, { recursive: true });
   const staging = fs.mkdtempSync(path.join(idDir, `.staging-${chosen.version}-`));
   try {
@@ -106,12 +111,15 @@ export async function install(entry: RegistryAgent, opts: InstallOptions): Promi
     const installed: InstalledAgent = { id: entry.id, name: entry.name, version: chosen.version, kind: chosen.kind, ...partial, installedAt: new Date().toISOString(), dir: finalDir };
     const { dir: _dir, ...record } = installed;
     fs.writeFileSync(path.join(staging, INSTALL_JSON), `${JSON.stringify(record, null, 2)}\n`);
+    const old = `${staging}.replaced`;
     try {
+      if (existing) fs.renameSync(finalDir, old);
       fs.renameSync(staging, finalDir);
     } catch (e) {
+      if (existing && !fs.existsSync(finalDir) && fs.existsSync(old)) fs.renameSync(old, finalDir);
       // Another install of the same version finished first: keep its folder.
       const other = readInstalled(finalDir);
-      if (other) return { installed: other, already: true };
+      if (other && complete(other)) return { installed: other, already: true };
       throw new InstallError('resolve', `cannot move the install into ${finalDir}: ${(e as Error).message}`);
     }
     if (chosen.kind === 'binary' && partial.sha256s.archive) recordChecksum(opts.storage, checksumKey(entry.id, chosen), partial.sha256s.archive);
@@ -120,6 +128,7 @@ export async function install(entry: RegistryAgent, opts: InstallOptions): Promi
     throw e instanceof InstallError ? e : new InstallError('resolve', (e as Error).message);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
+    fs.rmSync(`${staging}.replaced`, { recursive: true, force: true });
     if (fs.existsSync(idDir) && fs.readdirSync(idDir).length === 0) fs.rmdirSync(idDir);
   }
 }
@@ -153,12 +162,14 @@ function checkedSpec(registry: PackageRegistry, pkg: string, pinned: string): { 
 
 async function installNpm(chosen: Extract<ChosenDistribution, { kind: 'npx' }>, staging: string, finalDir: string, opts: InstallOptions): Promise<Built> {
   const { name, spec } = checkedSpec('npm', chosen.npx.package, chosen.version);
+  const companions = (opts.with ?? []).map((c) => ({ c, ...checkedSpec('npm', `${c.package}@${c.version}`, c.version) }));
+  const specs = [spec, ...companions.map((c) => c.spec)];
   const env: NodeJS.ProcessEnv = { ...(opts.env ?? process.env), npm_config_update_notifier: 'false' };
-  opts.onProgress?.({ phase: 'npm', message: `npm install ${spec}` });
+  opts.onProgress?.({ phase: 'npm', message: `npm install ${specs.join(' ')}` });
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   let result;
   try {
-    result = await runTool(npm, ['install', '--prefix', staging, '--no-audit', '--no-fund', '--', spec], {
+    result = await runTool(npm, ['install', '--prefix', staging, '--no-audit', '--no-fund', '--', ...specs], {
       cwd: staging,
       env,
       ...(opts.signal ? { signal: opts.signal } : {}),
@@ -169,22 +180,9 @@ async function installNpm(chosen: Extract<ChosenDistribution, { kind: 'npx' }>, 
     throw new InstallError('npm', `cannot run npm (${(e as Error).message}); npm must be on PATH (${env.PATH ?? ''})`);
   }
   if (opts.signal?.aborted) throw cancelled('npm', opts.signal);
-  if (result.code !== 0) throw new InstallError('npm', `npm install ${spec} failed (exit ${result.code ?? result.signal}):\n${result.tail}`);
+  if (result.code !== 0) throw new InstallError('npm', `npm install ${specs.join(' ')} failed (exit ${result.code ?? result.signal}):\n${result.tail}`);
 
-  const pkgDir = path.join(staging, 'node_modules', ...name.split('/'));
-  let pkg: { bin?: string | Record<string, string> };
-  try {
-    pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as typeof pkg;
-  } catch (e) {
-    throw new InstallError('resolve', `${spec}: no package.json after npm install (${(e as Error).message})`);
-  }
-  const short = name.split('/').pop()!;
-  const bins = typeof pkg.bin === 'string' ? { [short]: pkg.bin } : (pkg.bin ?? {});
-  const names = Object.keys(bins);
-  const binName = names.includes(short) ? short : names.length === 1 ? names[0] : undefined;
-  if (!binName) throw new InstallError('resolve', `${spec} declares ${names.length ? `several commands (${names.join(', ')}) and none named ${short}` : 'no command ("bin")'}`);
-  const rel = path.join('node_modules', ...name.split('/'), bins[binName]!);
-  const file = inside(staging, rel, `${spec}'s bin "${binName}"`);
+  const { binName, rel, file } = npmBin(staging, name, spec, name.split('/').pop()!);
   const js = isJavaScript(file);
   if (!js) fs.chmodSync(file, 0o755);
   // The command is npm's own link (`node_modules/.bin/opencode`), not the file it points to: opencode-ai's
@@ -193,12 +191,38 @@ async function installNpm(chosen: Extract<ChosenDistribution, { kind: 'npx' }>, 
   const viaLink = !js && process.platform !== 'win32' && fs.existsSync(path.join(staging, link)) && fs.realpathSync(path.join(staging, link)) === fs.realpathSync(file);
   const target = path.join(finalDir, viaLink ? link : rel);
   const node = opts.node ?? (process.versions.electron ? 'node' : process.execPath);
+  const sha256s = { [rel.split(path.sep).join('/')]: sha256File(file) };
+  const companionEnv: Record<string, string> = {};
+  for (const { c, name: cName, spec: cSpec } of companions) {
+    const bin = npmBin(staging, cName, cSpec, c.bin);
+    // The agent spawns it by itself: its own file (executable, with its shebang), or npm's .cmd shim on Windows.
+    fs.chmodSync(bin.file, 0o755);
+    const runs = process.platform === 'win32' ? path.join('node_modules', '.bin', `${bin.binName}.cmd`) : bin.rel;
+    companionEnv[c.env] = path.join(finalDir, runs);
+    sha256s[bin.rel.split(path.sep).join('/')] = sha256File(bin.file);
+  }
   return {
     command: js ? node : target,
     args: [...(js ? [target] : []), ...(chosen.npx.args ?? [])],
-    env: chosen.npx.env ?? {},
-    sha256s: { [rel.split(path.sep).join('/')]: sha256File(file) },
+    env: { ...(chosen.npx.env ?? {}), ...companionEnv },
+    sha256s,
   };
+}
+
+/** The bin `wanted` (else the package's only one) of an installed npm package, checked to stay inside `staging`. */
+function npmBin(staging: string, name: string, spec: string, wanted: string): { binName: string; rel: string; file: string } {
+  let pkg: { bin?: string | Record<string, string> };
+  try {
+    pkg = JSON.parse(fs.readFileSync(path.join(staging, 'node_modules', ...name.split('/'), 'package.json'), 'utf8')) as typeof pkg;
+  } catch (e) {
+    throw new InstallError('resolve', `${spec}: no package.json after npm install (${(e as Error).message})`);
+  }
+  const bins = typeof pkg.bin === 'string' ? { [name.split('/').pop()!]: pkg.bin } : (pkg.bin ?? {});
+  const names = Object.keys(bins);
+  const binName = names.includes(wanted) ? wanted : names.length === 1 ? names[0] : undefined;
+  if (!binName) throw new InstallError('resolve', `${spec} declares ${names.length ? `several commands (${names.join(', ')}) and none named ${wanted}` : 'no command ("bin")'}`);
+  const rel = path.join('node_modules', ...name.split('/'), bins[binName]!);
+  return { binName, rel, file: inside(staging, rel, `${spec}'s bin "${binName}"`) };
 }
 
 function isJavaScript(file: string): boolean {

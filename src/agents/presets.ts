@@ -5,7 +5,10 @@
  * pinned. The permission settings are part of the preset (args/env), not of the user's own config, and
  * the compatibility check verifies them on a real turn.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { AgentConfig } from '../session/agentConfig';
+import { findOnPath } from './tools';
 
 export interface NpmSource {
   /** npm package, installed pinned with `npm install --prefix <dir> <package>@<version>`. */
@@ -15,6 +18,19 @@ export interface NpmSource {
   bin: string;
   /** Runtime the bin needs beyond Node 20 (qwen: Node 22; omp: Bun) — said in the Add Agent picker. */
   needs?: string;
+}
+
+/**
+ * A program the agent starts itself (pi-acp starts `pi`): installed pinned beside it, and named in `env` so
+ * the agent finds it there; without `env` set, the agent looks on PATH.
+ */
+export interface Companion {
+  package: string;
+  version: string;
+  /** The package's bin the agent runs. */
+  bin: string;
+  /** The variable the agent reads the program's path from. */
+  env: string;
 }
 
 export interface AgentPreset {
@@ -29,6 +45,8 @@ export interface AgentPreset {
   env: Record<string, string>;
   /** How to get it: npm (pinned), the ACP registry (`uvx` entries), or a note. */
   install: { npm?: NpmSource; registryId?: string; uvx?: string; note?: string };
+  /** Programs it cannot start without (checked before every start, installed with it). */
+  runs?: Companion[];
   /** What makes this agent ask before writes and shell commands, in words (shown to the user). */
   permission: string;
   /** Is our scripted model wired for it (`scriptedSetup` knows its config)? */
@@ -114,7 +132,8 @@ export const PRESETS: readonly AgentPreset[] = [
     command: 'pi-acp',
     args: [],
     env: {},
-    install: { npm: { package: 'pi-acp', version: '0.0.24', bin: 'pi-acp', needs: '@mariozechner/pi-coding-agent 0.73.1 (`pi`) on PATH' } },
+    install: { npm: { package: 'pi-acp', version: '0.0.24', bin: 'pi-acp' } },
+    runs: [{ package: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi', env: 'PI_ACP_PI_COMMAND' }],
     permission: 'pi has no permission system: it writes and runs commands without asking.',
     scripted: true,
     asksPermission: false,
@@ -178,14 +197,48 @@ export function presetFor(config: Pick<AgentConfig, 'command' | 'args' | 'protoc
   return PRESETS.find((p) => p.protocol === protocol && (p.command === base || p.install.npm?.bin === base));
 }
 
-/** A preset as an `agentHost.agents` entry (command from PATH unless `command`/`args` say otherwise). */
-export function presetConfig(preset: AgentPreset, launch?: { command: string; args?: string[] }): AgentConfig & { preset: string } {
+/** A preset as an `agentHost.agents` entry (command from PATH unless `command`/`args` say otherwise; `env` adds an install's). */
+export function presetConfig(preset: AgentPreset, launch?: { command: string; args?: string[]; env?: Record<string, string> }): AgentConfig & { preset: string } {
   return {
     name: preset.name,
     command: launch?.command ?? preset.command,
     args: [...(launch?.args ?? []), ...preset.args],
-    env: { ...preset.env },
+    env: { ...preset.env, ...(launch?.env ?? {}) },
     protocol: preset.protocol,
     preset: preset.id,
   };
+}
+
+/** Where the agent would find a companion: the path its variable names, else `bin` on PATH; undefined when neither runs. */
+export function companionPath(c: Companion, env: Record<string, string | undefined>): string | undefined {
+  const named = env[c.env];
+  if (!named) return findOnPath(c.bin, env);
+  if (!/[\\/]/.test(named)) return findOnPath(named, env);
+  try {
+    fs.accessSync(named, fs.constants.X_OK);
+    return fs.statSync(named).isFile() ? path.resolve(named) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a configured agent cannot start because a program its preset starts is missing (pi-acp without `pi`),
+ * checked in the environment it would run with; undefined when nothing is missing. The agent itself would
+ * say something else (pi-acp asks to sign in before it looks for pi).
+ */
+export function missingCompanion(config: Pick<AgentConfig, 'name' | 'command' | 'args' | 'protocol' | 'preset'>, env: Record<string, string | undefined>): string | undefined {
+  const preset = presetFor(config);
+  for (const c of preset?.runs ?? []) {
+    if (companionPath(c, env)) continue;
+    const named = env[c.env];
+    const what = named ? `${named} (from ${c.env})` : c.bin;
+    const where = named ? `${c.env}=${named} is not an executable file` : `${c.bin} is not on PATH (${env.PATH ?? ''}) and ${c.env} is not set`;
+    return (
+      `"${config.name}" cannot start: command not found: ${what}\n` +
+      `${preset!.command} runs ${c.bin} (${c.package} ${c.version}): ${where}. ` +
+      `"Agent Host: Add Agent…" → ${preset!.name} installs both, pinned; or install ${c.package}@${c.version} and put ${c.bin} on PATH.`
+    );
+  }
+  return undefined;
 }

@@ -469,10 +469,12 @@ export class AgentSlot implements vscode.Disposable {
       return;
     }
     const delay = CRASH_POLICY.backoffMs[Math.min(n - 1, CRASH_POLICY.backoffMs.length - 1)]!;
-    const message = vscode.l10n.t('Agent "{0}" exited ({1}); starting it again in {2} s', agent.name, describeExit(exit).split('\n')[0]!, delay / 1000);
+    const [how, ...tail] = describeExit(exit).split('\n');
+    const message = vscode.l10n.t('Agent "{0}" exited ({1}); starting it again in {2} s', agent.name, how!, delay / 1000);
     this.log.warn(message);
     this.traffic.count('restarts', message);
-    this.setState('error', message);
+    // The stderr tail under it for the chat's notice (the header shows the first line; the log has each stderr line).
+    this.setState('error', [message, ...tail].join('\n'));
     this.cancelRestart();
     const generation = this.generation;
     this.restartTimer = setTimeout(() => {

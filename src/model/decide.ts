@@ -14,7 +14,7 @@
  * directive: the answer to an Agent Host selection-command prompt (tasks.ts), else "Scripted answer.".
  * After the tool result: "Done: … [scenario: <name>]", or DENIED_TEXT when the result reads as a refusal or error.
  */
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { findKey, isRecord, type JsonSchema, requiredKeys, resolveSchema, sampleObject, schemaProperties, schemaType } from './schemaValues';
 import { taskAnswer } from './tasks';
 
@@ -60,10 +60,18 @@ export type Decision =
   | { type: 'tool'; label: string; tool: OfferedTool; input: ToolInput; scenario?: string | undefined };
 
 export const SIDE_TEXT = 'Scripted session';
-export const DEFAULT_ANSWER =
-  'Scripted answer. This is the offline demo model of Agent Host: it follows one directive per prompt, e.g. ' +
-  '`SCENARIO: write {"path": "/absolute/path/hello.txt", "content": "hi"}` (also `edit {"path","old","new"}`, ' +
-  '`shell {"command"}`, `answer {"text"}`).';
+/**
+ * The answer to a prompt without a directive: how to use this model, with a file in `workspace` when the model
+ * was told the workspace (`npm start` does), so the example can be sent as it is.
+ */
+export function defaultAnswer(workspace?: string): string {
+  const file = workspace ? JSON.stringify(join(workspace, 'hello.txt')) : '"/absolute/path/hello.txt"';
+  return (
+    'Scripted answer. This is the offline demo model of Agent Host: it follows one directive per prompt, e.g. ' +
+    `\`SCENARIO: write {"path": ${file}, "content": "hi"}\` (also \`edit {"path","old","new"}\`, ` +
+    '`shell {"command"}`, `answer {"text"}`).'
+  );
+}
 export const DENIED_TEXT = 'The tool call was not allowed; nothing changed.';
 // gemini-cli's model router reads this shape; any other JSON request without a schema gets it too.
 const DEFAULT_JSON = { reasoning: 'simple', model_choice: 'flash' };
@@ -373,13 +381,13 @@ function finalAnswer(conv: Conversation, scenario: Scenario | undefined): Decisi
   return { type: 'text', label: 'final', text: done + tag, scenario: name };
 }
 
-function scriptedText(scenario: Scenario): Decision {
+function scriptedText(scenario: Scenario, workspace: string | undefined): Decision {
   if (scenario.name === 'think') {
     const reasoning = str(scenario.args.text) ?? 'Thinking it over.';
     const text = str(scenario.args.answer) ?? 'Thought it through. [scenario: think]';
     return { type: 'text', label: 'think', text, reasoning, scenario: 'think' };
   }
-  return { type: 'text', label: 'answer', text: str(scenario.args.text) ?? DEFAULT_ANSWER, scenario: scenario.name };
+  return { type: 'text', label: 'answer', text: str(scenario.args.text) ?? defaultAnswer(workspace), scenario: scenario.name };
 }
 
 /** The edit scenario reads first (like a real model); once only reads have been answered, it edits. */
@@ -399,7 +407,8 @@ function forcedTool(conv: Conversation): OfferedTool | undefined {
   return conv.tools.find((t) => t.name === forced || t.callName === forced);
 }
 
-export function decide(conv: Conversation): Decision {
+/** `workspace`: the folder the agents work in, for the greeting's example. */
+export function decide(conv: Conversation, opts: { workspace?: string | undefined } = {}): Decision {
   const scenario = parseScenario(conv.lastUserText);
   const name = scenario?.name;
   if (conv.tools.length === 0 && conv.jsonAnswer !== undefined) {
@@ -414,21 +423,21 @@ export function decide(conv: Conversation): Decision {
   }
   if (conv.hasToolResultAfterLastUser) return editAfterRead(conv, scenario) ?? finalAnswer(conv, scenario);
   if (conv.tools.length === 0) {
-    if (scenario && (name === 'answer' || name === 'think')) return scriptedText(scenario);
+    if (scenario && (name === 'answer' || name === 'think')) return scriptedText(scenario, opts.workspace);
     return { type: 'text', label: 'side-text', text: SIDE_TEXT, scenario: name };
   }
   if (!scenario) {
     // Agent Host's selection commands (`Agent Host task: <task>` prompts): answered in text, see tasks.ts.
     const task = taskAnswer(conv.lastUserText);
     if (task) return { type: 'text', label: `task:${task.task}`, text: task.text };
-    return { type: 'text', label: 'default-answer', text: DEFAULT_ANSWER };
+    return { type: 'text', label: 'default-answer', text: defaultAnswer(opts.workspace) };
   }
   const args = scenario.args;
   const path = str(args.path);
   switch (scenario.name) {
     case 'answer':
     case 'think':
-      return scriptedText(scenario);
+      return scriptedText(scenario, opts.workspace);
     case 'write':
       return path ? writeFile(conv.tools, path, str(args.content) ?? '') : badScenario(scenario, '"path"');
     case 'edit':

@@ -44,6 +44,8 @@ export interface ScriptedModelOptions {
   port?: number;
   host?: '127.0.0.1';
   log?: (line: string) => void;
+  /** The folder the agents work in: the greeting's example writes there (see defaultAnswer). */
+  workspace?: string;
 }
 
 const MODELS = ['scripted-model', 'gpt-5.2-codex', 'claude-sonnet-4-5', 'gemini-2.5-flash'];
@@ -140,7 +142,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
       return;
     }
 
-    const decision = decide(found.format.toConversation(body));
+    const decision = decide(found.format.toConversation(body), { workspace: opts.workspace });
     const entry: Omit<ModelRequestRecord, 'path'> = { api, decision: decision.label, body };
     if (decision.scenario !== undefined) entry.scenario = decision.scenario;
     if (decision.type === 'tool') entry.tool = decision.tool.name;

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { inertMarkup } from '../core/visibleText';
 import { agentConfigOf, install, InstallError, listInstalled, uninstall, updateAvailable, type InstalledAgent } from '../agents/installer';
-import { presetConfig, PRESETS, type AgentPreset } from '../agents/presets';
+import { companionPath, presetConfig, PRESETS, type AgentPreset, type Companion } from '../agents/presets';
 import { distributionFor, loadRegistry, platformKey, type LoadedRegistry, type RegistryAgent } from '../agents/registry';
 import { findOnPath } from '../agents/tools';
 import type { AgentConfig } from '../session/agentConfig';
@@ -30,15 +30,17 @@ function setting<T>(key: string, fallback: T): T {
 export async function addAgent(ctx: AddAgentContext): Promise<AgentConfig | undefined> {
   const items: Choice[] = [{ label: vscode.l10n.t('Presets'), kind: vscode.QuickPickItemKind.Separator }];
   for (const p of PRESETS) {
+    // Found only with what it starts itself (pi-acp with pi): else it is installed with it.
     const found = findOnPath(p.command, process.env);
-    const how = found
-      ? vscode.l10n.t('found: {0}', found)
+    const ready = found && (p.runs ?? []).every((c) => companionPath(c, process.env)) ? found : undefined;
+    const how = ready
+      ? vscode.l10n.t('found: {0}', ready)
       : p.install.npm
-        ? vscode.l10n.t('installs {0}@{1} with npm', p.install.npm.package, p.install.npm.version)
+        ? vscode.l10n.t('installs {0} with npm', [p.install.npm, ...(p.runs ?? [])].map((n) => `${n.package}@${n.version}`).join(' + '))
         : p.install.uvx
           ? vscode.l10n.t('runs {0} with uvx', p.install.uvx)
           : vscode.l10n.t('not found on PATH');
-    items.push({ label: p.name, description: `${p.protocol.toUpperCase()} · ${how}`, detail: `${p.description} ${p.permission}`, run: () => fromPreset(ctx, p, found) });
+    items.push({ label: p.name, description: `${p.protocol.toUpperCase()} · ${how}`, detail: `${p.description} ${p.permission}`, run: () => fromPreset(ctx, p, ready, found) });
   }
   items.push({ label: vscode.l10n.t('More'), kind: vscode.QuickPickItemKind.Separator });
   items.push({
@@ -53,20 +55,26 @@ export async function addAgent(ctx: AddAgentContext): Promise<AgentConfig | unde
   return config;
 }
 
-async function fromPreset(ctx: AddAgentContext, preset: AgentPreset, found: string | undefined): Promise<AgentConfig | undefined> {
-  if (found) return presetConfig(preset, { command: found });
+/** `ready`: the command found with all it starts; `found`: the command alone (then what it lacks is said and installed). */
+async function fromPreset(ctx: AddAgentContext, preset: AgentPreset, ready: string | undefined, found: string | undefined): Promise<AgentConfig | undefined> {
+  if (ready) return presetConfig(preset, { command: ready });
   const npm = preset.install.npm;
   if (npm) {
     const yes = vscode.l10n.t('Install');
+    const packages = [npm, ...(preset.runs ?? [])].map((n) => `${n.package}@${n.version}`).join(' + ');
+    const lacks = (preset.runs ?? []).filter((c) => !companionPath(c, process.env)).map((c) => c.bin);
+    const question = found
+      ? vscode.l10n.t("{0} is on PATH ({1}) but {2}, which it starts, is not. Install {3} with npm into Agent Host's storage?", preset.name, found, lacks.join(', '), packages)
+      : vscode.l10n.t("{0} is not on PATH. Install {1} with npm into Agent Host's storage?", preset.name, packages);
     const answer = await vscode.window.showInformationMessage(
-      vscode.l10n.t("{0} is not on PATH. Install {1}@{2} with npm into Agent Host's storage?", preset.name, npm.package, npm.version),
+      question,
       { modal: true, detail: [npm.needs ? vscode.l10n.t('It also needs: {0}.', npm.needs) : '', vscode.l10n.t('Into: {0}', ctx.storage)].filter(Boolean).join('\n') },
       yes,
     );
     if (answer !== yes) return undefined;
     const entry: RegistryAgent = { id: preset.id, name: preset.name, version: npm.version, description: preset.description, distribution: { npx: { package: `${npm.package}@${npm.version}` } } };
-    const installed = await installWithProgress(ctx, entry);
-    return installed && presetConfig(preset, { command: installed.command, args: installed.args });
+    const installed = await installWithProgress(ctx, entry, preset.runs);
+    return installed && presetConfig(preset, { command: installed.command, args: installed.args, env: installed.env });
   }
   if (preset.install.registryId) {
     const registry = await loadWithProgress(ctx);
@@ -135,17 +143,18 @@ async function fromRegistry(ctx: AddAgentContext): Promise<AgentConfig | undefin
 }
 
 /** Installs with a cancellable progress notification; errors are said with their phase. */
-async function installWithProgress(ctx: AddAgentContext, entry: RegistryAgent): Promise<InstalledAgent | undefined> {
+async function installWithProgress(ctx: AddAgentContext, entry: RegistryAgent, companions?: Companion[]): Promise<InstalledAgent | undefined> {
   try {
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: inertMarkup(vscode.l10n.t('Installing {0} {1}', entry.name, entry.version)), cancellable: true },
       (progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
-        return install(entry, { storage: ctx.storage, signal: abort.signal, onProgress: (p) => progress.report({ message: inertMarkup(p.message) }) });
+        return install(entry, { storage: ctx.storage, signal: abort.signal, onProgress: (p) => progress.report({ message: inertMarkup(p.message) }), ...(companions ? { with: companions } : {}) });
       },
     );
-    ctx.log.info(`Installed ${entry.id} ${entry.version} (${result.installed.kind}) in ${result.installed.dir}${result.already ? ' (already there)' : ''}`);
+    const beside = (companions ?? []).map((c) => ` with ${c.package}@${c.version} (${c.env}=${result.installed.env[c.env]})`).join('');
+    ctx.log.info(`Installed ${entry.id} ${entry.version} (${result.installed.kind})${beside} in ${result.installed.dir}${result.already ? ' (already there)' : ''}`);
     return result.installed;
   } catch (error) {
     const e = error as Error;

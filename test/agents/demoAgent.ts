@@ -3,7 +3,8 @@
  * every other agent setup installed, each against the same scripted demo model ("<id> (demo model)").
  * - With ANTHROPIC_API_KEY in the environment: Claude Code (claude-agent-acp) against the real model.
  * - Otherwise: opencode against the scripted demo model, started here in the background on 127.0.0.1
- *   (its pid is appended to $DEMO_SCRATCH/pids so start.sh stops it), clearly labelled "demo model".
+ *   (its pid is appended to $DEMO_SCRATCH/pids so start.sh stops it), clearly labelled "demo model"; its
+ *   greeting's example writes into $DEMO_WORKSPACE.
  * Usage: node out/test/agents/demoAgent.js   (env: DEMO_SCRATCH, DEMO_WORKSPACE)
  */
 import { spawn } from 'node:child_process';
@@ -23,7 +24,8 @@ function fail(message: string): never {
 async function startModel(dir: string): Promise<string> {
   const log = path.join(dir, 'model-server.log');
   const out = fs.openSync(log, 'w');
-  const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'src', 'model', 'main.js'), '--port', '0'], {
+  // The workspace: the model's greeting shows a write there, ready to send.
+  const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'src', 'model', 'main.js'), '--port', '0', '--workspace', workspace!], {
     detached: true,
     stdio: ['ignore', out, out],
   });

@@ -192,7 +192,7 @@ describe('installer: binary entries', () => {
 
 /**
  * A fake `npm` (the only one on PATH) that records its argv, one JSON line per run, and installs a package
- * of the spec's name with a JavaScript bin: what the installer does with npm's answer is real.
+ * of each spec's name with a JavaScript bin: what the installer does with npm's answer is real.
  */
 function fakeNpm(): { bin: string; runs: () => string[][] } {
   const bin = fs.mkdtempSync(path.join(root, 'npmbin-'));
@@ -201,11 +201,13 @@ function fakeNpm(): { bin: string; runs: () => string[][] } {
 const fs = require('node:fs'), path = require('node:path');
 const argv = process.argv.slice(2);
 fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify(argv) + '\\n');
-const spec = argv[argv.length - 1], name = spec.slice(0, spec.lastIndexOf('@'));
-const dir = path.join(argv[argv.indexOf('--prefix') + 1], 'node_modules', ...name.split('/'));
-fs.mkdirSync(dir, { recursive: true });
-fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, bin: 'cli.js' }));
-fs.writeFileSync(path.join(dir, 'cli.js'), '');
+for (const spec of argv.slice(argv.indexOf('--') + 1)) {
+  const name = spec.slice(0, spec.lastIndexOf('@'));
+  const dir = path.join(argv[argv.indexOf('--prefix') + 1], 'node_modules', ...name.split('/'));
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, bin: 'cli.js' }));
+  fs.writeFileSync(path.join(dir, 'cli.js'), '#!/usr/bin/env node\\n');
+}
 `;
   fs.writeFileSync(path.join(bin, 'npm'), script, { mode: 0o755 });
   const runs = () =>
@@ -267,6 +269,36 @@ describe('installer: npm entries', () => {
       ['@agentclientprotocol/claude-agent-acp@0.85.1', 'opencode-ai@^1.2', 'plain@1.0.0', 'ranged@>=1.2 <2', 'tagged@latest'].map((spec) => [['install'], ['--no-audit', '--no-fund', '--', spec]]),
     );
     assert.equal(listInstalled(storage).length, good.length);
+  });
+});
+
+describe('installer: an npm agent with the program it starts (pi-acp with pi)', () => {
+  const piAcp: RegistryAgent = { id: 'pi-acp', name: 'pi (ACP)', version: '0.0.24', description: 'npm', distribution: { npx: { package: 'pi-acp@0.0.24' } } };
+  const pi = { package: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi', env: 'PI_ACP_PI_COMMAND' };
+
+  test('both are installed pinned in one npm run, and the agent is told where its program is', async () => {
+    const storage = path.join(root, 'companion');
+    const npm = fakeNpm();
+    const { installed, already } = await install(piAcp, { storage, env: { PATH: npm.bin }, with: [pi] });
+    assert.equal(already, false);
+    assert.deepEqual(npm.runs()[0]!.slice(-3), ['--', 'pi-acp@0.0.24', '@mariozechner/pi-coding-agent@0.73.1']);
+    const piFile = path.join(storage, 'pi-acp', '0.0.24', 'node_modules', '@mariozechner', 'pi-coding-agent', 'cli.js');
+    assert.deepEqual(installed.env, { PI_ACP_PI_COMMAND: piFile });
+    fs.accessSync(piFile, fs.constants.X_OK);
+    assert.deepEqual(Object.keys(installed.sha256s).sort(), ['node_modules/@mariozechner/pi-coding-agent/cli.js', 'node_modules/pi-acp/cli.js']);
+    assert.deepEqual(listInstalled(storage)[0]!.env, installed.env, 'install.json does not keep where pi is');
+  });
+
+  test('an earlier install of that version without the program is replaced; a complete one is kept', async () => {
+    const storage = path.join(root, 'companion-old');
+    const npm = fakeNpm();
+    await install(piAcp, { storage, env: { PATH: npm.bin } });
+    const again = await install(piAcp, { storage, env: { PATH: npm.bin }, with: [pi] });
+    assert.equal(again.already, false, 'the install without pi was reused');
+    assert.match(again.installed.env.PI_ACP_PI_COMMAND ?? '', /pi-coding-agent\/cli\.js$/);
+    assert.deepEqual(leftovers(storage, 'pi-acp'), ['0.0.24'], 'the replaced install or the staging folder is left');
+    assert.equal((await install(piAcp, { storage, env: { PATH: npm.bin }, with: [pi] })).already, true);
+    assert.equal(npm.runs().length, 2);
   });
 });
 

@@ -655,6 +655,37 @@ describe('everything else', () => {
     assert.ok(model.toolCalls().every((r) => r.decision.startsWith('tool:') && typeof r.tool === 'string'));
   });
 
+  it('as a CLI with --workspace, greets with a write into that folder; a relative one is refused', async () => {
+    const main = path.join(__dirname, '..', '..', 'src', 'model', 'main.js');
+    const ws = path.join(path.sep, 'tmp', 'demo workspace');
+    const child = spawn(process.execPath, [main, '--port', '0', '--workspace', ws, '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      const [line] = (await once(child.stdout, 'data')) as [Buffer];
+      const { url } = JSON.parse(line.toString()) as { url: string };
+      const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(chatBody([{ role: 'user', content: 'hello there' }])) });
+      const text = chatText(
+        (await res.text())
+          .split(/\n\n/)
+          .map((f) => f.replace(/^data: /, '').trim())
+          .filter((d) => d && d !== '[DONE]')
+          .map((d) => ({ data: JSON.parse(d) })),
+      );
+      assert.match(text, /^Scripted answer\. /);
+      assert.ok(text.includes(`\`SCENARIO: write {"path": ${JSON.stringify(path.join(ws, 'hello.txt'))}, "content": "hi"}\``), text);
+      assert.doesNotMatch(text, /absolute\/path/);
+      child.stdin.end();
+      await once(child, 'exit');
+    } finally {
+      if (child.exitCode === null) child.kill();
+    }
+    const bad = spawn(process.execPath, [main, '--workspace', 'relative/ws'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    bad.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const [code] = (await once(bad, 'exit')) as [number | null];
+    assert.equal(code, 1);
+    assert.match(stderr, /--workspace needs an absolute folder \(got relative\/ws\)/);
+  });
+
   it('runs as a CLI that prints its URL and exits when stdin closes', async () => {
     const main = path.join(__dirname, '..', '..', 'src', 'model', 'main.js');
     const child = spawn(process.execPath, [main, '--port', '0', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'pipe'] });

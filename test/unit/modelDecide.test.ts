@@ -112,6 +112,18 @@ describe('decide', () => {
     const tools = [fnTool('write', { path: str, content: str }, ['path', 'content'])];
     assert.equal(decide(conv('thanks!', tools)).label, 'default-answer');
   });
+
+  it("the greeting's example writes into the workspace the model was told, and sent back as it is, writes there", () => {
+    const tools = [fnTool('write', { path: str, content: str }, ['path', 'content'])];
+    const ws = '/home/me/demo "ws"';
+    const greeting = decide(conv('hello', tools), { workspace: ws });
+    assert.equal(greeting.type, 'text');
+    const example = /`(SCENARIO: write [^`]*)`/.exec(greeting.type === 'text' ? greeting.text : '')?.[1];
+    assert.equal(example, 'SCENARIO: write {"path": "/home/me/demo \\"ws\\"/hello.txt", "content": "hi"}');
+    assert.deepEqual(args(decide(conv(example!, tools), { workspace: ws })), { path: '/home/me/demo "ws"/hello.txt', content: 'hi' });
+    // An answer directive without text gets the same greeting.
+    assert.match((decide(conv('SCENARIO: answer', tools), { workspace: ws }) as { text: string }).text, /demo \\"ws\\"\/hello\.txt/);
+  });
 });
 
 describe('summarizeTurn', () => {

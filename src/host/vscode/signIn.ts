@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inertMarkup } from '../../core/visibleText';
 import type { AuthMethodInfo as AuthMethod, SignInHandler } from '../../session/sessionHost';
@@ -13,7 +16,7 @@ import { classifyAuthMethod, commandLine, secretKey, shownVariable, type SignInM
 export class AgentSignIn implements SignInHandler {
   chooser: (agent: AgentConfig, methods: SignInMethod[]) => Promise<SignInMethod | undefined> = (agent, methods) => this.defaultChooser(agent, methods);
   askSecret: (agent: AgentConfig, method: SignInMethod, varName: string) => Promise<string | undefined> = defaultAskSecret;
-  runTerminal: (method: Extract<SignInMethod, { kind: 'terminal' }>, cwd: string | undefined) => Promise<boolean> = runInTerminal;
+  runTerminal: (method: Extract<SignInMethod, { kind: 'terminal' }>, cwd: string | undefined) => Promise<number | undefined> = runInTerminal;
   /** Shows the exact command line and the variables it sets before anything runs; false = do not run. */
   confirmCommand: (agent: AgentConfig, method: Extract<SignInMethod, { kind: 'terminal' }>) => Promise<boolean> = confirmLoginCommand;
 
@@ -58,9 +61,17 @@ export class AgentSignIn implements SignInHandler {
           this.log.info(`Sign-in command of "${agent.name}" not run: ${commandLine(method)}`);
           return undefined;
         }
-        const ok = await this.runTerminal(method, agent.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
-        if (!ok) void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Signing in to {0} did not finish (the login command failed or was closed).', agent.name)));
-        return ok ? 'restart' : undefined;
+        const code = await this.runTerminal(method, agent.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+        if (code === 0) return 'restart';
+        this.log.warn(`Sign-in command of "${agent.name}" ${code === undefined ? 'did not finish (its terminal was closed)' : `exited with code ${code}`}: ${commandLine(method)}`);
+        void vscode.window.showErrorMessage(
+          inertMarkup(
+            code === undefined
+              ? vscode.l10n.t('Signing in to {0} did not finish: its terminal was closed before the login command ended.', agent.name)
+              : vscode.l10n.t('Signing in to {0} failed: the login command exited with code {1}. Its output stays in the terminal "{2}".', agent.name, code, terminalName(method)),
+          ),
+        );
+        return undefined;
       }
       case 'env_var': {
         const names = ((await this.secrets.get(secretKey(agent.name, '*'))) ?? '').split(',').filter(Boolean);
@@ -137,25 +148,51 @@ function defaultAskSecret(agent: AgentConfig, method: SignInMethod, varName: str
   );
 }
 
-/** Runs the login command in a VS Code terminal (no shell) and resolves true when it exits 0. */
-async function runInTerminal(method: Extract<SignInMethod, { kind: 'terminal' }>, cwd: string | undefined): Promise<boolean> {
+const terminalName = (method: SignInMethod) => vscode.l10n.t('Sign in: {0}', method.name);
+
+/**
+ * Run by `sh -c` around the login command (its words are arguments, never parsed): writes the exit code to
+ * the file `$1`; a code other than 0 keeps the terminal open with the command's output and `$2` until Enter.
+ */
+const KEEP_OPEN_ON_FAILURE = 'f=$1; note=$2; shift 2; "$@"; c=$?; printf %s "$c" > "$f"; [ "$c" -eq 0 ] && exit 0; printf \'\\n[exit code %s] %s\\n\' "$c" "$note"; read -r _; exit "$c"';
+
+/**
+ * Runs the login command in a VS Code terminal and resolves with its exit code (undefined: the terminal was
+ * closed before it ended). VS Code closes a terminal whose process ends, so on POSIX the command runs under
+ * `sh` (KEEP_OPEN_ON_FAILURE): a failed login stays on screen ("command not found: pi", its exit code) while
+ * its code is known at once. On Windows the command is the terminal's process, as before.
+ */
+async function runInTerminal(method: Extract<SignInMethod, { kind: 'terminal' }>, cwd: string | undefined): Promise<number | undefined> {
+  const dir = process.platform === 'win32' ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'agent-host-login-'));
+  const codeFile = dir && path.join(dir, 'code');
+  const note = vscode.l10n.t('The sign-in command failed; its output is above. Press Enter to close this terminal.');
   const terminal = vscode.window.createTerminal({
-    name: vscode.l10n.t('Sign in: {0}', method.name),
-    shellPath: method.command,
-    shellArgs: method.args,
+    name: terminalName(method),
+    shellPath: codeFile ? '/bin/sh' : method.command,
+    shellArgs: codeFile ? ['-c', KEEP_OPEN_ON_FAILURE, 'agent-host-login', codeFile, note, method.command, ...method.args] : method.args,
     env: method.env,
     ...(cwd ? { cwd } : {}),
   });
   terminal.show();
-  return new Promise<boolean>((resolve) => {
-    const done = (t: vscode.Terminal) => {
-      if (t !== terminal || !t.exitStatus) return;
+  return new Promise<number | undefined>((resolve) => {
+    const finish = (code: number | undefined) => {
       sub.dispose();
       clearInterval(poll);
-      resolve(t.exitStatus.code === 0);
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      resolve(code);
     };
-    const sub = vscode.window.onDidCloseTerminal(done);
-    // A process that ended keeps its terminal open on some hosts: its exitStatus tells.
-    const poll = setInterval(() => done(terminal), 500);
+    const written = (): number | undefined => {
+      const text = codeFile && fs.existsSync(codeFile) ? fs.readFileSync(codeFile, 'utf8').trim() : '';
+      return /^\d+$/.test(text) ? Number(text) : undefined;
+    };
+    const check = (t: vscode.Terminal) => {
+      if (t !== terminal) return;
+      const code = written();
+      if (code !== undefined) finish(code);
+      // A process that ended keeps its terminal open on some hosts: its exitStatus tells.
+      else if (t.exitStatus) finish(codeFile ? undefined : t.exitStatus.code);
+    };
+    const sub = vscode.window.onDidCloseTerminal(check);
+    const poll = setInterval(() => check(terminal), 250);
   });
 }

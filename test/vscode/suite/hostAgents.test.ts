@@ -168,6 +168,40 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     assert.equal(frames(log).filter((f) => f.method === 'initialize').length, 3);
   });
 
+  it('a terminal login that fails is said with its exit code, and its terminal stays open with its output until Enter', async () => {
+    await useAgent('hostile-term-fail', 'auth'); // no HOSTILE_AUTH_FILE: the login prints why on stderr and exits 1
+    host.signIn.chooser = async (_agent, methods) => methods.find((m) => m.kind === 'terminal');
+    host.signIn.confirmCommand = async () => true;
+    const notified: string[] = [];
+    try {
+      await replacing(
+        'showErrorMessage',
+        async (message: unknown) => {
+          notified.push(String(message));
+          return undefined;
+        },
+        () => assert.rejects(api.manager.ensureStarted(), /sign in/),
+      );
+    } finally {
+      if (savedUi) Object.assign(host.signIn, savedUi);
+    }
+    assert.deepEqual(notified, ['Signing in to hostile-term-fail failed: the login command exited with code 1. Its output stays in the terminal "Sign in: Log in in a terminal".']);
+    const terminal = vscode.window.terminals.find((t) => t.name === 'Sign in: Log in in a terminal' && !t.exitStatus);
+    assert.ok(terminal, `the failed login's terminal closed: ${vscode.window.terminals.map((t) => `${t.name} ${JSON.stringify(t.exitStatus)}`).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(terminal.exitStatus, undefined, 'the terminal did not wait');
+    // Enter closes it, with the login's own exit code.
+    const closed = new Promise<vscode.Terminal>((resolve) => {
+      const sub = vscode.window.onDidCloseTerminal((t) => {
+        if (t !== terminal) return;
+        sub.dispose();
+        resolve(t);
+      });
+    });
+    terminal.sendText('');
+    assert.equal((await closed).exitStatus?.code, 1);
+  });
+
   it("an API key goes to SecretStorage (not settings) and into the agent's env on start", async () => {
     await useAgent('hostile-key', 'auth');
     host.signIn.chooser = async (_agent, methods) => methods.find((m) => m.kind === 'env_var');

@@ -182,7 +182,7 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
     }
   });
 
-  it('a crash loop: three spawns (1 s, 2 s backoff), then the breaker says why; no fourth spawn', async function () {
+  it('a crash loop: the first exit is said with its stderr; three spawns (1 s, 2 s backoff), then the breaker says why; no fourth spawn', async function () {
     this.timeout(60_000);
     const spawns = path.join(fs.mkdtempSync(path.join(path.dirname(folder()), 'crashloop-')), 'spawns.log');
     const script = `require('fs').appendFileSync(process.env.SPAWN_LOG, 'x'); process.stderr.write('boom at start\\n'); process.exit(3)`;
@@ -196,6 +196,8 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
     await api.manager.stop();
     api.manager.select(name);
     await assert.rejects(api.manager.restart({ fresh: true }));
+    // The first exit already says why, as the chat's notice shows it: the exit code, then the stderr tail.
+    assert.match(api.manager.error ?? '', /^Agent "crash-loop" exited \(Agent exited with code 3\); starting it again in 1 s\n--- last stderr ---\nboom at start$/);
     const message = await until(() => (/crashed 3 times/.test(api.manager.error ?? '') ? api.manager.error : undefined), { what: 'the breaker', timeoutMs: 20_000 });
     assert.match(message!, /within 60 s, so it is not started again\. Last exit: .*code 3/s);
     assert.match(message!, /boom at start/);
