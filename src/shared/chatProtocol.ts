@@ -244,6 +244,7 @@ export interface ChatStrings {
   statusRunning: string;
   statusDone: string;
   statusFailed: string;
+  statusCancelled: string;
   stateStopped: string;
   stateStarting: string;
   stateReady: string;
