@@ -87,6 +87,8 @@ export interface NoticeEntity {
   detail?: string;
   /** What it says, for views that word it themselves: `stopped` — the person stopped the turn. */
   code?: 'stopped';
+  /** Its actions are done (the agent runs again since): views offer no Restart on it. */
+  settled?: boolean;
 }
 
 export type TimelineEntity = MessageEntity | ToolCallEntity | PermissionEntity | NoticeEntity;

@@ -137,11 +137,12 @@ export function noticeCard(n: NoticeEntity, s: ChatStrings): HTMLElement {
   el.append(h('div', { className: 'notice-title' }, icon(ic), h('span', null, n.code === 'stopped' ? s.turnCancelled : n.title)));
   if (n.detail) el.append(scrollBox('notice-detail', n.detail));
   if (n.severity === 'error') {
+    // Restart only until the agent runs again (`settled`): a second click would only restart it once more.
     el.append(
       h(
         'div',
         { className: 'notice-actions' },
-        h('vscode-button', { 'data-action': 'restart' }, icon('debug-restart'), ` ${s.restart}`),
+        n.settled ? null : h('vscode-button', { 'data-action': 'restart' }, icon('debug-restart'), ` ${s.restart}`),
         h('vscode-button', { secondary: true, 'data-action': 'show-log' }, s.showLog),
       ),
     );

@@ -8,7 +8,7 @@ import { runCommand } from '../commandRegistry';
 import { firstStepCommand } from '../firstSteps';
 import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
-import { buildPromptParts, historyKey, sessionDivider, startFailedNotice } from './chatContent';
+import { buildPromptParts, historyKey, sessionDivider, settledHistory, startFailedNotice } from './chatContent';
 import { chatHeader } from './chatHeader';
 import { boundedHistory } from '../../session/transcriptCopy';
 import { ChatBatch } from './chatBatch';
@@ -460,7 +460,7 @@ export class ChatController implements vscode.Disposable {
     const pending = this.pendingContext;
     this.pendingContext = [];
     return {
-      entities: [...this.history, ...(this.model?.timeline() ?? []).map((e) => this.forView(e)), ...this.local],
+      entities: [...settledHistory(this.history), ...(this.model?.timeline() ?? []).map((e) => this.forView(e)), ...this.local],
       plan: this.model?.plan ?? [],
       header: this.header(),
       queue: this.queue,
