@@ -342,9 +342,9 @@ export class ChatController implements vscode.Disposable {
   /**
    * Opens an earlier session in the chat: the transcript is cleared, then shows what the agent replays
    * (`session/load`) or, when it only resumes or cannot reattach, Agent Host's own copy (`copy`) above the
-   * notice saying which happened.
+   * notice saying which happened. The tab takes the session's title.
    */
-  async openFromHistory(agentName: string, sessionId: string, copy: TimelineEntity[] | undefined): Promise<AgentSession> {
+  async openFromHistory({ agent, sessionId, title }: { agent: string; sessionId: string; title?: string }, copy: TimelineEntity[] | undefined): Promise<AgentSession> {
     this.unsubscribeModel?.();
     this.unsubscribeModel = undefined;
     this.model = undefined;
@@ -355,7 +355,7 @@ export class ChatController implements vscode.Disposable {
     this.opening = sessionId;
     this.post({ type: 'snapshot', snapshot: this.snapshot() });
     try {
-      return await this.manager.openSession(agentName, sessionId);
+      return await this.manager.openSession(agent, sessionId, title);
     } finally {
       this.opening = undefined;
     }
