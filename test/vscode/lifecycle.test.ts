@@ -145,6 +145,7 @@ test('Stop and Cancel need an agent; a crash fails its tool card; a prompt to a 
       await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
       await frame.locator('[data-testid="tab-t1"]').click();
       await waitText(frame, '.msg.agent', 'Heard: second while broken', 15_000);
+      await frame.locator('[data-testid="tab-t2"]').hover(); // an inactive tab's × shows on hover
       await frame.locator('[data-testid="close-t2"]').click();
       await frame.waitForFunction(() => !document.querySelector('[data-testid="tab-t2"]'), undefined, { timeout: 15_000 });
 
