@@ -243,9 +243,9 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
         manager,
         store: ctx.sessions,
         log,
-        open: async (agent, sessionId, copy) => {
+        open: async (session, copy) => {
           await vscode.commands.executeCommand('agentHost.chat.focus');
-          return chat.controller.openFromHistory(agent, sessionId, copy);
+          return chat.controller.openFromHistory(session, copy);
         },
       });
     }),

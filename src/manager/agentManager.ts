@@ -176,8 +176,8 @@ export class AgentManager implements vscode.Disposable {
   restart(options: { fresh?: boolean } = {}): Promise<AgentSession> {
     return this.active.restart(options);
   }
-  openSession(agentName: string, sessionId: string): Promise<AgentSession> {
-    return this.active.openSession(agentName, sessionId);
+  openSession(agentName: string, sessionId: string, title?: string): Promise<AgentSession> {
+    return this.active.openSession(agentName, sessionId, title);
   }
   stop(next: Parameters<AgentSlot['stop']>[0] = {}): Promise<void> {
     return this.active.stop(next);

@@ -235,10 +235,11 @@ export class AgentSlot implements vscode.Disposable {
 
   /**
    * Opens an earlier session of `agentName` (from history): that agent is started and the session
-   * reattached by the ladder, with what `session/load` replays kept for the transcript.
+   * reattached by the ladder, with what `session/load` replays kept for the transcript. The tab takes `title`.
    */
-  async openSession(agentName: string, sessionId: string): Promise<AgentSession> {
+  async openSession(agentName: string, sessionId: string, title?: string): Promise<AgentSession> {
     this.currentName = agentName;
+    this.remembered = { agent: agentName, sessionId, ...(title ? { title } : {}) };
     await this.stop({ attach: { sessionId, replay: true } });
     this.crashes = [];
     return this.ensureStarted();

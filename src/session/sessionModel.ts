@@ -22,7 +22,8 @@ export interface MessageEntity {
   text: string;
 }
 
-export type ToolStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
+/** ACP's four, and ours: `cancelled` — the person stopped the turn while the call ran (whatever the agent said after). */
+export type ToolStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
 
 export interface ToolCallEntity {
   kind: 'tool_call';
@@ -87,6 +88,10 @@ export interface NoticeEntity {
   severity: 'info' | 'warning' | 'error';
   title: string;
   detail?: string;
+  /** What it says, for views that word it themselves: `stopped` — the person stopped the turn. */
+  code?: 'stopped';
+  /** Its actions are done (the agent runs again since): views offer no Restart on it. */
+  settled?: boolean;
 }
 
 export type TimelineEntity = MessageEntity | ToolCallEntity | PermissionEntity | NoticeEntity;
@@ -149,6 +154,8 @@ export class SessionModel {
   /** The message that id-less chunks of each role append to; cleared when another entity intervenes. */
   private openMessage: { role: Role; key: string } | undefined;
   private anonymousCount = 0;
+  /** Tool calls still pending or running when the person asked to stop the turn. */
+  private readonly runningAtCancel = new Set<string>();
 
   plan: PlanEntry[] = [];
   commands: { name: string; description: string; input?: unknown }[] = [];
@@ -246,7 +253,8 @@ export class SessionModel {
       this.insert(key, entity);
     }
     for (const [k, v] of Object.entries(patch)) {
-      if (v !== undefined && k !== 'id') (entity as unknown as Record<string, unknown>)[k] = v;
+      // A call the Stop cut stays cancelled: a late update (opencode says `completed`) does not undo it.
+      if (v !== undefined && k !== 'id' && !(k === 'status' && entity.status === 'cancelled')) (entity as unknown as Record<string, unknown>)[k] = v;
     }
     this.openMessage = undefined;
     this.emit({ type: 'entity', entity, created });
@@ -280,9 +288,9 @@ export class SessionModel {
     }
   }
 
-  notice(severity: NoticeEntity['severity'], title: string, detail?: string): NoticeEntity {
+  notice(severity: NoticeEntity['severity'], title: string, detail?: string, code?: NoticeEntity['code']): NoticeEntity {
     const id = `${this.order.length}`;
-    const entity: NoticeEntity = { kind: 'notice', id, severity, title, ...(detail ? { detail } : {}) };
+    const entity: NoticeEntity = { kind: 'notice', id, severity, title, ...(detail ? { detail } : {}), ...(code ? { code } : {}) };
     this.insert(`notice:${id}`, entity);
     this.openMessage = undefined;
     this.emit({ type: 'entity', entity, created: true });
@@ -339,12 +347,16 @@ export class SessionModel {
   }
 
   requestCancel(): void {
-    if (this.turn !== 'idle') this.setTurn('cancelling');
+    if (this.turn === 'idle') return;
+    for (const e of this.entities.values()) if (e.kind === 'tool_call' && (e.status === 'pending' || e.status === 'in_progress')) this.runningAtCancel.add(e.id);
+    this.setTurn('cancelling');
   }
 
   endTurn(stopReason: string | undefined, error?: string): void {
     this.lastStopReason = stopReason;
     this.openMessage = undefined;
+    if (stopReason === 'cancelled') this.endStopped();
+    this.runningAtCancel.clear();
     // Permission requests the turn left behind can no longer be answered.
     for (const key of [...this.pendingPermissions]) {
       const e = this.entities.get(key);
@@ -356,6 +368,20 @@ export class SessionModel {
     this.pendingPermissions.clear();
     this.turn = 'idle';
     this.emit({ type: 'turn', state: 'idle', ...(stopReason ? { stopReason } : {}), ...(error ? { error } : {}) });
+  }
+
+  /**
+   * The turn ended stopped: the calls it cut end `cancelled` — also those the agent called done after the Stop
+   * (opencode reports an aborted command `completed`) — and the transcript says it stopped.
+   */
+  private endStopped(): void {
+    for (const e of this.entities.values()) {
+      if (e.kind !== 'tool_call' || e.status === 'cancelled') continue;
+      if (!this.runningAtCancel.has(e.id) && e.status !== 'pending' && e.status !== 'in_progress') continue;
+      e.status = 'cancelled';
+      this.emit({ type: 'entity', entity: e, created: false });
+    }
+    this.notice('info', 'Stopped', undefined, 'stopped');
   }
 
   private refreshTurnForPermissions(): void {

@@ -183,6 +183,12 @@ export class SessionStore {
   }
 }
 
+/** The file name an export suggests: the title's words joined by `-`, nothing dangling at either end (`Fix it?` → `Fix-it.md`). */
+export function exportFileName(title: string): string {
+  const words = title.replace(/[^\p{L}\p{N}_.-]+/gu, '-').slice(0, 60);
+  return `${words.replace(/^[-.]+|[-.]+$/g, '') || 'session'}.md`;
+}
+
 /** A transcript as Markdown: user and agent messages, tool calls as one line each, notices as quotes. */
 export function transcriptMarkdown(record: Pick<SessionRecord, 'title' | 'agent' | 'cwd' | 'sessionId' | 'updatedAt'>, entities: TimelineEntity[]): string {
   const out = [`# ${record.title}`, '', `- Agent: ${record.agent}`, `- Session: \`${record.sessionId}\``, `- Folder: \`${record.cwd}\``, `- Updated: ${record.updatedAt}`, ''];

@@ -245,6 +245,7 @@ export interface ChatStrings {
   statusDone: string;
   statusFailed: string;
   statusRejected: string;
+  statusCancelled: string;
   stateStopped: string;
   stateStarting: string;
   stateReady: string;

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { inertMarkup } from '../core/visibleText';
 import type { AgentManager } from '../manager/agentManager';
 import type { AgentSessionInfo } from '../session/agentSession';
-import { transcriptMarkdown, type SessionStore } from '../session/sessionStore';
+import { exportFileName, transcriptMarkdown, type SessionStore } from '../session/sessionStore';
 import type { TimelineEntity } from '../session/sessionModel';
 
 export interface HistoryEntry {
@@ -59,12 +59,19 @@ function ago(iso: string): string {
 
 type Item = vscode.QuickPickItem & { entry: HistoryEntry };
 
+/** A session to open from history: its agent, id, and title (none when it has no title of its own). */
+export interface HistorySession {
+  agent: string;
+  sessionId: string;
+  title?: string;
+}
+
 export interface HistoryDeps {
   manager: AgentManager;
   store: () => SessionStore;
   log: vscode.LogOutputChannel;
-  /** Opens the session in the chat (the chat controller's openFromHistory). */
-  open: (agent: string, sessionId: string, copy: TimelineEntity[] | undefined) => Promise<unknown>;
+  /** Opens the session in the chat (the chat controller's openFromHistory); its tab takes the session's title. */
+  open: (session: HistorySession, copy: TimelineEntity[] | undefined) => Promise<unknown>;
 }
 
 const RENAME: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('edit'), tooltip: vscode.l10n.t('Rename') };
@@ -136,7 +143,7 @@ export async function showSessionHistory(deps: HistoryDeps): Promise<void> {
     const e = choice.entry;
     if (choice.kind === 'open') {
       try {
-        await deps.open(e.agent, e.sessionId, store.transcript(e.sessionId));
+        await deps.open({ agent: e.agent, sessionId: e.sessionId, ...(e.title !== '(untitled)' ? { title: e.title } : {}) }, store.transcript(e.sessionId));
       } catch (error) {
         void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Agent Host: could not open the session: {0}', (error as Error).message)));
       }
@@ -149,13 +156,15 @@ export async function showSessionHistory(deps: HistoryDeps): Promise<void> {
       } else if (choice.button === EXPORT) {
         const live = current?.sessionId === e.sessionId ? current.model.timeline() : [];
         const entities = [...(store.transcript(e.sessionId) ?? []), ...live];
-        const target = await vscode.window.showSaveDialog({
-          defaultUri: vscode.Uri.file(`${cwd}/${e.title.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'session'}.md`),
-          filters: { Markdown: ['md'] },
-        });
+        const target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(vscode.Uri.file(cwd), exportFileName(e.title)), filters: { Markdown: ['md'] } });
         if (target) {
           await fs.writeFile(target.fsPath, transcriptMarkdown(e, entities));
           deps.log.info(`Session ${e.sessionId} exported to ${target.fsPath}`);
+          // Said where it went (the list comes back over the editor): Open shows the file.
+          const open = vscode.l10n.t('Open');
+          void vscode.window.showInformationMessage(vscode.l10n.t('Session "{0}" exported to {1}', e.title, target.fsPath), open).then(async (choice) => {
+            if (choice === open) await vscode.window.showTextDocument(target);
+          });
         }
       } else if (choice.button === DELETE) {
         const yes = vscode.l10n.t('Delete');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildPromptParts, legacyPickers, normalizeConfigOptions } from '../../src/views/chat/chatContent';
+import type { TimelineEntity } from '../../src/session/sessionModel';
+import { buildPromptParts, legacyPickers, normalizeConfigOptions, settledHistory } from '../../src/views/chat/chatContent';
 
 test('prompt blocks: text first, files as resource_link, selection embedded only when the agent takes it', () => {
   const chips = [
@@ -72,4 +73,13 @@ test('config options: agent order, grouped options flattened, booleans, malforme
   assert.equal(views[2]!.currentValue, true);
   assert.deepEqual(legacyPickers(views), { modes: false, models: false });
   assert.deepEqual(legacyPickers([]), { modes: true, models: true });
+});
+
+test("an earlier session's error notice loses its Restart (the agent has run again since); the rest is shown as it was", () => {
+  const exit: TimelineEntity = { kind: 'notice', id: 'prev:1', severity: 'error', title: 'Agent exited', detail: 'code 3' };
+  const info: TimelineEntity = { kind: 'notice', id: 'prev:2', severity: 'info', title: 'Session resumed' };
+  const message: TimelineEntity = { kind: 'message', id: 'prev:3', role: 'agent', text: 'hi', parts: [] };
+  const shown = settledHistory([exit, info, message]);
+  assert.deepEqual(shown, [{ ...exit, settled: true }, info, message]);
+  assert.equal('settled' in exit, false, 'the kept copy is not changed');
 });

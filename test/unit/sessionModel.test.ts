@@ -101,6 +101,37 @@ describe('SessionModel fed by ACP updates', () => {
     assert.equal((m.get('permission', 'p2') as { state: string }).state, 'cancelled');
     assert.equal(m.lastStopReason, 'cancelled');
   });
+
+  it('Stop: the calls it cut end cancelled (even called completed after it), a finished one stays done, and a Stopped line follows', () => {
+    const m = new SessionModel('s');
+    m.beginTurn();
+    apply(m, { sessionUpdate: 'tool_call', toolCallId: 'done', title: 'ls', kind: 'execute', status: 'completed' });
+    apply(m, { sessionUpdate: 'tool_call', toolCallId: 'sleep', title: 'sleep 60', kind: 'execute', status: 'in_progress' });
+    apply(m, { sessionUpdate: 'tool_call', toolCallId: 'queued', title: 'cat', kind: 'read', status: 'pending' });
+    m.requestCancel();
+    // opencode, after session/cancel: the aborted command reported `completed`, then the turn ends `cancelled`.
+    apply(m, { sessionUpdate: 'tool_call_update', toolCallId: 'sleep', status: 'completed', content: [{ type: 'content', content: text('User aborted the command') }] });
+    m.endTurn('cancelled');
+    const status = (id: string) => m.toolCall(id)?.status;
+    assert.deepEqual([status('done'), status('sleep'), status('queued')], ['completed', 'cancelled', 'cancelled']);
+    assert.equal(m.toolCall('sleep')?.content.length, 1, 'what the agent said of it is kept');
+    const last = m.timeline().at(-1);
+    assert.deepEqual(last?.kind === 'notice' && [last.title, last.code], ['Stopped', 'stopped']);
+    // A late update does not bring the green "done" back.
+    apply(m, { sessionUpdate: 'tool_call_update', toolCallId: 'sleep', status: 'completed' });
+    assert.equal(status('sleep'), 'cancelled');
+  });
+
+  it('a turn that finishes on its own after a cancel was asked keeps its calls as the agent ended them, and says nothing of a stop', () => {
+    const m = new SessionModel('s');
+    m.beginTurn();
+    apply(m, { sessionUpdate: 'tool_call', toolCallId: 'c', title: 'make', kind: 'execute', status: 'in_progress' });
+    m.requestCancel();
+    apply(m, { sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'completed' });
+    m.endTurn('end_turn');
+    assert.equal(m.toolCall('c')?.status, 'completed');
+    assert.equal(m.timeline().filter((e) => e.kind === 'notice').length, 0);
+  });
 });
 
 describe('questionRecord: what an agent asked and what the person answered', () => {

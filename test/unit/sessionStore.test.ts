@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { defaultStateDir, SessionStore, titleFrom, transcriptMarkdown } from '../../src/session/sessionStore';
+import { defaultStateDir, exportFileName, SessionStore, titleFrom, transcriptMarkdown } from '../../src/session/sessionStore';
 import type { TimelineEntity } from '../../src/session/sessionModel';
 import { scratchDir } from '../support/paths';
 
@@ -80,6 +80,15 @@ test('transcripts: an agent-chosen id never names a path; slim copy; markdown ex
   assert.match(md, /^# T\n/);
   assert.match(md, /## User\n\nExplain this\n\n- Tool `read`: Read a.ts \(completed\)\n\n## Agent\n\nIt parses\.\n\n> \*\*Session resumed\*\*/);
   assert.equal(store.transcript('missing'), undefined);
+});
+
+test('an export suggests a clean file name: words joined by -, nothing dangling, never hidden or empty', () => {
+  assert.equal(exportFileName('HIST-ONE-AGAIN what was it about?'), 'HIST-ONE-AGAIN-what-was-it-about.md');
+  assert.equal(exportFileName('  Fix the parser…  '), 'Fix-the-parser.md');
+  assert.equal(exportFileName('../../etc/passwd'), 'etc-passwd.md');
+  assert.equal(exportFileName('重构 解析器'), '重构-解析器.md');
+  assert.equal(exportFileName('???'), 'session.md');
+  assert.ok(exportFileName(`${'a '.repeat(50)}?`).length <= 63);
 });
 
 test('a damaged index is moved aside with a warning, not silently overwritten', () => {

@@ -34,6 +34,7 @@ test(`the chat view runs whole turns in a real VS Code with ${AGENT_ID}`, { time
       timeoutMs: 480_000,
     });
     assert.ok(result.steps.some((s) => s.startsWith('hostile markdown inert')));
+    assert.ok(result.steps.some((s) => s.startsWith('stop left a trace')));
     assert.ok(result.steps.some((s) => s.startsWith('turn stopped; queued message sent')));
     assert.ok(result.steps.some((s) => s.startsWith('window reload restored')));
     assert.ok(

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { domFigures, feedLong, scrollThrough } from './chatLong';
 import { stillAbsent, until } from '../support/wait';
-import { withWorkbench, type WorkbenchInfo, type WorkbenchOptions } from './runner';
+import { runCommand, withWorkbench, type WorkbenchInfo, type WorkbenchOptions } from './runner';
 import { focusedRow, frameWhere, settled, showExplorer } from './waits';
 
 export interface ChatUiOptions extends WorkbenchOptions {
@@ -76,14 +76,6 @@ async function setTheme(page: Page, theme: keyof typeof THEMES): Promise<void> {
     },
     { what: `the webviews in the ${THEMES[theme]} theme`, timeoutMs: 10_000 },
   );
-}
-
-async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.type(title);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
 }
 
 export async function openChat(page: Page): Promise<Frame> {
@@ -389,8 +381,17 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     step('message queued while the agent works');
     await shot('06-running-queued');
     await frame.locator('[data-testid="stop"]').click();
+    // Stop leaves a trace: the command it cut says cancelled (opencode calls it completed after the cancel), then a Stopped line.
+    await frame.locator('.entry.notice.stopped', { hasText: 'Stopped' }).waitFor({ timeout: 30_000 });
     await waitText(frame, '.msg.agent', 'The queued message arrived.', 60_000);
     await turnIdle(frame);
+    const cut = await frame.locator('.entry.tool', { hasText: 'sleep 60' }).evaluateAll((els) => els.map((e) => [e.classList.contains('status-cancelled'), e.querySelector('.status')?.textContent]));
+    if (JSON.stringify(cut) !== '[[true,"cancelled"]]') throw new Error(`the stopped command's card: ${JSON.stringify(cut)}`);
+    const order = await frame.evaluate(() =>
+      [...document.querySelectorAll('.entries > .entry')].map((e) => (e.matches('.notice.stopped') ? 'stopped' : e.matches('.tool') && e.textContent?.includes('sleep 60') ? 'cut' : '')),
+    );
+    if (!(order.indexOf('cut') >= 0 && order.indexOf('cut') < order.indexOf('stopped'))) throw new Error(`the Stopped line is not after the cut command: ${order.join(',')}`);
+    step('stop left a trace: the cut command cancelled, a Stopped line');
     if (await frame.locator('[data-testid="queued"]').count()) throw new Error('the queue did not empty');
     if (await frame.locator('.msg', { hasText: 'REMOVED-QUEUED' }).count()) throw new Error('the removed queued message was sent');
     if (requestWith(opts, 'REMOVED-QUEUED')) throw new Error('the removed queued message reached the model');

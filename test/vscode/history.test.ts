@@ -1,8 +1,8 @@
 /**
  * Session history in a real VS Code (code-server + Chromium) with real agents on the scripted model:
  * two opencode sessions from the chat, "Agent Host: Session History…" lists both; opening the first
- * resumes it (Agent Host's copy shown above the notice) and the model sees only that conversation; rename,
- * export as Markdown and delete through the item buttons; and a pi-acp session opened from history is
+ * resumes it (Agent Host's copy shown above the notice, its tab named after it) and the model sees only that
+ * conversation; rename, export as Markdown (a clean suggested name, a notification saying where) and delete through the item buttons; and a pi-acp session opened from history is
  * loaded (the agent's replay is the transcript). Screenshots in test-artifacts/history-*.png.
  */
 import assert from 'node:assert/strict';
@@ -93,6 +93,9 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         frame = await openChat(page);
         await waitText(frame, '.entry.notice', 'Session resumed', 60_000);
         await waitText(frame, '.msg.agent', 'One noted.');
+        // Its tab carries the session's title, not the agent's name.
+        const tabTitle = () => frame.locator('[role="tab"][aria-selected="true"] .tab-title').textContent();
+        await frame.locator('[role="tab"][aria-selected="true"] .tab-title', { hasText: 'HIST-ONE about the parser' }).waitFor({ timeout: 15_000 });
         assert.equal(await frame.locator('.msg', { hasText: 'Two noted.' }).count(), 0, 'the other session is still shown');
         await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
         const before = model.requests.length;
@@ -103,6 +106,7 @@ test('session history in the real VS Code: list, open (resume and load), rename,
           'the model did not see the reopened conversation',
         );
         assert.ok(!bodies.some((b) => b.includes('HIST-TWO')), 'the model saw the other session');
+        assert.equal(await tabTitle(), 'HIST-ONE about the parser', 'the next turn renamed the reopened tab');
         await info.screenshot('history-02-resumed');
 
         // Rename through the item button.
@@ -110,27 +114,43 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         await rowButton(page, 'HIST-ONE', 'Rename');
         const input = page.locator('.quick-input-widget input');
         await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rename session' }).waitFor({ timeout: 15_000 });
-        await input.fill('Parser work');
+        await input.fill('Parser work?');
         await page.keyboard.press('Enter');
-        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Parser work' }).first().waitFor({ timeout: 15_000 });
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Parser work?' }).first().waitFor({ timeout: 15_000 });
         assert.equal(
           store
             .list()
-            .find((r) => r.title === 'Parser work')
+            .find((r) => r.title === 'Parser work?')
             ?.firstPrompt?.startsWith('HIST-ONE'),
           true,
         );
 
-        // Export: the save dialog (code-server's simple file dialog) takes a path.
+        // Export: the save dialog (code-server's simple file dialog) suggests a clean name and takes a path.
         const exported = path.join(workspace, 'parser-work.md');
-        await rowButton(page, 'Parser work', 'Export as Markdown');
+        await rowButton(page, 'Parser work?', 'Export as Markdown');
         // The save dialog reuses the quick input: it is ready once it has put its default path in (a .md file).
         const pathInput = page.locator('.quick-input-widget input');
         await until(async () => (await pathInput.inputValue()).endsWith('.md'), { what: 'the save dialog with its default path', timeoutMs: 15_000 });
+        const suggested = await pathInput.inputValue();
+        assert.ok(suggested.endsWith('/Parser-work.md'), `the suggested file name: ${suggested}`);
         await pathInput.fill(exported);
         await page.keyboard.press('Enter');
         const md = await until(() => fs.existsSync(exported) && fs.readFileSync(exported, 'utf8'), { what: 'the exported Markdown file', timeoutMs: 15_000, intervalMs: 200 });
-        assert.match(md, /^# Parser work\n/);
+        // It says where it wrote: a toast, or (toasts wait for the window's focus, which a headless run may lack) the center's item.
+        const said = `exported to ${exported}`;
+        const toast = page.locator('.notifications-toasts .notification-toast', { hasText: said });
+        const toasted = await toast.waitFor({ timeout: 5000 }).then(
+          () => true,
+          () => false,
+        );
+        if (!toasted) {
+          await runCommand(page, 'Notifications: Show Notifications');
+          await page.locator('.notifications-center .notification-list-item', { hasText: said }).waitFor({ timeout: 15_000 });
+        }
+        await info.screenshot('history-05-exported');
+        if (!toasted) await page.keyboard.press('Escape');
+        await historyRows(page);
+        assert.match(md, /^# Parser work\?\n/);
         assert.match(md, /## User\n\nHIST-ONE about the parser/);
         assert.match(md, /## Agent\n\nOne noted\./);
         assert.match(md, /HIST-ONE-AGAIN/);

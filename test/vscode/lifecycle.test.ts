@@ -1,7 +1,7 @@
 /**
  * Lifetimes in a real VS Code (code-server + Chromium), with the smoke agent: with no agent, Stop and Cancel are
  * not offered; an agent that crashes mid-turn leaves its running tool card failed with the reason (not spinning),
- * through the restart and the next turn; a prompt sent while the agent cannot start waits in the queue (one
+ * through the restart and the next turn, and its exit notice loses Restart once the agent runs again; a prompt sent while the agent cannot start waits in the queue (one
  * error notice, however many are sent) and goes out, in order, once Restart brings the agent up; a background
  * tab closed with × stays closed after a window reload, and the transcript of every restarted session comes back
  * whole; and ending the extension host (the reload) stops the agent gracefully — it sees its stdin close (or
@@ -55,6 +55,11 @@ async function crashMidTool(frame: Frame, shot: (name: string) => Promise<string
   await turnIdle(frame, 30_000);
   assert.equal(await unfinished(frame).count(), 0, 'a tool card still spins after the crash');
   assert.equal(await card.count(), 1);
+  // The automatic restart did the exit notice's work: Show Log stays, Restart goes (a click would restart it again).
+  const exited = frame.locator('.entry.notice.error', { hasText: 'Agent exited' });
+  assert.equal(await exited.count(), 1);
+  assert.equal(await exited.locator('[data-action="restart"]').count(), 0, 'the exit notice still offers Restart after the automatic restart');
+  assert.equal(await exited.locator('[data-action="show-log"]').count(), 1);
   await shot('lifecycle-crash-tool-card');
 }
 
@@ -140,6 +145,7 @@ test('Stop and Cancel need an agent; a crash fails its tool card; a prompt to a 
       await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
       await frame.locator('[data-testid="tab-t1"]').click();
       await waitText(frame, '.msg.agent', 'Heard: second while broken', 15_000);
+      await frame.locator('[data-testid="tab-t2"]').hover(); // an inactive tab's × shows on hover
       await frame.locator('[data-testid="close-t2"]').click();
       await frame.waitForFunction(() => !document.querySelector('[data-testid="tab-t2"]'), undefined, { timeout: 15_000 });
 

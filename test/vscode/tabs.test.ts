@@ -4,20 +4,70 @@
  * permission while tab 2 is shown → tab 1 is badged; tab 2 runs codex; back in tab 1 the card is answered
  * and its command runs for seconds while tab 2 completes a whole turn meanwhile (asserted on the files:
  * tab 2's answer arrives before tab 1's command has written its file); tab 1 finishing in the background
- * is badged; closing tab 2 stops its agent. Screenshots: test-artifacts/tabs-*.png.
+ * is badged; the first steps show in the first tab only; four tabs keep readable titles (no scrolled strip,
+ * tooltips with the whole title); closing tab 2 stops its agent. Screenshots: test-artifacts/tabs-*.png.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { Frame } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/model/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
 import { openChat, pick, send, turnIdle, waitText } from './chatUi';
-import { runCommand, withWorkbench } from './runner';
+import { runCommand, withWorkbench, type WorkbenchInfo } from './runner';
 
 const tab = (frame: Frame, id: string) => frame.locator(`[data-testid="tab-${id}"]`);
+
+/**
+ * Four tabs in the side bar: no strip to scroll (every tab in view), each title shown whole or for at least
+ * 16 characters, each tooltip holding the whole title. Tabs 3 and 4 are opened and named by a first prompt.
+ */
+async function fourTabsReadable(page: Page, frame: Frame, info: WorkbenchInfo): Promise<void> {
+  for (const [id, words] of [
+    ['t3', 'TAB-THREE review the parser module'],
+    ['t4', 'TAB-FOUR rename the lexer tokens'],
+  ] as const) {
+    await runCommand(page, 'Agent Host: New Chat Tab');
+    await tab(frame, id).waitFor({ timeout: 15_000 });
+    await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+    await send(frame, `${words}\nSCENARIO: answer {"text": "${id} answered."}`);
+    await waitText(frame, '.msg.agent', `${id} answered.`);
+    await turnIdle(frame);
+    await tab(frame, id).locator('.tab-title', { hasText: words }).waitFor({ timeout: 15_000 });
+  }
+  const strip = await frame.evaluate(() => {
+    const tabs = document.querySelector('.tabs')!;
+    const box = tabs.getBoundingClientRect();
+    return {
+      scrolls: tabs.scrollWidth > tabs.clientWidth + 1,
+      width: Math.round(box.width),
+      tabs: [...tabs.querySelectorAll<HTMLElement>('[role="tab"]')].map((t) => {
+        const title = t.querySelector<HTMLElement>('.tab-title')!;
+        const r = t.getBoundingClientRect();
+        const text = title.textContent ?? '';
+        return {
+          text,
+          tooltip: t.title,
+          shownChars: title.scrollWidth > title.clientWidth ? Math.floor((title.clientWidth / title.scrollWidth) * text.length) : text.length,
+          inView: r.left >= box.left - 1 && r.right <= box.right + 1,
+        };
+      }),
+    };
+  });
+  assert.equal(strip.tabs.length, 4);
+  assert.equal(strip.scrolls, false, `the tab strip scrolls: ${JSON.stringify(strip)}`);
+  for (const t of strip.tabs) {
+    assert.ok(t.inView, `tab "${t.text}" is out of view: ${JSON.stringify(strip)}`);
+    assert.ok(t.shownChars >= Math.min(16, t.text.length), `tab "${t.text}" shows ${t.shownChars} characters in ${strip.width} px`);
+    assert.ok(t.tooltip.includes(t.text), `tab "${t.text}": its tooltip is "${t.tooltip}"`);
+  }
+  await page.mouse.move(800, 600); // no hovered tab showing its ×
+  await info.screenshot('tabs-04-four-tabs');
+  await tab(frame, 't1').click();
+  await waitText(frame, '.msg.agent', /Done/);
+}
 
 test('conversations in tabs: two agents at once, a background permission badged and answered after switching, close stops the agent', { timeout: 600_000 }, async () => {
   const opencode = agentById('opencode')!;
@@ -43,12 +93,17 @@ test('conversations in tabs: two agents at once, a background permission badged 
       async (page, info) => {
         const frame = await openChat(page);
         await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+        const firstSteps = frame.locator('[data-testid="first-steps"]');
+        await firstSteps.waitFor({ timeout: 15_000 });
         // Tab 1 asks for permission; tab 2 is opened before anyone answers.
         await send(frame, `SCENARIO: shell ${JSON.stringify({ command: 'sleep 8 && echo ONE > one.txt' })}`);
         await frame.locator('.entry.permission [data-action="answer-permission"]').first().waitFor({ timeout: 90_000 });
         await runCommand(page, 'Agent Host: New Chat Tab');
         await tab(frame, 't2').waitFor({ timeout: 15_000 });
         await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 15_000 });
+        // The first steps are the first tab's: a second empty tab shows only its greeting.
+        await frame.locator('.transcript > .empty').waitFor({ timeout: 15_000 });
+        assert.equal(await firstSteps.isVisible(), false, 'the first steps show in a second tab');
         await frame.locator('[data-testid="tab-t1"].attention-permission').waitFor({ timeout: 15_000 });
         await pick(frame, 'agent', 'codex');
         await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
@@ -92,7 +147,10 @@ test('conversations in tabs: two agents at once, a background permission badged 
         const bodies = model.requests.map((r) => JSON.stringify(r.body ?? null));
         assert.ok(!bodies.some((b) => b.includes('TAB-TWO') && b.includes('echo ONE')), 'one request mixed both conversations');
 
-        // Closing tab 2 stops its agent; tab 1 stays.
+        await fourTabsReadable(page, frame, info);
+
+        // Closing tab 2 (its × shows on hover) stops its agent; tab 1 stays.
+        await tab(frame, 't2').hover();
         await frame.locator('[data-testid="close-t2"]').click();
         await frame.waitForFunction(() => !document.querySelector('[data-testid="tab-t2"]'), undefined, { timeout: 15_000 });
         await info.screenshot('tabs-03-closed');

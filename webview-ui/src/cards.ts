@@ -27,13 +27,16 @@ const STATUS_ICONS: Record<string, string> = {
   in_progress: 'loading codicon-modifier-spin',
   completed: 'pass',
   failed: 'error',
+  cancelled: 'circle-slash',
 };
 
 /** A tool call's card: head (kind, title, status) and, when expanded, locations, content, raw input and output. */
 export function toolCallCard(t: ToolCallEntity, s: ChatStrings, open: boolean): HTMLElement {
   // A call the person rejected, which then failed, says so: it was refused, not broken.
   const rejected = t.status === 'failed' && t.permission?.rejected === true;
-  const statusText = rejected ? s.statusRejected : ({ pending: s.statusPending, in_progress: s.statusRunning, completed: s.statusDone, failed: s.statusFailed }[t.status] ?? t.status);
+  const statusText = rejected
+    ? s.statusRejected
+    : ({ pending: s.statusPending, in_progress: s.statusRunning, completed: s.statusDone, failed: s.statusFailed, cancelled: s.statusCancelled }[t.status] ?? t.status);
   const bodyId = `tool-body-${cssId(t.id)}`;
   const head = h(
     'button',
@@ -143,16 +146,17 @@ export function permissionCard(p: PermissionEntity, s: ChatStrings, header: Head
 }
 
 export function noticeCard(n: NoticeEntity, s: ChatStrings): HTMLElement {
-  const ic = n.severity === 'error' ? 'error' : n.severity === 'warning' ? 'warning' : 'info';
-  const el = h('div', { className: `entry notice ${n.severity}`, role: n.severity === 'error' ? 'alert' : 'status' });
-  el.append(h('div', { className: 'notice-title' }, icon(ic), h('span', null, n.title)));
+  const ic = n.code === 'stopped' ? 'debug-stop' : n.severity === 'error' ? 'error' : n.severity === 'warning' ? 'warning' : 'info';
+  const el = h('div', { className: `entry notice ${n.severity}${n.code ? ` ${n.code}` : ''}`, role: n.severity === 'error' ? 'alert' : 'status' });
+  el.append(h('div', { className: 'notice-title' }, icon(ic), h('span', null, n.code === 'stopped' ? s.turnCancelled : n.title)));
   if (n.detail) el.append(scrollBox('notice-detail', n.detail));
   if (n.severity === 'error') {
+    // Restart only until the agent runs again (`settled`): a second click would only restart it once more.
     el.append(
       h(
         'div',
         { className: 'notice-actions' },
-        h('vscode-button', { 'data-action': 'restart' }, icon('debug-restart'), ` ${s.restart}`),
+        n.settled ? null : h('vscode-button', { 'data-action': 'restart' }, icon('debug-restart'), ` ${s.restart}`),
         h('vscode-button', { secondary: true, 'data-action': 'show-log' }, s.showLog),
       ),
     );

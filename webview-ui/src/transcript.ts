@@ -197,6 +197,7 @@ export class Transcript {
 
   /** Re-renders everything whose look depends on the header (turn state, permission mode). */
   refreshLive(): void {
+    if (!this.items.length) this.updateChrome(); // the empty chat's first steps follow the tabs
     const live = (it: Item) => it.entity.kind === 'permission' || (it.entity.kind === 'message' && it.entity.role === 'thought');
     this.spares.dropWhere(live);
     for (const it of this.items.slice(this.start, this.end)) if (live(it)) this.dirty.add(it);
@@ -355,6 +356,9 @@ export class Transcript {
       if (!this.empty.firstChild) {
         this.empty.replaceChildren(icon('hubot', 'empty-icon'), h('p', null, s.empty), h('p', { className: 'hint' }, s.emptyHint), firstSteps(s.firstSteps, this.hooks.focusComposer));
       }
+      // The first steps belong to the first conversation: another tab is not someone's first hour.
+      const tabs = this.hooks.header().tabs;
+      this.empty.querySelector<HTMLElement>('.first-steps')!.hidden = tabs.length > 0 && !tabs[0]!.active;
     } else this.empty.hidden = true;
   }
 

@@ -5,7 +5,7 @@
 import type { ConfigOptionView, ContextChip } from '../../shared/chatProtocol';
 import type { PromptCapabilities } from '../../session/agentSession';
 import { buildPromptParts as buildParts, type PromptContext } from '../../session/promptParts';
-import type { ContentPart, NoticeEntity } from '../../session/sessionModel';
+import type { ContentPart, NoticeEntity, TimelineEntity } from '../../session/sessionModel';
 
 function toContext(chip: ContextChip): PromptContext {
   const base = { label: chip.label, ...(chip.uri ? { uri: chip.uri } : {}), ...(chip.text !== undefined ? { text: chip.text } : {}) };
@@ -87,6 +87,11 @@ export function legacyPickers(options: ConfigOptionView[]): { modes: boolean; mo
 /** The line between one session's transcript and the next (a restart, another agent): which agent answers below. */
 export function sessionDivider(sessionId: string, title: string): NoticeEntity {
   return { kind: 'notice', id: `divider:${sessionId}:${Date.now()}`, severity: 'info', title };
+}
+
+/** Earlier sessions' part of the transcript: the agent has run again since, so their error notices' Restart is done. */
+export function settledHistory(history: TimelineEntity[]): TimelineEntity[] {
+  return history.map((e) => (e.kind === 'notice' && e.severity === 'error' && !e.settled ? { ...e, settled: true } : e));
 }
 
 /** A start that failed while messages wait in the queue: the reason, and `hint` (where they wait, how they go out). */

@@ -9,7 +9,7 @@ import { firstStepCommand } from '../firstSteps';
 import { relativeEntity } from '../displayPaths';
 import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
-import { buildPromptParts, historyKey, sessionDivider, startFailedNotice } from './chatContent';
+import { buildPromptParts, historyKey, sessionDivider, settledHistory, startFailedNotice } from './chatContent';
 import { chatHeader } from './chatHeader';
 import { boundedHistory } from '../../session/transcriptCopy';
 import { ChatBatch } from './chatBatch';
@@ -343,9 +343,9 @@ export class ChatController implements vscode.Disposable {
   /**
    * Opens an earlier session in the chat: the transcript is cleared, then shows what the agent replays
    * (`session/load`) or, when it only resumes or cannot reattach, Agent Host's own copy (`copy`) above the
-   * notice saying which happened.
+   * notice saying which happened. The tab takes the session's title.
    */
-  async openFromHistory(agentName: string, sessionId: string, copy: TimelineEntity[] | undefined): Promise<AgentSession> {
+  async openFromHistory({ agent, sessionId, title }: { agent: string; sessionId: string; title?: string }, copy: TimelineEntity[] | undefined): Promise<AgentSession> {
     this.unsubscribeModel?.();
     this.unsubscribeModel = undefined;
     this.model = undefined;
@@ -356,7 +356,7 @@ export class ChatController implements vscode.Disposable {
     this.opening = sessionId;
     this.post({ type: 'snapshot', snapshot: this.snapshot() });
     try {
-      return await this.manager.openSession(agentName, sessionId);
+      return await this.manager.openSession(agent, sessionId, title);
     } finally {
       this.opening = undefined;
     }
@@ -461,7 +461,7 @@ export class ChatController implements vscode.Disposable {
     const pending = this.pendingContext;
     this.pendingContext = [];
     return {
-      entities: [...this.history, ...(this.model?.timeline() ?? []), ...this.local].map((e) => this.forView(e)),
+      entities: [...settledHistory(this.history), ...(this.model?.timeline() ?? []), ...this.local].map((e) => this.forView(e)),
       plan: this.model?.plan ?? [],
       header: this.header(),
       queue: this.queue,
