@@ -131,7 +131,7 @@ async function once(vsix) {
       };
       const log = agentHostLog(info.scratch);
       return {
-        shown: await shown('Agent Host'),
+        shown: await shown('Atrium'),
         probeShown: await shown('Activation Floor Probe'),
         ours: phases(marks, ID),
         probe: phases(marks, PROBE_ID),

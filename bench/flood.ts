@@ -1,6 +1,6 @@
 /**
  * Throughput of one prompt turn that streams N `session/update` chunks, through:
- *   ours — Agent Host's AcpClient (vscode-jsonrpc + our NDJSON reader) applying updates to the SessionModel;
+ *   ours — Atrium's AcpClient (vscode-jsonrpc + our NDJSON reader) applying updates to the SessionModel;
  *   sdk  — the official @agentclientprotocol/sdk client (`client().connectWith(ndJsonStream(…))`),
  *          applying the same updates to the same SessionModel.
  *   client — AcpClient alone (updates received, not applied: what the client itself costs);

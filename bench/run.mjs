@@ -81,8 +81,8 @@ const rss = (impl) => median(results[impl].map((x) => x.rssMiB));
 const ratio = (a, b, key = 'ms') => median(results[a].map((x, k) => (x[key] ?? x.ms) / (results[b][k][key] ?? results[b][k].ms)));
 const LABEL = {
   raw: 'line split + `JSON.parse`, answering by hand (the floor)',
-  client: 'Agent Host `AcpClient` alone',
-  ours: 'Agent Host `AcpClient` + `SessionModel`',
+  client: 'Atrium `AcpClient` alone',
+  ours: 'Atrium `AcpClient` + `SessionModel`',
   sdk: 'official `@agentclientprotocol/sdk` client + `SessionModel`',
   'cli-text': '`agent-host --format text` end to end (output to a file)',
   'cli-json': '`agent-host --format json` end to end (output to a file)',

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm start`: a real VS Code (code-server, in the browser) with Agent Host loaded and a sample workspace.
+# `npm start`: a real VS Code (code-server, in the browser) with Atrium loaded and a sample workspace.
 #
 #   scripts/start.sh                 # http://127.0.0.1:8080/?folder=…  (Ctrl+C stops everything)
 #   PORT=9000 scripts/start.sh       # another port
@@ -32,7 +32,7 @@ fi
 T0=$SECONDS
 # First what the demo needs: npm dependencies, code-server + Chromium + Node 24, and its agent (opencode, or
 # Claude Code with ANTHROPIC_API_KEY). The other agents come with `npm run setup` / `npm test`, or one click
-# in "Agent Host: Add Agent…"; those already installed are offered in the picker.
+# in "Atrium: Add Agent…"; those already installed are offered in the picker.
 demo_agents="opencode"
 [ -n "${ANTHROPIC_API_KEY:-}" ] && demo_agents="opencode claude"
 SETUP_AGENTS="${SETUP_AGENTS:-$demo_agents}" SETUP_VSCODE_MIN="${SETUP_VSCODE_MIN:-0}" bash "$ROOT/scripts/setup.sh" # idempotent; progress every 10 s
@@ -181,10 +181,10 @@ url="http://127.0.0.1:$PORT/?folder=$(node -p 'encodeURIComponent(process.argv[1
 code_version="$(node -p 'require(process.argv[1]).version' "$ROOT/.tools/code-server/node_modules/code-server/lib/vscode/package.json" 2>/dev/null || echo '?')"
 agent_name="$(node -p 'const a = JSON.parse(process.argv[1]); (Array.isArray(a) ? a[0] : a).name' "$agent_json")"
 agent_count="$(node -p 'const a = JSON.parse(process.argv[1]); Array.isArray(a) ? a.length : 1' "$agent_json")"
-printf '\n  Agent Host is running in code-server (VS Code %s), ready %s s after npm start.\n\n' "$code_version" "$((SECONDS - T0))"
+printf '\n  Atrium is running in code-server (VS Code %s), ready %s s after npm start.\n\n' "$code_version" "$((SECONDS - T0))"
 printf '    Open:   %s\n' "$url"
 printf '    Agent:  %s   (from scripts/lib/demo-agent.sh; %s agent(s) in the picker)\n' "$agent_name" "$agent_count"
-printf '    Try:    F1 → "Agent Host: Ask the Agent…"; the status bar item (bottom left) picks the agent.\n'
+printf '    Try:    F1 → "Atrium: Ask the Agent…"; the status bar item (bottom left) picks the agent.\n'
 printf '    Log:    %s\n\n  Ctrl+C stops it.\n\n' "${LOGF#"$ROOT"/}"
 wait "$CS_PID" || true
 log "code-server exited (log: ${LOGF#"$ROOT"/})"

@@ -53,7 +53,7 @@ const startAgentSession: StartAgent = async (config, options) => (await import('
 
 export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const started = performance.now();
-  const log = vscode.window.createOutputChannel('Agent Host', { log: true });
+  const log = vscode.window.createOutputChannel('Atrium', { log: true });
   const manager = new AgentManager(log, startAgentSession, context.workspaceState, context.globalState, settingsFilesOf(context.globalStorageUri.fsPath));
   running = manager;
   context.subscriptions.push(log, manager);
@@ -83,7 +83,7 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
     ...trackContextKeys(ctx),
   );
   openChatOnFirstStart(context, log);
-  log.info(`Agent Host activated in ${(performance.now() - started).toFixed(1)} ms`);
+  log.info(`Atrium activated in ${(performance.now() - started).toFixed(1)} ms`);
   return { manager, host, chat, sessions, contextKeys: () => ctx.keys.snapshot() };
 }
 
@@ -114,7 +114,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
       const message = (error as Error).message;
       log.error(`${what} failed: ${message}`);
       const pick = await vscode.window.showErrorMessage(
-        inertMarkup(vscode.l10n.t('Agent Host: {0} failed: {1}', what, message.split('\n')[0] ?? message)),
+        inertMarkup(vscode.l10n.t('Atrium: {0} failed: {1}', what, message.split('\n')[0] ?? message)),
         vscode.l10n.t('Show Log'),
         vscode.l10n.t('Restart'),
       );
@@ -126,7 +126,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
   const needsAgent = (what: string, action: () => Promise<unknown>) =>
     run(what, async () => {
       if (!manager.current && manager.state !== 'starting') {
-        void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: {0}: no agent is running.', what));
+        void vscode.window.showInformationMessage(vscode.l10n.t('Atrium: {0}: no agent is running.', what));
         return;
       }
       await action();
@@ -160,7 +160,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
             description: sourceLabel(manager.agentSource(a.name)),
             detail: `${[path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${a.protocol === 'rpc' ? 'pi RPC' : 'ACP'}`,
           })),
-          { title: vscode.l10n.t('Agent Host: choose the agent') },
+          { title: vscode.l10n.t('Atrium: choose the agent') },
         );
         if (pick && pick.label !== manager.agentName) {
           manager.select(pick.label);
@@ -181,7 +181,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
       'agentHost.cancel',
       needsAgent('Cancel', async () => {
         if (manager.current?.model.turn === 'idle') {
-          void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: no turn is running.'));
+          void vscode.window.showInformationMessage(vscode.l10n.t('Atrium: no turn is running.'));
           return;
         }
         await manager.cancel();
@@ -190,7 +190,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     registerCommand('agentHost.noOutput', async () => {
       const seconds = manager.silentFor;
       if (seconds === undefined) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: the agent is not silent (or no turn is running).'));
+        void vscode.window.showInformationMessage(vscode.l10n.t('Atrium: the agent is not silent (or no turn is running).'));
         return;
       }
       const cancel = { label: `$(debug-stop) ${vscode.l10n.t('Cancel the Turn')}` };

@@ -208,7 +208,7 @@ export class AcpClient {
     const params: InitializeRequest = {
       protocolVersion: ACP_PROTOCOL_VERSION,
       clientCapabilities: capabilities,
-      clientInfo: this.options.clientInfo ?? { name: 'agent-host', version: '0.1.0', title: 'Agent Host' },
+      clientInfo: this.options.clientInfo ?? { name: 'agent-host', version: '0.1.0', title: 'Atrium' },
     };
     const result = await this.request<InitializeResponse>('initialize', params, this.options.initializeTimeoutMs ?? 60_000);
     const v = result?.protocolVersion;

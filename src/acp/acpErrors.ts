@@ -30,7 +30,7 @@ export class ProtocolVersionError extends Error {
     readonly agentVersion: unknown,
     supported: { min: number; max: number },
   ) {
-    super(`The agent speaks ACP protocol version ${JSON.stringify(agentVersion)}; ` + `Agent Host speaks versions ${supported.min}–${supported.max}. Update the agent or Agent Host.`);
+    super(`The agent speaks ACP protocol version ${JSON.stringify(agentVersion)}; ` + `Atrium speaks versions ${supported.min}–${supported.max}. Update the agent or Atrium.`);
     this.name = 'ProtocolVersionError';
   }
 }

@@ -40,7 +40,7 @@ function attachNotice(attach: AttachInfo): { title: string; detail: string } {
   const id = `Session ${attach.requested}`;
   switch (attach.how) {
     case 'resumed':
-      return { title: 'Session resumed', detail: `${id}: the agent keeps its context but replays no history; what is above is Agent Host's copy.` };
+      return { title: 'Session resumed', detail: `${id}: the agent keeps its context but replays no history; what is above is Atrium's copy.` };
     case 'loaded':
       return { title: 'Session loaded', detail: `${id}: the agent replayed its history and keeps its context.` };
     case 'new':

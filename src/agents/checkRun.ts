@@ -244,7 +244,7 @@ async function checkExits(host: CheckHost, config: AgentConfig, workspace: strin
       else agent.terminate();
       const exit = await Promise.race([agent.exited, new Promise<undefined>((r) => setTimeout(r, EXIT_GRACE_MS))]);
       const secs = EXIT_GRACE_MS / 1000;
-      if (!exit) return result(id, 'failed', `Still running ${secs} s after ${what} (then stopped by Agent Host's SIGTERM/SIGKILL).`);
+      if (!exit) return result(id, 'failed', `Still running ${secs} s after ${what} (then stopped by Atrium's SIGTERM/SIGKILL).`);
       const how = exit.signal ? `signal ${exit.signal}` : `code ${String(exit.code)}`;
       return result(id, 'verified', `An idle process exited within ${secs} s after ${what} (${how}).`);
     } finally {

@@ -97,7 +97,7 @@ export interface StartRequest {
 /** A fresh agent process that answered its handshake and holds no session: for the exit checks. */
 export interface IdleAgent {
   closeInput(): void;
-  /** SIGTERM to the agent's process group, as Agent Host's own stop sends it. */
+  /** SIGTERM to the agent's process group, as Atrium's own stop sends it. */
   terminate(): void;
   readonly exited: Promise<ExitInfo>;
   /** Stops it for good (stdin, SIGTERM, SIGKILL) and waits. */

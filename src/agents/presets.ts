@@ -1,5 +1,5 @@
 /**
- * Presets: every agent Agent Host is tested with, as a ready configured entry — command, args, env,
+ * Presets: every agent Atrium is tested with, as a ready configured entry — command, args, env,
  * protocol — plus what each needs to ASK before it writes a file or runs a command (opencode's
  * `permission`, qwen's and gemini's approval mode, codex's approval policy), and how to install it
  * pinned. The permission settings are part of the preset (args/env), not of the user's own config, and
@@ -237,7 +237,7 @@ export function missingCompanion(config: Pick<AgentConfig, 'name' | 'command' | 
     return (
       `"${config.name}" cannot start: command not found: ${what}\n` +
       `${preset!.command} runs ${c.bin} (${c.package} ${c.version}): ${where}. ` +
-      `"Agent Host: Add Agent…" → ${preset!.name} installs both, pinned; or install ${c.package}@${c.version} and put ${c.bin} on PATH.`
+      `"Atrium: Add Agent…" → ${preset!.name} installs both, pinned; or install ${c.package}@${c.version} and put ${c.bin} on PATH.`
     );
   }
   return undefined;

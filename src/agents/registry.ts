@@ -1,7 +1,7 @@
 /**
  * The ACP agent registry (`registry.json`: `{version, agents, extensions}`): its types, a validating parser
  * that reports and skips bad entries, the distribution to use on this platform, search, and loading with an
- * ETag cache that falls back to the cached copy, then to the snapshot bundled with Agent Host.
+ * ETag cache that falls back to the cached copy, then to the snapshot bundled with Atrium.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -226,7 +226,7 @@ export function searchRegistry(agents: RegistryAgent[], query: string): Registry
     .map((x) => x.a);
 }
 
-/** The snapshot shipped with Agent Host: `resources/acp-registry/registry.json` above this module (dist/ or out/src/agents/). */
+/** The snapshot shipped with Atrium: `resources/acp-registry/registry.json` above this module (dist/ or out/src/agents/). */
 export function bundledRegistryPath(): string {
   let dir = __dirname;
   for (let i = 0; i < 5; i++) {

@@ -16,7 +16,7 @@ export const AGENTS_USAGE = `Usage: agent-host registry list [--registry FILE|UR
 
 Agents from the ACP registry (default https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json,
 cached with its ETag in --cache-dir, default $XDG_CACHE_HOME/agent-host/registry; offline: the cached copy,
-else the snapshot bundled with Agent Host). install puts the agent, pinned to its version, in
+else the snapshot bundled with Atrium). install puts the agent, pinned to its version, in
 <storage>/<id>/<version>/ (default storage $XDG_DATA_HOME/agent-host/agents or ~/.local/share/agent-host/agents)
 and prints its agent config as JSON, ready for "agentHost.agents" or --config.
 

@@ -29,7 +29,7 @@ frame), claimed (advertised, not exercised), absent (not advertised or not avail
   -- CMD A …         the same, last: every word after "--" is the agent's command and arguments
   --env K=V          added to the agent's environment (repeatable)
   --scripted         run the turns (permission, files, terminal, MCP tool, cancel, reattach) against
-                     Agent Host's scripted model, in a sandboxed home and a scratch workspace; needs a
+                     Atrium's scripted model, in a sandboxed home and a scratch workspace; needs a
                      preset with a scripted setup (--preset, the entry's "preset", or the command's name)
   --cwd DIR          the workspace (default: a scratch folder; the check adds and removes two files)
   --format F         text (default), json, markdown

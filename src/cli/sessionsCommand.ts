@@ -1,6 +1,6 @@
 /**
  * `agent-host sessions list|show|export|delete|rename`: the headless face of session history. The list is
- * the agent's own (`session/list`) when an agent is named and offers one, else Agent Host's local index;
+ * the agent's own (`session/list`) when an agent is named and offers one, else Atrium's local index;
  * show and export print the local transcript copy; delete asks the agent (`session/delete`) when it can and
  * always forgets the local copy.
  */
@@ -31,8 +31,8 @@ export interface ListedSession {
 export const SESSIONS_USAGE = `Usage: agent-host sessions <verb> [options]
 
   list                 the agent's sessions (with --config/--agent or --command, when it keeps a list),
-                       else Agent Host's local index; --cwd DIR narrows either
-  show ID              the session's details and Agent Host's copy of its transcript
+                       else Atrium's local index; --cwd DIR narrows either
+  show ID              the session's details and Atrium's copy of its transcript
   export ID            the transcript as Markdown on stdout
   rename ID TITLE      a new title in the local index
   delete ID            deleted by the agent when it can (session/delete), and from the local index

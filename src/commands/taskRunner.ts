@@ -69,7 +69,7 @@ export class TaskRunner implements vscode.Disposable {
 
   private async execute(title: string, cts: vscode.CancellationTokenSource, work: (ctx: TaskContext) => Promise<void>): Promise<void> {
     if (cts.token.isCancellationRequested) return;
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: inertMarkup(`Agent Host: ${title}`), cancellable: true }, async (progress, progressToken) => {
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: inertMarkup(`Atrium: ${title}`), cancellable: true }, async (progress, progressToken) => {
       const sub = progressToken.onCancellationRequested(() => cts.cancel());
       const ctx: TaskContext = {
         token: cts.token,
@@ -86,7 +86,7 @@ export class TaskRunner implements vscode.Disposable {
         }
         const message = (error as Error).message;
         this.log.error(`Task "${title}" failed: ${message}`);
-        void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Agent Host: {0} failed: {1}', title, message)));
+        void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Atrium: {0} failed: {1}', title, message)));
       } finally {
         sub.dispose();
       }

@@ -447,7 +447,7 @@ export class AgentSlot implements vscode.Disposable {
         throw error;
       }
       const message =
-        error instanceof AuthRequiredError ? vscode.l10n.t('{0}: {1}. Run "Agent Host: Sign In" to sign in.', error.message, error.methods.map((m) => m.name).join(', ')) : (error as Error).message;
+        error instanceof AuthRequiredError ? vscode.l10n.t('{0}: {1}. Run "Atrium: Sign In" to sign in.', error.message, error.methods.map((m) => m.name).join(', ')) : (error as Error).message;
       this.setState('error', message);
       throw error;
     }

@@ -85,8 +85,8 @@ export class AgentProblemReporter {
     const first = problems[0]!;
     const message =
       problems.length === 1
-        ? vscode.l10n.t('Agent Host: an entry of agentHost.agents is ignored: {0}', first)
-        : vscode.l10n.t('Agent Host: {0} entries of agentHost.agents are ignored (see the log): {1}', problems.length, first);
+        ? vscode.l10n.t('Atrium: an entry of agentHost.agents is ignored: {0}', first)
+        : vscode.l10n.t('Atrium: {0} entries of agentHost.agents are ignored (see the log): {1}', problems.length, first);
     void vscode.window.showWarningMessage(inertMarkup(message), open).then((pick) => {
       if (pick !== open) return;
       const command = OPEN_SETTINGS[first.split(':')[0] ?? ''] ?? 'workbench.action.openSettingsJson';

@@ -2,11 +2,11 @@ import * as vscode from 'vscode';
 
 /**
  * Restricted Mode: the person has not trusted this workspace, and an agent is a program that reads and
- * changes it (and runs commands in it), so Agent Host starts none there. Every agent start goes through
+ * changes it (and runs commands in it), so Atrium starts none there. Every agent start goes through
  * `requireTrust`; views say the same thing with a way to trust the folder.
  */
 export function restrictedModeMessage(): string {
-  return vscode.l10n.t('This workspace is in Restricted Mode; Agent Host runs agents only in trusted workspaces.');
+  return vscode.l10n.t('This workspace is in Restricted Mode; Atrium runs agents only in trusted workspaces.');
 }
 
 export class RestrictedModeError extends Error {

@@ -9,7 +9,7 @@ import { serveMcpTools } from './mcpToolServer';
 async function main(): Promise<void> {
   const socketPath = process.env[ENV_SOCKET];
   const token = process.env[ENV_TOKEN];
-  if (!socketPath || !token) throw new Error(`${ENV_SOCKET} and ${ENV_TOKEN} must be set (Agent Host starts this bridge)`);
+  if (!socketPath || !token) throw new Error(`${ENV_SOCKET} and ${ENV_TOKEN} must be set (Atrium starts this bridge)`);
   const provider = await connectToolEndpoint(socketPath, token);
   const server = serveMcpTools(provider, { info: { name: 'agent-host-ide', version: '0.1.0' }, input: process.stdin, output: process.stdout });
   await server.closed;

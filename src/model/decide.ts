@@ -11,7 +11,7 @@
  *   SCENARIO: shell  {"command": "..."}                   run a command
  *   SCENARIO: tool   {"name": "<substring>", "args": {...}}  call the first tool whose name contains the substring
  * Without tools: short text ("Scripted session"), or JSON when the request asks for JSON. With tools and no
- * directive: the answer to an Agent Host selection-command prompt (tasks.ts), else "Scripted answer.".
+ * directive: the answer to an Atrium selection-command prompt (tasks.ts), else "Scripted answer.".
  * After the tool result: "Done: … [scenario: <name>]", or DENIED_TEXT when the result reads as a refusal or error.
  */
 import { basename, join } from 'node:path';
@@ -67,7 +67,7 @@ export const SIDE_TEXT = 'Scripted session';
 export function defaultAnswer(workspace?: string): string {
   const file = workspace ? JSON.stringify(join(workspace, 'hello.txt')) : '"/absolute/path/hello.txt"';
   return (
-    'Scripted answer. This is the offline demo model of Agent Host: it follows one directive per prompt, e.g. ' +
+    'Scripted answer. This is the offline demo model of Atrium: it follows one directive per prompt, e.g. ' +
     `\`SCENARIO: write {"path": ${file}, "content": "hi"}\` (also \`edit {"path","old","new"}\`, ` +
     '`shell {"command"}`, `answer {"text"}`).'
   );
@@ -427,7 +427,7 @@ export function decide(conv: Conversation, opts: { workspace?: string | undefine
     return { type: 'text', label: 'side-text', text: SIDE_TEXT, scenario: name };
   }
   if (!scenario) {
-    // Agent Host's selection commands (`Agent Host task: <task>` prompts): answered in text, see tasks.ts.
+    // Atrium's selection commands (`Atrium task: <task>` prompts): answered in text, see tasks.ts.
     const task = taskAnswer(conv.lastUserText);
     if (task) return { type: 'text', label: `task:${task.task}`, text: task.text };
     return { type: 'text', label: 'default-answer', text: defaultAnswer(opts.workspace) };

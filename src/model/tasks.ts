@@ -1,6 +1,6 @@
 /**
- * The scripted model's answers to Agent Host's selection-command prompts (src/prompts/templates.ts), found
- * by their first line `Agent Host task: <task>`: an explanation, a documentation comment in the language's
+ * The scripted model's answers to Atrium's selection-command prompts (src/prompts/templates.ts), found
+ * by their first line `Atrium task: <task>`: an explanation, a documentation comment in the language's
  * convention (the stub with `...` as body, like a real model given devchat's prompt), a fixed or optimized
  * replacement, a JSON list of test cases (3 happy + 3 edge) and a test file in the requested framework.
  * English, or Chinese when the prompt asks for Simplified Chinese. Pure functions of the prompt text.
@@ -20,7 +20,7 @@ interface Prompt {
 
 export function parseTaskPrompt(text: string): Prompt | undefined {
   // The last one: after a cancelled turn the agent sends the unanswered prompt and the new one together.
-  const m = [...text.matchAll(/Agent Host task: (explain|docstring|optimize|fix|testCases|testCode|ask)\b/g)].pop();
+  const m = [...text.matchAll(/Atrium task: (explain|docstring|optimize|fix|testCases|testCode|ask)\b/g)].pop();
   if (!m?.[1] || m.index === undefined) return undefined;
   const rest = text.slice(m.index);
   return { task: m[1] as SelectionTask, zh: /Answer in Simplified Chinese/.test(rest.slice(0, 400)), text: rest };

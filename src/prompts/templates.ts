@@ -3,7 +3,7 @@
  * user may override a task's template with the setting `agentHost.prompts.<task>` (one string for both
  * languages: the header below already says which language to answer in).
  *
- * Every prompt starts with a fixed header the user cannot override: the line `Agent Host task: <task>` (a
+ * Every prompt starts with a fixed header the user cannot override: the line `Atrium task: <task>` (a
  * stable marker tools and the scripted test model recognise), the answer language, and the rule that the
  * agent answers in text only — the editor applies the result after the user reviewed it.
  *
@@ -88,11 +88,11 @@ export const DEFAULT_TEMPLATES: Record<AnswerLanguage, Record<TaskName, string>>
 
 /** The first line of every task prompt; `taskOf` reads it back. */
 export function taskMarker(task: TaskName): string {
-  return `Agent Host task: ${task}`;
+  return `Atrium task: ${task}`;
 }
 
 export function taskOf(prompt: string): TaskName | undefined {
-  const m = /^Agent Host task: (\w+)/m.exec(prompt);
+  const m = /^Atrium task: (\w+)/m.exec(prompt);
   return m && (TASKS as readonly string[]).includes(m[1] ?? '') ? (m[1] as TaskName) : undefined;
 }
 

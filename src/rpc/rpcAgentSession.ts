@@ -72,7 +72,7 @@ export class RpcAgentSession implements AgentSession {
     if (attach.requested && attach.how === 'new') {
       session.model.notice('warning', 'Could not reattach: this is a NEW session', `Session ${attach.requested} could not be reattached (${attach.detail}); the agent does not remember it.`);
     } else if (attach.requested) {
-      session.model.notice('info', 'Session resumed', `Session ${attach.requested}: the agent switched to its session file and keeps its context; what is above is Agent Host's copy.`);
+      session.model.notice('info', 'Session resumed', `Session ${attach.requested}: the agent switched to its session file and keeps its context; what is above is Atrium's copy.`);
     }
     this.queue = {
       get canSteer() {

@@ -1,5 +1,5 @@
 /**
- * An agent's command surface beyond prompting ("Agent Host: Agent Commands…"), declared once: each command's
+ * An agent's command surface beyond prompting ("Atrium: Agent Commands…"), declared once: each command's
  * arguments and result. pi RPC agents implement it (their adapter maps each name to its dialect's wire
  * command); views call `run` and never see a protocol.
  */

@@ -1,5 +1,5 @@
 /**
- * The local session index shared by the CLI and the editor: one JSON index of the sessions Agent Host has
+ * The local session index shared by the CLI and the editor: one JSON index of the sessions Atrium has
  * run (title, agent, cwd, times, first prompt) and a slim copy of each transcript, in a user-level state
  * folder (`$XDG_STATE_HOME/agent-host`, else `~/.local/state/agent-host`; the CLI's `--state-dir` and the
  * `agentHost.sessions.stateDir` setting change it). Writes go to a temporary file and are renamed into

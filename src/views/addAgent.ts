@@ -1,5 +1,5 @@
 /**
- * "Agent Host: Add Agent…": a preset (found on PATH, or installed pinned with npm), an agent from the ACP
+ * "Atrium: Add Agent…": a preset (found on PATH, or installed pinned with npm), an agent from the ACP
  * registry (installed pinned into the extension's storage, with progress and Cancel), or a custom command
  * (checked on PATH first). The result is an entry in the user's `agentHost.agents`; installing is its own
  * phase with its own errors, never a slow start.
@@ -49,7 +49,7 @@ export async function addAgent(ctx: AddAgentContext): Promise<AgentConfig | unde
     run: () => fromRegistry(ctx),
   });
   items.push({ label: `$(terminal) ${vscode.l10n.t('Custom Command…')}`, detail: vscode.l10n.t('Any agent that speaks ACP or pi RPC mode over stdio.'), run: () => custom() });
-  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Agent Host: Add Agent'), matchOnDescription: true, matchOnDetail: true });
+  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Atrium: Add Agent'), matchOnDescription: true, matchOnDetail: true });
   const config = await pick?.run?.();
   if (config) await save(config, ctx.log);
   return config;
@@ -64,8 +64,8 @@ async function fromPreset(ctx: AddAgentContext, preset: AgentPreset, ready: stri
     const packages = [npm, ...(preset.runs ?? [])].map((n) => `${n.package}@${n.version}`).join(' + ');
     const lacks = (preset.runs ?? []).filter((c) => !companionPath(c, process.env)).map((c) => c.bin);
     const question = found
-      ? vscode.l10n.t("{0} is on PATH ({1}) but {2}, which it starts, is not. Install {3} with npm into Agent Host's storage?", preset.name, found, lacks.join(', '), packages)
-      : vscode.l10n.t("{0} is not on PATH. Install {1} with npm into Agent Host's storage?", preset.name, packages);
+      ? vscode.l10n.t("{0} is on PATH ({1}) but {2}, which it starts, is not. Install {3} with npm into Atrium's storage?", preset.name, found, lacks.join(', '), packages)
+      : vscode.l10n.t("{0} is not on PATH. Install {1} with npm into Atrium's storage?", preset.name, packages);
     const answer = await vscode.window.showInformationMessage(
       question,
       { modal: true, detail: [npm.needs ? vscode.l10n.t('It also needs: {0}.', npm.needs) : '', vscode.l10n.t('Into: {0}', ctx.storage)].filter(Boolean).join('\n') },
@@ -207,7 +207,7 @@ async function save(config: AgentConfig, log: vscode.LogOutputChannel): Promise<
   if (answer === use) await section.update('defaultAgent', config.name, vscode.ConfigurationTarget.Global);
 }
 
-/** "Agent Host: Manage Installed Agents…": update to the registry's version, or uninstall. */
+/** "Atrium: Manage Installed Agents…": update to the registry's version, or uninstall. */
 export async function manageInstalled(ctx: AddAgentContext): Promise<void> {
   const installed = listInstalled(ctx.storage);
   if (!installed.length) {
@@ -225,7 +225,7 @@ export async function manageInstalled(ctx: AddAgentContext): Promise<void> {
       : undefined;
     return { label: `${i.name} ${i.version}`, description: newer ? vscode.l10n.t('update available: {0}', newer) : i.kind, detail: i.dir, i, entry: newer ? entry : undefined };
   });
-  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Agent Host: Installed Agents') });
+  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Atrium: Installed Agents') });
   if (!pick) return;
   const update = vscode.l10n.t('Update');
   const remove = vscode.l10n.t('Uninstall');

@@ -33,7 +33,7 @@ export interface CommandMap {
   'agentHost.manageInstalledAgents': [[], void];
   /** The report shown, or undefined when none was made. */
   'agentHost.checkCompatibility': [[], unknown];
-  /** Opens the walkthrough "Get started with Agent Host". */
+  /** Opens the walkthrough "Get started with Atrium". */
   'agentHost.getStarted': [[], void];
   'agentHost.showTraffic': [[], void];
   'agentHost.explainSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];

@@ -1,5 +1,5 @@
 /**
- * "Agent Host: Check Agent Compatibility…": the compatibility check (src/agents/check*) run on a configured
+ * "Atrium: Check Agent Compatibility…": the compatibility check (src/agents/check*) run on a configured
  * agent from the editor, its report shown as a Markdown preview — the matrix first, each check's frames
  * (the evidence) below it. With a preset that knows our scripted model, the turn checks run against that
  * model in a sandboxed home (the agent's real config and credentials are not used); without one, only what
@@ -24,7 +24,7 @@ export interface CompatCheckContext {
 export async function checkCompatibility(ctx: CompatCheckContext): Promise<CompatReport | undefined> {
   const agents = ctx.agents();
   if (!agents.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('No agent is configured. Add one with "Agent Host: Add Agent…".'));
+    void vscode.window.showInformationMessage(vscode.l10n.t('No agent is configured. Add one with "Atrium: Add Agent…".'));
     return undefined;
   }
   const ordered = [...agents].sort((a, b) => Number(b.name === ctx.current) - Number(a.name === ctx.current));
@@ -36,14 +36,14 @@ export async function checkCompatibility(ctx: CompatCheckContext): Promise<Compa
         label: a.name,
         description: [a.command, ...(a.args ?? [])].join(' '),
         detail: scripted
-          ? vscode.l10n.t("Real turns against Agent Host's scripted model (preset {0}), in a sandboxed home", preset!.name)
+          ? vscode.l10n.t("Real turns against Atrium's scripted model (preset {0}), in a sandboxed home", preset!.name)
           : vscode.l10n.t('What it advertises only: no scripted model is known for this agent'),
         config: a,
         preset,
         scripted,
       };
     }),
-    { title: vscode.l10n.t('Agent Host: Check Agent Compatibility'), matchOnDescription: true },
+    { title: vscode.l10n.t('Atrium: Check Agent Compatibility'), matchOnDescription: true },
   );
   if (!pick) return undefined;
   const report = await vscode.window

@@ -1,5 +1,5 @@
 /**
- * First steps: the walkthrough "Get started with Agent Host" (package.json `contributes.walkthroughs`) and
+ * First steps: the walkthrough "Get started with Atrium" (package.json `contributes.walkthroughs`) and
  * the same steps in short in an empty chat. The page may ask the extension to run only the commands named
  * here — it names one, and anything else is refused. Plain Node loads this (type-only imports).
  */

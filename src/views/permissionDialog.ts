@@ -112,7 +112,7 @@ export function ruleDetail(request: PermissionRequestInfo, offer: RuleOffer = ru
   ];
   if (offer.prefix)
     lines.push(vscode.l10n.t('“Commands starting with” also covers {0} followed only by simple arguments (no option, no space or special character in a word).', `\`${displayWords(offer.prefix)}\``));
-  lines.push(vscode.l10n.t('Rules are listed and revoked with Agent Host: Manage Permission Rules…'));
+  lines.push(vscode.l10n.t('Rules are listed and revoked with Atrium: Manage Permission Rules…'));
   return lines.join('\n');
 }
 
@@ -192,7 +192,7 @@ export function modalPermissionPresenter(
         if (signal.aborted) {
           if (picked?.answer !== undefined) {
             void vscode.window.showInformationMessage(
-              inertMarkup(vscode.l10n.t('Agent Host: the request "{0}" was withdrawn before you answered; nothing was allowed or recorded.', toolCall.title || toolCall.id)),
+              inertMarkup(vscode.l10n.t('Atrium: the request "{0}" was withdrawn before you answered; nothing was allowed or recorded.', toolCall.title || toolCall.id)),
             );
           }
           return undefined;

@@ -11,7 +11,7 @@ export const MANAGE_TRUST_COMMAND = 'workbench.trust.manage';
 export function refuseInRestrictedMode(): boolean {
   if (vscode.workspace.isTrusted) return false;
   const manage = vscode.l10n.t('Manage Workspace Trust');
-  void vscode.window.showWarningMessage(`Agent Host: ${restrictedModeMessage()}`, manage).then((pick) => {
+  void vscode.window.showWarningMessage(`Atrium: ${restrictedModeMessage()}`, manage).then((pick) => {
     if (pick === manage) void vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
   });
   return true;

@@ -194,7 +194,7 @@ function entries(log: Logger): Entry[] {
   ];
 }
 
-/** `Agent Host: Agent Commands…`: the pi RPC command surface, with unsupported commands shown disabled. */
+/** `Atrium: Agent Commands…`: the pi RPC command surface, with unsupported commands shown disabled. */
 export function registerRpcCommands(manager: AgentManager, log: Logger): vscode.Disposable {
   return registerCommand('agentHost.agentCommands', async () => {
     const session = manager.current?.commands;

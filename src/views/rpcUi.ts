@@ -30,7 +30,7 @@ export class VsCodeRpcUi implements AgentUiHandlers, vscode.Disposable {
   private readonly statusItem = vscode.window.createStatusBarItem('agentHost.rpcStatus', vscode.StatusBarAlignment.Left, 9);
 
   constructor() {
-    this.statusItem.name = vscode.l10n.t('Agent Host: agent status');
+    this.statusItem.name = vscode.l10n.t('Atrium: agent status');
   }
 
   async select(request: UiSelectRequest, signal: AbortSignal): Promise<string | undefined> {

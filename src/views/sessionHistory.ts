@@ -1,6 +1,6 @@
 /**
- * "Agent Host: Session History…": the sessions of this workspace in a quick pick — the running agent's own
- * list (ACP `session/list`) merged with Agent Host's local index (shared with the CLI) — newest first. Enter
+ * "Atrium: Session History…": the sessions of this workspace in a quick pick — the running agent's own
+ * list (ACP `session/list`) merged with Atrium's local index (shared with the CLI) — newest first. Enter
  * opens one in the chat (load, resume or new, said in the transcript); the item buttons rename, export as
  * Markdown, and delete (by the agent too when it can, after a modal confirmation).
  */
@@ -83,7 +83,7 @@ type Choice = { kind: 'open'; entry: HistoryEntry } | { kind: 'button'; entry: H
 /** One showing of the list: resolves with what was chosen, or undefined when it was dismissed. */
 async function pickOnce(load: () => Promise<HistoryEntry[]>, currentId: string | undefined): Promise<Choice | undefined> {
   const qp = vscode.window.createQuickPick<Item>();
-  qp.title = vscode.l10n.t('Agent Host: Session History');
+  qp.title = vscode.l10n.t('Atrium: Session History');
   qp.placeholder = vscode.l10n.t('Open a session of this folder (Enter); rename, export or delete with the buttons');
   qp.matchOnDescription = true;
   qp.matchOnDetail = true;
@@ -106,7 +106,7 @@ async function pickOnce(load: () => Promise<HistoryEntry[]>, currentId: string |
     entry,
     label: entry.title,
     description: [entry.agent, ago(entry.updatedAt), entry.sessionId === currentId ? vscode.l10n.t('open now') : ''].filter(Boolean).join(' · '),
-    detail: `${entry.byAgent ? vscode.l10n.t('kept by the agent') : vscode.l10n.t('Agent Host copy only')} · ${entry.sessionId}`,
+    detail: `${entry.byAgent ? vscode.l10n.t('kept by the agent') : vscode.l10n.t('Atrium copy only')} · ${entry.sessionId}`,
     buttons: [RENAME, EXPORT, DELETE],
   }));
   if (!entries.length) qp.placeholder = vscode.l10n.t('No sessions in this folder yet');
@@ -123,7 +123,7 @@ async function pickOnce(load: () => Promise<HistoryEntry[]>, currentId: string |
 export async function showSessionHistory(deps: HistoryDeps): Promise<void> {
   const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   if (!cwd) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Agent Host: open a folder to see its sessions.'));
+    void vscode.window.showInformationMessage(vscode.l10n.t('Atrium: open a folder to see its sessions.'));
     return;
   }
   const store = deps.store();
@@ -145,7 +145,7 @@ export async function showSessionHistory(deps: HistoryDeps): Promise<void> {
       try {
         await deps.open({ agent: e.agent, sessionId: e.sessionId, ...(e.title !== '(untitled)' ? { title: e.title } : {}) }, store.transcript(e.sessionId));
       } catch (error) {
-        void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Agent Host: could not open the session: {0}', (error as Error).message)));
+        void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Atrium: could not open the session: {0}', (error as Error).message)));
       }
       return;
     }
@@ -170,7 +170,7 @@ export async function showSessionHistory(deps: HistoryDeps): Promise<void> {
         const yes = vscode.l10n.t('Delete');
         const sure = await vscode.window.showWarningMessage(
           vscode.l10n.t('Delete the session "{0}"?', e.title),
-          { modal: true, detail: e.byAgent ? vscode.l10n.t('The agent deletes it too when it can; otherwise only Agent Host forgets it.') : vscode.l10n.t('Agent Host forgets its copy.') },
+          { modal: true, detail: e.byAgent ? vscode.l10n.t('The agent deletes it too when it can; otherwise only Atrium forgets it.') : vscode.l10n.t('Atrium forgets its copy.') },
           yes,
         );
         if (sure === yes) {
@@ -180,7 +180,7 @@ export async function showSessionHistory(deps: HistoryDeps): Promise<void> {
         }
       }
     } catch (error) {
-      void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Agent Host: {0}', (error as Error).message)));
+      void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Atrium: {0}', (error as Error).message)));
     }
   }
 }

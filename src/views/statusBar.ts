@@ -21,7 +21,7 @@ export class AgentStatusBar implements vscode.Disposable {
   private readonly subs: vscode.Disposable[];
 
   constructor(private readonly manager: AgentManager) {
-    this.item.name = 'Agent Host';
+    this.item.name = 'Atrium';
     this.item.command = 'agentHost.selectAgent';
     this.subs = [manager.onDidChangeState(() => this.update()), vscode.workspace.onDidGrantWorkspaceTrust(() => this.update())];
     this.update();
@@ -38,7 +38,7 @@ export class AgentStatusBar implements vscode.Disposable {
     const name = inertMarkup(this.manager.agentName ?? vscode.l10n.t('no agent'));
     if (!vscode.workspace.isTrusted) {
       this.item.text = `$(shield) ${name} — ${vscode.l10n.t('Restricted Mode')}`;
-      this.item.tooltip = `Agent Host: ${restrictedModeMessage()}`;
+      this.item.tooltip = `Atrium: ${restrictedModeMessage()}`;
       this.item.command = MANAGE_TRUST_COMMAND;
       this.item.backgroundColor = undefined;
       return;
@@ -57,7 +57,7 @@ export class AgentStatusBar implements vscode.Disposable {
     const warning = notAnswering !== undefined || noOutput !== undefined;
     this.item.text = `${warning ? '$(warning)' : ICONS[state]} ${name}${noOutput ? ` — ${noOutput}` : ''}`;
     this.item.tooltip = [
-      `Agent Host: ${name} — ${label[state]}`,
+      `Atrium: ${name} — ${label[state]}`,
       notAnswering ? vscode.l10n.t('Not answering: {0}', notAnswering) : '',
       silentFor !== undefined ? vscode.l10n.t('The agent has sent nothing for {0} s. Click to cancel the turn or keep waiting.', silentFor) : '',
       this.manager.error ?? '',

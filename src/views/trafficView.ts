@@ -1,5 +1,5 @@
 /**
- * "Agent Host: Show Agent Traffic": a live view of the active tab's protocol stream — both directions, id,
+ * "Atrium: Show Agent Traffic": a live view of the active tab's protocol stream — both directions, id,
  * method, duration, size, the agent's stderr lines interleaved — with a filter, Copy as JSON Lines, and
  * the counters (requests timed out, restarts, permission dialogs timed out, lines dropped). Everything shown
  * or copied is redacted (`TrafficLog.list`); agent text reaches the page only as textContent.

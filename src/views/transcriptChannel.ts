@@ -4,7 +4,7 @@ import { TextRenderer } from '../session/transcriptText';
 
 /** A plain-text transcript of the session, until the chat view lands. */
 export class TranscriptChannel implements vscode.Disposable {
-  private readonly channel = vscode.window.createOutputChannel('Agent Host: Transcript');
+  private readonly channel = vscode.window.createOutputChannel('Atrium: Transcript');
   private readonly renderer = new TextRenderer((s) => this.channel.append(s));
   private readonly sub: vscode.Disposable;
 

@@ -64,7 +64,7 @@ const QWEN_MCP_VARIES =
 
 const GEMINI_LOAD_RACE =
   'Racy: session/load in a new process first rewrites the session file (a fresh header and message list), then reads it; ' +
-  'depending on timing it replays the first turn or answers "No previous sessions found for this project". Agent Host then opens a NEW session and says so.';
+  'depending on timing it replays the first turn or answers "No previous sessions found for this project". Atrium then opens a NEW session and says so.';
 
 const COLUMNS: Column[] = [
   acp('opencode', 'opencode', { ...ASKS, 'fs.write': 'verified', 'mcp.tool': 'verified', 'session.resume': 'verified' }),

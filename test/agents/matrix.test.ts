@@ -1,5 +1,5 @@
 /**
- * The agent matrix: every pinned real agent, driven by Agent Host's own ACP client and by its
+ * The agent matrix: every pinned real agent, driven by Atrium's own ACP client and by its
  * headless CLI, against the scripted model. Asserts on files on disk and on the frames exchanged.
  */
 import assert from 'node:assert/strict';
@@ -106,7 +106,7 @@ function agentText(run: { session: AcpSession }): string {
     .join('');
 }
 
-describe('agent matrix: real agents through Agent Host', { concurrency: false }, () => {
+describe('agent matrix: real agents through Atrium', { concurrency: false }, () => {
   after(() => {
     if (!rows.length) return;
     const out = path.join(repoRoot, 'test-artifacts', 'agents-matrix.json');

@@ -54,7 +54,7 @@ describe('a preset agent without the program it starts', () => {
     assert.equal(r.status, 3, r.stderr);
     assert.match(r.stderr, /"pi \(ACP\)" cannot start: command not found: pi\n/);
     assert.match(r.stderr, /pi-acp runs pi \(@mariozechner\/pi-coding-agent 0\.73\.1\): pi is not on PATH \(.*\) and PI_ACP_PI_COMMAND is not set\./);
-    assert.match(r.stderr, /"Agent Host: Add Agent…" → pi \(ACP\) installs both, pinned/);
+    assert.match(r.stderr, /"Atrium: Add Agent…" → pi \(ACP\) installs both, pinned/);
     assert.equal(fs.existsSync(started), false, 'the agent was started');
   });
 

@@ -65,7 +65,7 @@ const HOSTILE = [
   '[x\r\n](command:a)[y](https://evil.example)',
   ']]]]((((command:a)[x](command:b)',
   `${'p'.repeat(980)}[x](command:a)`,
-  '$(shield) Verified by Agent Host',
+  '$(shield) Verified by Atrium',
   '$(sync~spin) installing',
 ];
 

@@ -36,7 +36,7 @@ const ctx = (text: string, languageId = 'python'): CodeContext => ({
 describe('prompt templates', () => {
   it('start with the task marker, the answer language and the text-only rule', () => {
     const en = buildInstructions('fix', 'en', { file: 'a.py', lines: '1-3', languageName: 'Python', languageId: 'python' });
-    assert.match(en, /^Agent Host task: fix\nAnswer in English\.\n/);
+    assert.match(en, /^Atrium task: fix\nAnswer in English\.\n/);
     assert.match(en, /do not edit files/);
     assert.match(en, /selected Python code from a\.py \(lines 1-3\)/);
     assert.equal(taskOf(en), 'fix');
@@ -47,7 +47,7 @@ describe('prompt templates', () => {
 
   it('a user override replaces the template but never the header', () => {
     const text = buildInstructions('explain', 'en', { file: 'x.ts' }, 'Explain {{file}} like a pirate. {{unknown}}!');
-    assert.equal(text.split('\n')[0], 'Agent Host task: explain');
+    assert.equal(text.split('\n')[0], 'Atrium task: explain');
     assert.match(text, /Explain x\.ts like a pirate\. !$/);
     assert.equal(renderTemplate('{{ a }}-{{b}}', { a: '1' }), '1-');
   });

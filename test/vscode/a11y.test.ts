@@ -131,7 +131,7 @@ test('the chat webview: keyboard only, and no serious or critical axe violation 
       },
       async (page, info) => {
         const axe = new AxeReport(page, info, (l) => console.log(`[a11y] ${l}`));
-        await page.locator('.activitybar [aria-label^="Agent Host"]').first().waitFor({ state: 'visible', timeout: 60_000 });
+        await page.locator('.activitybar [aria-label^="Atrium"]').first().waitFor({ state: 'visible', timeout: 60_000 });
 
         // 1. The composer, from anywhere, by its documented shortcut.
         await page.keyboard.press('Control+Alt+KeyI');

@@ -1,5 +1,5 @@
 /**
- * "Agent Host: Add Agent…" in a real VS Code (code-server + Chromium): browse an ACP registry (a local
+ * "Atrium: Add Agent…" in a real VS Code (code-server + Chromium): browse an ACP registry (a local
  * registry file with codex-acp 0.16.0 as an npx entry whose env points it at the scripted model), install it
  * pinned into the configured storage (a real `npm install`), find the entry in the user's settings (with the
  * codex preset's approval policy added), pick it, and run a real turn with it in the chat; then "Check Agent
@@ -68,7 +68,7 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
       },
       async (page, info) => {
         await openChat(page); // the extension is up (its commands are in the palette)
-        await runCommand(page, 'Agent Host: Add Agent');
+        await runCommand(page, 'Atrium: Add Agent');
         const rows = page.locator('.quick-input-widget .monaco-list-row');
         await rows.filter({ hasText: 'OpenCode' }).first().waitFor({ timeout: 15_000 });
         const presets = await rows.evaluateAll((els) => els.map((r) => (r.querySelector('.label-name')?.textContent ?? '').trim()));
@@ -111,7 +111,7 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
         await turnIdle(frame);
 
         // Check Agent Compatibility… on it: real turns against the scripted model, the report as a preview.
-        await runCommand(page, 'Agent Host: Check Agent Compatibility');
+        await runCommand(page, 'Atrium: Check Agent Compatibility');
         await rows.filter({ hasText: 'Codex CLI' }).first().waitFor({ timeout: 15_000 });
         assert.match((await rows.filter({ hasText: 'Codex CLI' }).first().textContent()) ?? '', /scripted model/);
         await page.keyboard.press('Enter');
@@ -228,7 +228,7 @@ test('pi (ACP): without pi the chat says "command not found: pi"; Add Agent inst
         await info.screenshot('add-agent-pi-missing');
 
         // 2. Add Agent → pi (ACP): pi-acp and pi, installed pinned into the storage in one go.
-        await runCommand(page, 'Agent Host: Add Agent');
+        await runCommand(page, 'Atrium: Add Agent');
         const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'pi (ACP)' }).first();
         await row.waitFor({ timeout: 15_000 });
         assert.match((await row.textContent()) ?? '', /installs pi-acp@0\.0\.24 \+ @mariozechner\/pi-coding-agent@0\.73\.1 with npm/);
@@ -265,7 +265,7 @@ test('pi (ACP): without pi the chat says "command not found: pi"; Add Agent inst
         // 3. A sign-in whose login command fails: its terminal stays open with the output and the exit code.
         await pick(frame, 'agent', 'hostile login');
         await frame.waitForFunction(() => /sign in/i.test(document.querySelector('.conn')?.getAttribute('title') ?? ''), undefined, { timeout: 60_000 });
-        await runCommand(page, 'Agent Host: Sign In');
+        await runCommand(page, 'Atrium: Sign In');
         const method = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Log in in a terminal' }).first();
         await method.waitFor({ timeout: 30_000 });
         await method.click();

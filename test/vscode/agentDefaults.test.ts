@@ -61,7 +61,7 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
         await send(frame, `DEFAULTS-ONE\nSCENARIO: answer ${JSON.stringify({ text: 'First session done.' })}`);
         await waitText(frame, '.msg.agent', 'First session done.');
         await turnIdle(frame);
-        await runCommand(page, 'Agent Host: New Chat Session');
+        await runCommand(page, 'Atrium: New Chat Session');
         await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 30_000 });
         await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
         await pickerShows(frame, mode.id, 'plan');
@@ -76,9 +76,9 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
         assert.match(agentHostLog(info.scratch), /defaults applied to the new session: (mode plan|config mode=plan)/);
 
         // Cached pickers: while the agent starts again, its last pickers (with the remembered mode) show.
-        await runCommand(page, 'Agent Host: Stop Agent');
+        await runCommand(page, 'Atrium: Stop Agent');
         await frame.locator('.conn-stopped').waitFor({ timeout: 30_000 });
-        await runCommand(page, 'Agent Host: Start Agent');
+        await runCommand(page, 'Atrium: Start Agent');
         await frame.waitForFunction(
           (id) => !!document.querySelector('.conn-starting') && (document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null)?.dataset.current === 'plan',
           mode.id,

@@ -110,7 +110,7 @@ export async function scrollThrough(frame: Frame, dir: 'up' | 'down', timeoutMs 
 export async function reopen(page: Page, lastText: string): Promise<{ ms: number; frame: Frame; mountMs: number }> {
   await showExplorer(page, await chatFrame(page));
   const t0 = Date.now();
-  const item = page.locator('.activitybar [aria-label^="Agent Host"]').first();
+  const item = page.locator('.activitybar [aria-label^="Atrium"]').first();
   await item.click();
   const frame = await chatFrame(page, 60_000).catch(() => openChat(page));
   await waitText(frame, '.msg.agent', lastText, 60_000);

@@ -186,8 +186,8 @@ test('the chat renders hostile markdown inert, and Copy / Run / links use only w
         await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(info.url).origin });
         // The view opens through its command (a click on the activity bar toggles the side bar: a second click
         // while the webview is slow to load on a busy machine would close it again).
-        await page.locator('.activitybar [aria-label^="Agent Host"]').first().waitFor({ state: 'visible', timeout: 60_000 });
-        await palette(page, 'Agent Host: Focus Chat Input');
+        await page.locator('.activitybar [aria-label^="Atrium"]').first().waitFor({ state: 'visible', timeout: 60_000 });
+        await palette(page, 'Atrium: Focus Chat Input');
         const frame = await chatFrame(page, 90_000);
         await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
         await send(frame, `ANSWER ${JSON.stringify({ text: md })}`);

@@ -79,7 +79,7 @@ async function setTheme(page: Page, theme: keyof typeof THEMES): Promise<void> {
 }
 
 export async function openChat(page: Page): Promise<Frame> {
-  const item = page.locator('.activitybar [aria-label^="Agent Host"]').first();
+  const item = page.locator('.activitybar [aria-label^="Atrium"]').first();
   await item.waitFor({ state: 'visible', timeout: 60_000 });
   const expanded = await item.getAttribute('aria-expanded').catch(() => null);
   const checked = await item.getAttribute('aria-checked').catch(() => null);

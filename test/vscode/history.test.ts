@@ -1,7 +1,7 @@
 /**
  * Session history in a real VS Code (code-server + Chromium) with real agents on the scripted model:
- * two opencode sessions from the chat, "Agent Host: Session History…" lists both; opening the first
- * resumes it (Agent Host's copy shown above the notice, its tab named after it) and the model sees only that
+ * two opencode sessions from the chat, "Atrium: Session History…" lists both; opening the first
+ * resumes it (Atrium's copy shown above the notice, its tab named after it) and the model sees only that
  * conversation; rename, export as Markdown (a clean suggested name, a notification saying where) and delete through the item buttons; and a pi-acp session opened from history is
  * loaded (the agent's replay is the transcript). Screenshots in test-artifacts/history-*.png.
  */
@@ -22,9 +22,9 @@ import { quickPickLoaded } from './waits';
 const answer = (marker: string, text: string) => `${marker}\nSCENARIO: answer ${JSON.stringify({ text })}`;
 
 async function historyRows(page: Page): Promise<string[]> {
-  await runCommand(page, 'Agent Host: Session History');
+  await runCommand(page, 'Atrium: Session History');
   // Its rows (not the palette's) say who keeps each session.
-  await quickPickLoaded(page, 'Agent Host: Session History', /kept by the agent|Agent Host copy only/);
+  await quickPickLoaded(page, 'Atrium: Session History', /kept by the agent|Atrium copy only/);
   const rows = page.locator('.quick-input-widget .monaco-list-row');
   return rows.evaluateAll((els) => els.map((r) => (r.querySelector('.label-name')?.textContent ?? '').trim()));
 }
@@ -38,7 +38,7 @@ async function rowButton(page: Page, title: string, label: string): Promise<void
 
 /** "New Chat Session", then the cleared transcript and a ready agent. */
 async function newChat(page: Page, frame: Frame): Promise<void> {
-  await runCommand(page, 'Agent Host: New Chat Session');
+  await runCommand(page, 'Atrium: New Chat Session');
   await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 30_000 });
   await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
 }

@@ -69,7 +69,7 @@ async function crashMidTool(frame: Frame, shot: (name: string) => Promise<string
  */
 async function promptWhileBroken(page: Page, frame: Frame, broken: string, shot: (name: string) => Promise<string>): Promise<void> {
   fs.writeFileSync(broken, '');
-  await runCommand(page, 'Agent Host: Restart Agent');
+  await runCommand(page, 'Atrium: Restart Agent');
   // Three failed starts within a minute open the breaker: the agent is in error and not started again.
   await frame.waitForFunction(() => /not started again/.test(document.querySelector('.conn')?.getAttribute('title') ?? ''), undefined, { timeout: 60_000 });
   const startFailed = frame.locator('.entry.notice.error', { hasText: 'not started again' });
@@ -125,13 +125,13 @@ test('Stop and Cancel need an agent; a crash fails its tool card; a prompt to a 
     await withWorkbench({ workspace, userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name }, timeoutMs: 380_000 }, async (page, info) => {
       const shot = (name: string) => info.screenshot(name);
       const item = await statusBarItem(page, 'agentHost.status', 60_000);
-      assert.equal(await paletteOffers(page, 'Agent Host: Cancel the Running Turn'), false, 'Cancel is offered with no agent running');
-      assert.equal(await paletteOffers(page, 'Agent Host: Stop Agent'), false, 'Stop is offered with no agent running');
+      assert.equal(await paletteOffers(page, 'Atrium: Cancel the Running Turn'), false, 'Cancel is offered with no agent running');
+      assert.equal(await paletteOffers(page, 'Atrium: Stop Agent'), false, 'Stop is offered with no agent running');
 
-      await runCommand(page, 'Agent Host: Start Agent');
+      await runCommand(page, 'Atrium: Start Agent');
       await until(() => lines().find((l) => l.startsWith('started')), { what: 'the agent to start', intervalMs: 200 });
       await until(async () => (await item.locator('.codicon-hubot').count()) > 0, { what: 'the status bar to say ready', intervalMs: 200 });
-      assert.equal(await paletteOffers(page, 'Agent Host: Stop Agent'), true, 'Stop is not offered with the agent running');
+      assert.equal(await paletteOffers(page, 'Atrium: Stop Agent'), true, 'Stop is not offered with the agent running');
       await info.screenshot('lifecycle-agent-running');
 
       let frame = await openChat(page);
@@ -140,7 +140,7 @@ test('Stop and Cancel need an agent; a crash fails its tool card; a prompt to a 
       await promptWhileBroken(page, frame, broken, shot);
 
       // Two tabs: the first shown, the second closed with × — it must not come back with the reload.
-      await runCommand(page, 'Agent Host: New Chat Tab');
+      await runCommand(page, 'Atrium: New Chat Tab');
       await frame.locator('[data-testid="tab-t2"]').waitFor({ timeout: 15_000 });
       await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
       await frame.locator('[data-testid="tab-t1"]').click();

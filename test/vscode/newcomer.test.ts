@@ -170,7 +170,7 @@ test('the first hour: npm start, the chat, a write through the dialog, selection
     assert.equal(kept.filter((n) => demoEntries.some((d) => d.name === n)).length, demoEntries.length, 'a demo entry is missing');
     await page.goto(started.url);
     // The side bar shows the Explorer the selection commands left there: the chat is one click away.
-    await page.locator('.activitybar [aria-label^="Agent Host"]').first().click({ timeout: 60_000 });
+    await page.locator('.activitybar [aria-label^="Atrium"]').first().click({ timeout: 60_000 });
     frame = await chat(page, 'the chat after restarting npm start', 120_000);
     const picker = frame.locator('[data-testid="agent"]');
     const options = await until(

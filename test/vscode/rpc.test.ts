@@ -76,7 +76,7 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
       await until(() => model.requests.some((r) => r.decision === 'final'), { what: 'the final model request (the turn finishing after Allow)', timeoutMs: 30_000, intervalMs: 200 });
 
       // new_session makes rpc-demo confirm("Clear session?"): a modal; "No" → the agent notifies "Clear cancelled".
-      await runCommand(page, 'Agent Host: Agent Commands');
+      await runCommand(page, 'Atrium: Agent Commands');
       await pickQuickItem(page, 'New session');
       const dialog = page.locator('.monaco-dialog-box', { hasText: 'Clear session?' });
       await dialog.waitFor({ timeout: 30_000 });
@@ -127,7 +127,7 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
       await info.screenshot('rpc-chat-follow-up-done');
 
       // The fake agent's notify at its start plants a command link and an icon: both stay text (inertMarkup).
-      await runCommand(page, 'Agent Host: Select Agent');
+      await runCommand(page, 'Atrium: Select Agent');
       await pickQuickItem(page, fake.name);
       await expectNotification(page, /Open the report/, async (item) => {
         const message = item.locator('.notification-list-item-message');

@@ -54,7 +54,7 @@ async function startProxy(target: string): Promise<{ url: string; holdTask: stri
         upstream.end(body);
       };
       const task = state.holdTask;
-      if (task && body.toString().includes(`Agent Host task: ${task}`) && body.toString().includes('"tools"')) {
+      if (task && body.toString().includes(`Atrium task: ${task}`) && body.toString().includes('"tools"')) {
         // Only the first: later requests carry the whole conversation, this prompt included.
         state.holdTask = undefined;
         const held: Held = { task, aborted: false, release: forward };
@@ -202,7 +202,7 @@ test('selection commands from the editor context menu with opencode in a real VS
     await acceptDiff(page, info, 'selection-quick-fix-diff');
     const quickFixed = await fileWith(format, /return value\.toFixed\(2\);/);
     assert.equal(quickFixed, broken.replace('  return value;\n', '  return value.toFixed(2);\n'));
-    const fixPrompt = requestsMatching(model, /Agent Host task: fix/).at(-1) ?? '';
+    const fixPrompt = requestsMatching(model, /Atrium task: fix/).at(-1) ?? '';
     assert.match(fixPrompt, /Type 'number' is not assignable to type 'string'/, 'the diagnostic reached the model');
     assert.match(fixPrompt, /export function money\(value: number\): string \{\\n {2}return value;/, 'the function with the error reached the model');
 
@@ -243,9 +243,9 @@ test('selection commands from the editor context menu with opencode in a real VS
     await selectLines(page, 3, 7);
     await agentMenu(page, info, 'export function sumPrices', /^Optimize$/);
     // Queued work sends nothing: no event says Optimize waits, so hold 3 s and fail the moment it asks the model.
-    await stillAbsent(() => requestsMatching(model, /Agent Host task: optimize/).length > 0, 3000, "Optimize's model request while Explain holds (it did not wait)");
+    await stillAbsent(() => requestsMatching(model, /Atrium task: optimize/).length > 0, 3000, "Optimize's model request while Explain holds (it did not wait)");
     await info.screenshot('selection-queued-behind-explain');
-    assert.equal(requestsMatching(model, /Agent Host task: optimize/).length, 0, 'Optimize did not wait for the running explanation');
+    assert.equal(requestsMatching(model, /Atrium task: optimize/).length, 0, 'Optimize did not wait for the running explanation');
     assert.equal(proxy.held[0]?.aborted, false, 'queue mode cancelled the running explanation');
     proxy.held[0]?.release();
     await chat.locator('.msg.agent', { hasText: 'What it does' }).last().waitFor({ timeout: 60_000 });

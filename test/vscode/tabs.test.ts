@@ -29,7 +29,7 @@ async function fourTabsReadable(page: Page, frame: Frame, info: WorkbenchInfo): 
     ['t3', 'TAB-THREE review the parser module'],
     ['t4', 'TAB-FOUR rename the lexer tokens'],
   ] as const) {
-    await runCommand(page, 'Agent Host: New Chat Tab');
+    await runCommand(page, 'Atrium: New Chat Tab');
     await tab(frame, id).waitFor({ timeout: 15_000 });
     await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
     await send(frame, `${words}\nSCENARIO: answer {"text": "${id} answered."}`);
@@ -98,7 +98,7 @@ test('conversations in tabs: two agents at once, a background permission badged 
         // Tab 1 asks for permission; tab 2 is opened before anyone answers.
         await send(frame, `SCENARIO: shell ${JSON.stringify({ command: 'sleep 8 && echo ONE > one.txt' })}`);
         await frame.locator('.entry.permission [data-action="answer-permission"]').first().waitFor({ timeout: 90_000 });
-        await runCommand(page, 'Agent Host: New Chat Tab');
+        await runCommand(page, 'Atrium: New Chat Tab');
         await tab(frame, 't2').waitFor({ timeout: 15_000 });
         await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 15_000 });
         // The first steps are the first tab's: a second empty tab shows only its greeting.

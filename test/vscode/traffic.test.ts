@@ -1,8 +1,8 @@
 /**
- * "Agent Host: Show Agent Traffic" in a real VS Code (code-server + Chromium) with opencode on the scripted
+ * "Atrium: Show Agent Traffic" in a real VS Code (code-server + Chromium) with opencode on the scripted
  * model: a live turn shows in the view (session/new, session/prompt with its duration, session/update in
  * both directions, the stderr lines), the filter narrows it, and a fake API key given to the agent in `env`
- * — and typed into the prompt — never appears in the view or in the Agent Host log.
+ * — and typed into the prompt — never appears in the view or in the Atrium log.
  */
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -42,7 +42,7 @@ test('the traffic view shows a live turn of opencode, filters it, and never show
       async (page, info) => {
         const chat = await openChat(page);
         await chat.locator('.conn-ready').waitFor({ timeout: 90_000 });
-        await runCommand(page, 'Agent Host: Show Agent Traffic');
+        await runCommand(page, 'Atrium: Show Agent Traffic');
         const view = await trafficFrame(page);
         // What happened before the view opened is there (the ring), then the live turn streams in.
         await view.waitForFunction(() => [...document.querySelectorAll('#rows td.m')].some((td) => td.textContent === 'session/new'), undefined, { timeout: 15_000 });
@@ -79,7 +79,7 @@ test('the traffic view shows a live turn of opencode, filters it, and never show
         assert.ok(shown.length >= 2 && shown.every((m) => m === 'session/prompt'), `filtered rows: ${shown.join(', ')}`);
         await info.screenshot('traffic-view');
         await view.locator('#filter').fill('');
-        assert.ok(!agentHostLog(info.scratch).includes(FAKE_KEY), 'the fake API key is in the Agent Host log');
+        assert.ok(!agentHostLog(info.scratch).includes(FAKE_KEY), 'the fake API key is in the Atrium log');
       },
     );
   } finally {

@@ -65,11 +65,11 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         const item = await statusBarItem(page, 'agentHost.status', 60_000);
         await page.waitForFunction(() => /Restricted Mode/.test(document.querySelector('.statusbar-item[id$=".agentHost.status"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
         step(`status bar: "${((await item.textContent()) ?? '').trim()}"`);
-        await page.locator('.activitybar [aria-label^="Agent Host"]').first().click();
+        await page.locator('.activitybar [aria-label^="Atrium"]').first().click();
         const restricted = await restrictedFrame(page);
         const panel = restricted.locator('[data-testid="restricted"]');
         const text = ((await panel.textContent()) ?? '').trim();
-        assert.match(text, /This workspace is in Restricted Mode; Agent Host runs agents only in trusted workspaces\./);
+        assert.match(text, /This workspace is in Restricted Mode; Atrium runs agents only in trusted workspaces\./);
         const button = restricted.locator('[data-testid="manage-trust"]');
         assert.match(((await button.textContent()) ?? '').trim(), /Manage Workspace Trust/);
         assert.equal(await restricted.locator('.composer').count(), 0, 'the chat composer shows in Restricted Mode');
@@ -77,11 +77,11 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         await settled(panel, 'the Restricted Mode page');
         await info.screenshot('trust-restricted-chat');
 
-        await runCommand(page, 'Agent Host: Start Agent');
+        await runCommand(page, 'Atrium: Start Agent');
         const refused = await notificationWith(page, 'Restricted Mode');
         assert.match(refused, /runs agents only in trusted workspaces/, 'Start did not refuse with the reason');
         step(`Start Agent refused: "${refused}"`);
-        await runCommand(page, 'Agent Host: Ask the Agent');
+        await runCommand(page, 'Atrium: Ask the Agent');
         // The palette closes as the command runs; the refusal comes before any prompt box would, but it is the
         // same notification as Start's (nothing new to wait for): no prompt box may show for 1 s.
         const promptBox = page.locator('.quick-input-widget .quick-input-message', { hasText: /Ask the agent/i });
@@ -110,7 +110,7 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
         await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
         assert.ok(fs.existsSync(marker), 'the agent did not start once trusted');
         await page.waitForFunction(() => !/Restricted Mode/.test(document.querySelector('.statusbar-item[id$=".agentHost.status"]')?.textContent ?? ''), undefined, { timeout: 10_000 });
-        const activations = agentHostLog(info.scratch).match(/Agent Host activated/g)?.length ?? 0;
+        const activations = agentHostLog(info.scratch).match(/Atrium activated/g)?.length ?? 0;
         assert.equal(activations, 1, 'the extension host restarted when the folder was trusted');
         step('trusted: the view is the chat (same window, one activation), the agent warm started, the status bar shows it');
         await runCommand(page, 'View: Close All Editors');

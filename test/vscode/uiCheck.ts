@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
  * A person's view of the extension, driven with Playwright in code-server's workbench: the status bar item
- * shows the configured agent; "Agent Host: Ask the Agent…" from the command palette runs a turn; the real
+ * shows the configured agent; "Atrium: Ask the Agent…" from the command palette runs a turn; the real
  * permission dialog is answered by clicking its button; a file appears in the workspace and the status bar
  * returns to "ready". Screenshots of each step go to `screenshotDir`.
  */

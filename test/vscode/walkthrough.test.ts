@@ -5,7 +5,7 @@
  *    page's allow-listed runCommand request) and an agent is picked, "Ask your first question" puts the focus in
  *    the composer, and the first message sent (a first turn) hides the steps — all before the walkthrough ever
  *    opened (VS Code hears a walkthrough's completion events only once its page has opened).
- * 2. "Agent Host: Get Started" from the palette then opens the walkthrough "Get started with Agent Host" with
+ * 2. "Atrium: Get Started" from the palette then opens the walkthrough "Get started with Atrium" with
  *    its four steps, "Choose or install an agent" and "Ask your first question" ticked, the other two not; the
  *    first step's buttons and picture show. Get Started in the view title's "…" menu opens it too (the title
  *    has one "+"), and so does "Open the walkthrough" in a new, empty chat tab.
@@ -28,7 +28,7 @@ const STEPS = ['Choose or install an agent', 'Sign in', 'Ask your first question
 
 /** The walkthrough page of our extension, shown in the editor area. */
 function walkthroughPage(page: Page) {
-  return page.locator('.gettingStartedContainer', { has: page.locator('.gettingStartedSlideDetails', { hasText: 'Get started with Agent Host' }) });
+  return page.locator('.gettingStartedContainer', { has: page.locator('.gettingStartedSlideDetails', { hasText: 'Get started with Atrium' }) });
 }
 
 /** Closes the walkthrough's editor tab (its close button: the palette may lose its keys to a webview). */
@@ -89,7 +89,7 @@ test('first run: the empty chat offers the steps until the first message; the wa
 
         // "Choose an agent" runs the picker (the page asks; the extension runs allow-listed commands only): an agent picked.
         await steps.locator('[data-testid="step-choose-agent"]').click();
-        await quickPickLoaded(page, 'Agent Host: choose the agent', 'opencode (demo model)');
+        await quickPickLoaded(page, 'Atrium: choose the agent', 'opencode (demo model)');
         await focusedRow(page, 'opencode (demo model)');
         await page.keyboard.press('Enter');
         await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
@@ -112,7 +112,7 @@ test('first run: the empty chat offers the steps until the first message; the wa
         step('the first message hid the steps; the agent answered');
 
         // 2. Now the walkthrough, from the palette: the work done while it was closed shows ticked.
-        await runCommand(page, 'Agent Host: Get Started');
+        await runCommand(page, 'Atrium: Get Started');
         const walkthrough = walkthroughPage(page);
         await walkthrough.waitFor({ state: 'visible', timeout: 30_000 });
         let titles: string[] = [];

@@ -13,16 +13,16 @@ export async function statusBarItem(page: Page, id: string, timeoutMs = 30_000) 
   return item;
 }
 
-/** The Agent Host output channel's log file(s) under a workbench's scratch (user-data-dir/logs), as text. */
+/** The Atrium output channel's log file(s) under a workbench's scratch (user-data-dir/logs), as text. */
 export function agentHostLog(scratch: string): string {
   let text = '';
   for (const e of fs.readdirSync(scratch, { withFileTypes: true, recursive: true })) {
-    if (e.isFile() && e.name.endsWith('Agent Host.log')) text += fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
+    if (e.isFile() && e.name.endsWith('Atrium.log')) text += fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
   }
   return text;
 }
 
-/** Runs a command from the palette by its title (e.g. "Agent Host: Ask the Agent"). */
+/** Runs a command from the palette by its title (e.g. "Atrium: Ask the Agent"). */
 export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
@@ -33,11 +33,11 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 }
 
 /**
- * "Agent Host: Ask the Agent…" with `prompt`. Waits for the input box's own prompt line before typing:
+ * "Atrium: Ask the Agent…" with `prompt`. Waits for the input box's own prompt line before typing:
  * the palette's input is the same element, so filling it too early would type into the palette.
  */
 export async function askAgent(page: Page, prompt: string): Promise<void> {
-  await runCommand(page, 'Agent Host: Ask the Agent');
+  await runCommand(page, 'Atrium: Ask the Agent');
   await page.locator('.quick-input-widget .quick-input-message', { hasText: /Ask the agent/i }).waitFor({ timeout: 30_000 });
   await page.locator('.quick-input-widget input').fill(prompt);
   await page.keyboard.press('Enter');

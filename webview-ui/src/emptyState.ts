@@ -1,5 +1,5 @@
 /**
- * The empty chat's first steps: the walkthrough "Get started with Agent Host" in short — choose or add an
+ * The empty chat's first steps: the walkthrough "Get started with Atrium" in short — choose or add an
  * agent, sign in, ask the first question (the composer takes the focus), try a command on selected code (a
  * hint, and the walkthrough). Quiet links in the theme's colours; the transcript hides them once the
  * conversation has a message. The commands run through the extension, which runs only these.

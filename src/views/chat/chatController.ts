@@ -342,7 +342,7 @@ export class ChatController implements vscode.Disposable {
 
   /**
    * Opens an earlier session in the chat: the transcript is cleared, then shows what the agent replays
-   * (`session/load`) or, when it only resumes or cannot reattach, Agent Host's own copy (`copy`) above the
+   * (`session/load`) or, when it only resumes or cannot reattach, Atrium's own copy (`copy`) above the
    * notice saying which happened. The tab takes the session's title.
    */
   async openFromHistory({ agent, sessionId, title }: { agent: string; sessionId: string; title?: string }, copy: TimelineEntity[] | undefined): Promise<AgentSession> {

@@ -4,7 +4,7 @@ import type { ChatStrings } from '../../shared/chatProtocol';
 
 /** The chat page's title (its <title> and the heading screen readers navigate by). */
 export function chatTitle(): string {
-  return vscode.l10n.t('Agent Host chat');
+  return vscode.l10n.t('Atrium chat');
 }
 
 /** The webview's strings, localized here (the webview has no access to vscode.l10n). */

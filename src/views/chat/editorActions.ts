@@ -102,7 +102,7 @@ export class EditorActions implements vscode.Disposable {
   }
 
   /**
-   * Runs a code block in the "Agent Host" terminal, after a modal that shows exactly the text that will be
+   * Runs a code block in the "Atrium" terminal, after a modal that shows exactly the text that will be
    * sent. `agentHost.chat.runCodeBlocks: false` turns this off; text with control, bidi or zero-width
    * characters is refused (what the modal shows would not be what runs).
    */
@@ -122,7 +122,7 @@ export class EditorActions implements vscode.Disposable {
     const run = vscode.l10n.t('Run');
     const pick = await vscode.window.showWarningMessage(vscode.l10n.t('Run this in a terminal?'), { modal: true, detail: text }, run);
     if (pick !== run) return;
-    const name = vscode.l10n.t('Agent Host');
+    const name = vscode.l10n.t('Atrium');
     const terminal = vscode.window.terminals.find((t) => t.name === name) ?? vscode.window.createTerminal({ name });
     terminal.show();
     terminal.sendText(text, true);

@@ -46,7 +46,7 @@ function answerModalsWith(pattern: RegExp): () => void {
   };
 }
 
-describe('Agent Host in a real VS Code (code-server)', () => {
+describe('Atrium in a real VS Code (code-server)', () => {
   let api: AgentHostApi;
 
   it('activates and returns its API', async () => {

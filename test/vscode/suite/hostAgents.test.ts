@@ -110,7 +110,7 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
       },
     );
     assert.equal(api.manager.state, 'error');
-    assert.match(api.manager.error ?? '', /Log in with Hostile, Log in in a terminal, Hostile API key\. Run "Agent Host: Sign In"/);
+    assert.match(api.manager.error ?? '', /Log in with Hostile, Log in in a terminal, Hostile API key\. Run "Atrium: Sign In"/);
     assert.deepEqual(notified, ['hostile-auth2 needs you to sign in (Log in with Hostile, Log in in a terminal, Hostile API key). [Sign in]']);
     const picked: string[] = [];
     await replacing(

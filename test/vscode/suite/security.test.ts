@@ -148,7 +148,7 @@ describe('The editor against the agent: reads outside the workspace, links, Run'
     const win = vscode.window as unknown as Record<string, unknown>;
     const createTerminal = win.createTerminal;
     // A terminal that records what it is sent (nothing runs).
-    win.createTerminal = () => ({ name: 'Agent Host', show: () => undefined, sendText: (t: string) => sent.push(t), dispose: () => undefined }) as unknown as vscode.Terminal;
+    win.createTerminal = () => ({ name: 'Atrium', show: () => undefined, sendText: (t: string) => sent.push(t), dispose: () => undefined }) as unknown as vscode.Terminal;
     try {
       await answeringWarnings(
         (items) => items[0],
