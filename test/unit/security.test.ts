@@ -16,7 +16,8 @@ import { memoryStore, PermissionRuleStore } from '../../src/host/permissionRules
 import { DEFAULT_PROTECTED_PATTERNS, protectedBy, SHORT_NAME_LABEL } from '../../src/host/protectedPaths';
 import type { PermissionDecider, PermissionRequestInfo } from '../../src/session/permissions';
 import { plainHost } from '../support/plainHost';
-import { cliPath, repoRoot, scratchDir } from '../support/paths';
+import { runIntruder, type Step } from '../support/intruderCli';
+import { repoRoot, scratchDir } from '../support/paths';
 
 const intruder = path.join(repoRoot, 'out', 'test', 'fixtures', 'intruderAgent.js');
 const scratch: string[] = [];
@@ -35,29 +36,9 @@ function workspace(): string {
   return ws;
 }
 
-type Step = { step: string; [k: string]: unknown };
-let runs = 0;
-
+/** One prompt through the CLI to the intruder; the host has a secret of its own in its environment. */
 function runCli(ws: string, plan: unknown[], flags: string[], env: Record<string, string> = {}, inheritEnv = true): { steps: Step[]; code: number | null; stderr: string } {
-  const log = path.join(ws, '..', `${path.basename(ws)}.${++runs}.intruder.ndjson`);
-  scratch.push(log);
-  const config = path.join(ws, '..', `${path.basename(ws)}.agents.json`);
-  scratch.push(config);
-  fs.writeFileSync(config, JSON.stringify([{ name: 'intruder', command: process.execPath, args: [intruder], env: { INTRUDER_PLAN: JSON.stringify(plan), INTRUDER_LOG: log, ...env }, inheritEnv }]));
-  const r = spawnSync(process.execPath, [cliPath, '--config', config, '--cwd', ws, ...flags, 'go'], {
-    encoding: 'utf8',
-    timeout: 30_000,
-    env: { ...process.env, HOST_ONLY_SECRET: 'host-secret-value' },
-  });
-  const steps = fs.existsSync(log)
-    ? fs
-        .readFileSync(log, 'utf8')
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Step)
-    : [];
-  return { steps, code: r.status, stderr: r.stderr };
+  return runIntruder(ws, plan, flags, { agentEnv: env, cliEnv: { HOST_ONLY_SECRET: 'host-secret-value' }, inheritEnv });
 }
 
 const errorOf = (s: Step | undefined) => ((s?.answer ?? s?.created) as { error?: { message?: string } } | undefined)?.error?.message ?? '';
