@@ -24,7 +24,14 @@ import { focusedRow } from './waits';
 async function pickQuickItem(page: Page, label: string): Promise<string[]> {
   const rows = page.locator('.quick-input-widget .monaco-list-row');
   await rows.first().waitFor({ timeout: 30_000 });
-  const labels = (await rows.allTextContents()).map((l) => l.trim());
+  // A row's own label, without a separator's text the list may render in it (the palette's "similar commands").
+  const labels = await rows.evaluateAll((els) =>
+    els.map((e) => {
+      const row = e.cloneNode(true) as HTMLElement;
+      for (const s of row.querySelectorAll('.quick-input-list-separator, .quick-input-list-separator-border, .monaco-action-bar')) s.remove();
+      return row.textContent?.trim() ?? '';
+    }),
+  );
   await page.locator('.quick-input-widget input').fill(label);
   await focusedRow(page, label);
   await page.keyboard.press('Enter');

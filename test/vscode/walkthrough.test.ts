@@ -159,14 +159,19 @@ test('first run: the empty chat offers the steps until the first message; the wa
         step('the view title has one "+"; its "…" menu\'s Get Started opened the walkthrough');
         await closeWalkthrough(page);
 
-        // A new chat tab is empty again: its "Open the walkthrough" opens it.
+        // A second chat tab is empty but shows no first steps: they belong to the first tab...
         await titleActions.locator('.action-label.codicon-add').click();
         await frame.locator('[data-testid="tab-t2"]').waitFor({ timeout: 15_000 });
+        await frame.locator('.empty-icon').waitFor({ state: 'visible', timeout: 15_000 });
+        assert.equal(await frame.locator('[data-testid="first-steps"]:visible').count(), 0, 'the first steps show in a second tab');
+        // ...until it is the only one: with the first tab closed, its "Open the walkthrough" opens the page.
+        await frame.locator('[data-testid="tab-t1"]').hover();
+        await frame.locator('[data-testid="close-t1"]').click();
         const fresh = frame.locator('[data-testid="first-steps"]:visible');
         await fresh.waitFor({ state: 'visible', timeout: 15_000 });
         await fresh.locator('[data-testid="step-walkthrough"]').click();
         await walkthrough.waitFor({ state: 'visible', timeout: 30_000 });
-        step('a new tab\'s "Open the walkthrough" opened it');
+        step('a second tab shows no first steps; once it is the only tab, its "Open the walkthrough" opened the page');
         await closeWalkthrough(page);
       },
     );
