@@ -21,7 +21,18 @@ export function runIntruder(
   const base = path.join(path.dirname(ws), `${path.basename(ws)}.${++runs}`);
   const log = `${base}.intruder.ndjson`;
   const config = `${base}.agents.json`;
-  fs.writeFileSync(config, JSON.stringify([{ name: 'intruder', command: process.execPath, args: [intruder], env: { INTRUDER_PLAN: JSON.stringify(plan), INTRUDER_LOG: log, ...options.agentEnv }, ...(options.inheritEnv === false ? { inheritEnv: false } : {}) }]));
+  fs.writeFileSync(
+    config,
+    JSON.stringify([
+      {
+        name: 'intruder',
+        command: process.execPath,
+        args: [intruder],
+        env: { INTRUDER_PLAN: JSON.stringify(plan), INTRUDER_LOG: log, ...options.agentEnv },
+        ...(options.inheritEnv === false ? { inheritEnv: false } : {}),
+      },
+    ]),
+  );
   const r = spawnSync(process.execPath, [cliPath, '--config', config, '--cwd', ws, '--state-dir', `${base}.state`, ...flags, 'go'], {
     encoding: 'utf8',
     timeout: 60_000,
