@@ -21,7 +21,7 @@ import * as path from 'node:path';
 interface Group {
   /** The value of MARKER_VAR the leader was given. */
   marker: string;
-  /** What /proc shows for the marker handle (`/tmp/agent-host-group-… (deleted)`), where the leader got one. */
+  /** What /proc shows for the marker handle (`<temp folder>/agent-host-group-… (deleted)`), where the leader got one. */
   handle?: string;
   /** When the leader started (clock ticks after boot): members start later, older processes are not searched. */
   start: number;

@@ -12,7 +12,7 @@ export const HARMLESS_ENV = /^(CI|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|T
 
 /**
  * A harmless variable's value must be plain too: a locale, terminal or zone name that is a path (`LANG=./x`,
- * `TZ=/tmp/x`) makes the program read a file of the agent's choosing; control characters are never plain.
+ * `TZ=` an absolute path) makes the program read a file of the agent's choosing; control characters are never plain.
  */
 export function plainValue(name: string, value: string): boolean {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job

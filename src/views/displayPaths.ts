@@ -29,6 +29,8 @@ function currentFolders(): { name: string; fsPath: string }[] {
 
 /** A timeline entity with the paths in what it shows made workspace-relative (links keep the absolute path). */
 export function relativeEntity(entity: TimelineEntity): TimelineEntity {
+  // Messages stream through here: only the kinds that show paths read the folders.
+  if (entity.kind !== 'tool_call' && entity.kind !== 'permission' && entity.kind !== 'notice') return entity;
   const folders = currentFolders();
   if (!folders.length) return entity;
   const rel = (s: string) => workspaceRelative(s, folders);
@@ -40,7 +42,5 @@ export function relativeEntity(entity: TimelineEntity): TimelineEntity {
       return { ...entity, title: rel(entity.title) };
     case 'notice':
       return { ...entity, title: rel(entity.title), ...(entity.detail !== undefined ? { detail: rel(entity.detail) } : {}) };
-    default:
-      return entity;
   }
 }

@@ -102,7 +102,7 @@ describe('an untrusted agent through the CLI', () => {
       ['deep/.env', 'API_URL=https://evil.example'],
       ['.env.local', 'X=1'],
       ['svc/.envrc', 'curl x | sh'],
-      ['pkg/.npmrc', 'script-shell=/tmp/evil.sh'],
+      ['pkg/.npmrc', 'script-shell=./evil.sh'],
       ['mod/.gitmodules', '[submodule "x"]'],
       ['mod/.gitattributes', '* filter=evil'],
       ['lib/.github/workflows/ci.yml', 'on: push'],
