@@ -1,9 +1,12 @@
-// `npm run package [-- --out <file.vsix>]`: the .vsix of the production build. vsce runs vscode:prepublish
-// (type check, then esbuild --production: minified, no source maps); .vscodeignore lets only the bundle and
-// its assets in. Then the package is checked: it must hold exactly EXPECTED and stay under LIMIT bytes —
-// otherwise it is deleted and the command fails.
+// `npm run package [-- --out <file.vsix>]`: the .vsix of the production build. It runs vscode:prepublish
+// (type check, then esbuild --production: minified, no source maps), copies what may ship (SHIPPED) into a
+// staging folder and runs vsce there, where .vscodeignore lets only the bundle and its assets in. (vsce run
+// in the repository walks every file before it ignores any: .tools and .scratch made that a minute.)
+// Then the package is checked: it must hold exactly EXPECTED and stay under LIMIT bytes — otherwise it is
+// deleted and the command fails.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,9 +45,25 @@ const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 const outArg = process.argv.indexOf('--out');
 const out = path.resolve(outArg > 0 ? process.argv[outArg + 1] : path.join(ROOT, `${pkg.name}-${pkg.version}.vsix`));
 
-const vsce = path.join(ROOT, 'node_modules/@vscode/vsce/vsce');
-// No stdin: a question from vsce fails the run instead of waiting forever.
-const run = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', out], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+/** What is copied to the staging folder (.vscodeignore then narrows dist/ to the bundles). */
+const SHIPPED = ['.vscodeignore', 'package.json', 'package.nls.json', 'package.nls.zh-cn.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist', 'media', 'l10n', 'resources'];
+
+// No stdin: a question fails the run instead of waiting forever.
+const prepublish = spawnSync('npm', ['run', '--silent', 'vscode:prepublish'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+if (prepublish.status !== 0) fail(`npm run vscode:prepublish failed (${prepublish.status ?? prepublish.signal})`);
+const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-host-package-'));
+let run;
+try {
+  for (const name of SHIPPED) fs.cpSync(path.join(ROOT, name), path.join(stage, name), { recursive: true });
+  // Built above: vsce must not build again in a folder without the sources.
+  const manifest = JSON.parse(fs.readFileSync(path.join(stage, 'package.json'), 'utf8'));
+  delete manifest.scripts['vscode:prepublish'];
+  fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  const vsce = path.join(ROOT, 'node_modules/@vscode/vsce/vsce');
+  run = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', out], { cwd: stage, stdio: ['ignore', 'inherit', 'inherit'] });
+} finally {
+  fs.rmSync(stage, { recursive: true, force: true });
+}
 if (run.status !== 0) fail(`vsce package failed (${run.status ?? run.signal})`);
 
 const entries = zipEntries(fs.readFileSync(out));

@@ -23,18 +23,34 @@ fi
 export AGENT_HOST_REQUIRE_AGENTS=1 # a missing agent fails, never skips silently
 mkdir -p test-artifacts
 
-# One run of node's test runner, file after file (agents and VS Code are heavy on 2 cores).
-# shellcheck disable=SC2086
-files=${TEST_FILES:-"out/test/unit/*.test.js out/test/agents/*.test.js out/test/rpc/*.test.js out/test/vscode/*.test.js"}
-existing=()
-for f in $files; do [ -f "$f" ] && existing+=("$f"); done
-status=0
+# node's test runner in phases, each file its own process: unit tests three files at a time (mostly process
+# start-up), the agent and RPC suites two at a time, then the VS Code suites one at a time (code-server,
+# Chromium and an agent fill both cores; the .vsix test rebuilds dist/, which the others load).
 # A hung test fails after 15 minutes instead of stalling the run (the longest real one takes ~3).
-node --test --test-concurrency=1 --test-timeout=900000 --test-reporter=spec --test-reporter-destination=stdout \
-  --test-reporter=tap --test-reporter-destination=test-artifacts/results.tap "${existing[@]}" || status=$?
-pass=$(awk '/^# pass /{print $3}' test-artifacts/results.tap | tail -1)
-fail=$(awk '/^# fail /{print $3}' test-artifacts/results.tap | tail -1)
-skip=$(awk '/^# skipped /{print $3}' test-artifacts/results.tap | tail -1)
+status=0
+rm -f test-artifacts/results*.tap
+phase() { # name concurrency files…
+  local name=$1 conc=$2
+  shift 2
+  local existing=()
+  for f in "$@"; do [ -f "$f" ] && existing+=("$f"); done
+  [ ${#existing[@]} -gt 0 ] || return 0
+  echo "[test] $name: ${#existing[@]} files, $conc at a time"
+  node --test --test-concurrency="$conc" --test-timeout=900000 --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="test-artifacts/results-$name.tap" "${existing[@]}" || status=$?
+}
+if [ -n "${TEST_FILES:-}" ]; then
+  # shellcheck disable=SC2086
+  phase selected 1 $TEST_FILES
+else
+  phase unit 3 out/test/unit/*.test.js
+  phase agents 2 out/test/agents/*.test.js out/test/rpc/*.test.js
+  phase vscode 1 out/test/vscode/*.test.js
+fi
+total() { awk -v k="$1" '$1 == "#" && $2 == k {n += $3} END {print n + 0}' test-artifacts/results-*.tap 2>/dev/null || echo 0; }
+pass=$(total pass)
+fail=$(total fail)
+skip=$(total skipped)
 
 # Nothing may outlive the suite: agents, code-server, Chromium (its profile is under a runner's
 # ah-vsc-XXXXXX scratch in the temp folder, in its --user-data-dir), our fixtures.

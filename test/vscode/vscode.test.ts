@@ -2,7 +2,8 @@
  * The extension inside a real VS Code (code-server + Chromium):
  * - the extension-host mocha suite (test/vscode/suite) through the standard harness, `vscode-test` with
  *   .vscode-test.mjs, on both code-servers: the newest we test, and the one whose VS Code is the minimum
- *   engines.vscode claims (so that minimum is tested). Nothing may fail, be pending or be skipped;
+ *   engines.vscode claims (so that minimum is tested; there without sessions.test.js, see .vscode-test.mjs).
+ *   Nothing may fail, be pending or be skipped;
  * - the Playwright check of the workbench with a real agent (opencode) on the scripted model: a turn from the
  *   command palette through the real permission dialog, screenshots in test-artifacts/ (test/vscode/main.ts).
  */
