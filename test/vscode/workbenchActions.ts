@@ -42,3 +42,16 @@ export async function askAgent(page: Page, prompt: string): Promise<void> {
   await page.locator('.quick-input-widget input').fill(prompt);
   await page.keyboard.press('Enter');
 }
+
+/** The modal dialog's message and detail, then a click on `button`. */
+export async function answerModal(page: Page, button: string): Promise<string> {
+  const box = page.locator('.monaco-dialog-box');
+  await box.waitFor({ state: 'visible', timeout: 30_000 });
+  const text = ((await box.textContent()) ?? '').trim();
+  await box
+    .locator('.dialog-buttons .monaco-button', { hasText: new RegExp(`^${button}$`) })
+    .first()
+    .click();
+  await box.waitFor({ state: 'hidden', timeout: 10_000 });
+  return text;
+}
