@@ -1,0 +1,106 @@
+/**
+ * What the editor hands an agent at each start: the services it lends (permissions UI, files, terminals, MCP
+ * servers, dialogs, host tools), sign-in keys, and this start's settings. The slot's lifecycle calls it.
+ */
+import * as vscode from 'vscode';
+import { DEFAULT_MAX_LINE_BYTES } from '../core/lineSplitter';
+import { redactingLogger, registerEnvSecrets } from '../core/log';
+import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
+import type { AgentSession } from '../session/agentSession';
+import type { AttachRequest } from '../session/lifecycle';
+import { policyDecider } from '../session/permissions';
+import { AuthRequiredError, type AgentStartOptions, type SignInHandler } from '../session/sessionHost';
+import { trafficLogger, type TrafficLog } from '../session/traffic';
+
+/**
+ * What the editor lends a session (permissions UI, files, terminals, MCP servers, extension dialogs,
+ * host tools). Called at every agent start, so settings changes apply on restart; async for what starts on first use.
+ */
+type Lent = Partial<AgentStartOptions>;
+export type SessionServices = (agent: AgentConfig, cwd: string, env: AgentEnvironment) => Lent | Promise<Lent>;
+
+/** The agent's environment for this start: `extra` (sign-in keys) on top of its config; `full` what it runs with. */
+export interface AgentEnvironment {
+  extra: Record<string, string>;
+  full: () => Record<string, string>;
+}
+
+/** Starts a configured agent with its protocol's adapter (the composition root supplies it). */
+export type StartAgent = (config: AgentConfig, options: AgentStartOptions) => Promise<AgentSession>;
+
+/** Which configured agent a process runs, and in which folder. */
+export interface ProcessContext {
+  agent: AgentConfig;
+  cwd: string;
+}
+
+/** What a slot borrows from the manager: the configuration, the host's hooks, and where to remember. */
+export interface SlotHost {
+  readonly log: vscode.LogOutputChannel;
+  readonly startAgent: StartAgent;
+  agents(): AgentConfig[];
+  services(): SessionServices[];
+  signIn(): SignInHandler | undefined;
+  beforeTurn(): (() => Promise<void>)[];
+  processHooks(): ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[];
+  /** The slot's session (or title) changed: persist the tabs. */
+  remember(): void;
+  /** A NEW session (not resumed or loaded) before it is ready: the agent's defaults go in. */
+  prepareNew(session: AgentSession, agent: AgentConfig): Promise<void>;
+}
+
+/** One start's agent and folders, the session to reattach, and where its traffic and env secrets go. */
+export interface LaunchRequest {
+  agent: AgentConfig;
+  cwd: string;
+  folders: string[];
+  attach: AttachRequest | undefined;
+  traffic: TrafficLog;
+  secrets: { forget: () => void };
+}
+
+/** Starts the agent in the editor; signed in outside the agent (a terminal login), it is started again, at most twice. */
+export async function launchAgent(host: SlotHost, request: LaunchRequest): Promise<AgentSession> {
+  for (let attempt = 0; ; attempt++) {
+    const signedIn = { restart: false };
+    try {
+      return await launchOnce(host, request, signedIn);
+    } catch (error) {
+      if (!(error instanceof AuthRequiredError && signedIn.restart && attempt < 2)) throw error;
+      host.log.info(`Signed in outside "${request.agent.name}": starting it again`);
+    }
+  }
+}
+
+/** Starts the agent with what the editor lends it (services, sign-in keys) and the settings of this start. */
+async function launchOnce(host: SlotHost, { agent, cwd, folders, attach, traffic, secrets }: LaunchRequest, signedIn: { restart: boolean }): Promise<AgentSession> {
+  const config = vscode.workspace.getConfiguration('agentHost');
+  const signIn = host.signIn();
+  const env = signIn ? await signIn.env(agent) : {};
+  secrets.forget();
+  secrets.forget = registerEnvSecrets(agent.env, env);
+  const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
+  const extra = Object.assign({}, ...(await Promise.all(host.services().map((s) => s(agent, cwd, environment))))) as Partial<AgentStartOptions>;
+  if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };
+  if (signIn) {
+    extra.onAuthRequired = async (methods) => {
+      const answer = await signIn.signIn(agent, methods);
+      if (answer === 'restart') signedIn.restart = true;
+      return typeof answer === 'object' ? answer.authenticate : undefined;
+    };
+  }
+  return host.startAgent(agent, {
+    // Without a host that asks the person, nothing is approved.
+    decidePermission: policyDecider('deny-all'),
+    ...extra,
+    logger: trafficLogger(redactingLogger(host.log), traffic),
+    frameTap: (direction, frame) => traffic.frame(direction, frame),
+    cwd,
+    roots: folders,
+    requestTimeoutMs: config.get<number>('requestTimeoutSeconds', 60) * 1000,
+    initializeTimeoutMs: config.get<number>('initializeTimeoutSeconds', 60) * 1000,
+    maxLineBytes: config.get<number>('maxLineBytes', DEFAULT_MAX_LINE_BYTES),
+    ...(attach ? { attach } : {}),
+    shareProcess: true,
+  });
+}
