@@ -3,15 +3,21 @@
  * configured agent. The extension and the CLI call it; everything else sees an AgentSession.
  */
 import { AcpSession } from './acp/acpSession';
-import { missingCompanion } from './agents/presets';
+import { missingCompanion, presetFor } from './agents/presets';
 import { RpcAgentSession } from './rpc/rpcAgentSession';
 import { RpcSession } from './rpc/rpcSession';
 import { agentEnvironment, type AgentConfig } from './session/agentConfig';
 import type { AgentSession, AgentSessionDirectory } from './session/agentSession';
 import type { AgentStartOptions } from './session/sessionHost';
 
+/** The agent as its preset knows it: one that ignores stdin closing is stopped with SIGTERM at once. */
+function withPresetStop(config: AgentConfig): AgentConfig {
+  return config.ignoresInputClose === undefined && presetFor(config)?.ignoresInputClose ? { ...config, ignoresInputClose: true } : config;
+}
+
 /** Starts an agent with the adapter its configured protocol needs. */
-export async function startAgentSession(config: AgentConfig, options: AgentStartOptions): Promise<AgentSession> {
+export async function startAgentSession(agent: AgentConfig, options: AgentStartOptions): Promise<AgentSession> {
+  const config = withPresetStop(agent);
   // Said before the agent runs: pi-acp without pi would ask to sign in instead of naming what is missing.
   const missing = missingCompanion(config, agentEnvironment(config, options.env));
   if (missing) throw new Error(missing);
@@ -46,5 +52,5 @@ export async function openSessionDirectory(
   config: AgentConfig,
   options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs'>,
 ): Promise<AgentSessionDirectory | undefined> {
-  return (config.protocol ?? 'acp') === 'acp' ? AcpSession.directory(config, options) : undefined;
+  return (config.protocol ?? 'acp') === 'acp' ? AcpSession.directory(withPresetStop(config), options) : undefined;
 }

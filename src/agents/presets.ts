@@ -53,6 +53,8 @@ export interface AgentPreset {
   scripted: boolean;
   /** Does it ask before writes and commands as configured here (the compatibility check fails it if not)? */
   asksPermission: boolean;
+  /** It does not exit when its stdin closes (a stop sends SIGTERM at once instead of waiting the grace period). */
+  ignoresInputClose?: boolean;
 }
 
 /** opencode never asks without a `permission` config: this one asks for edits, shell and fetches. */
@@ -84,6 +86,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: '-c approval_policy="untrusted": asks before anything but known-safe reads.',
     scripted: true,
     asksPermission: true,
+    ignoresInputClose: true,
   },
   {
     id: 'claude-agent-acp',

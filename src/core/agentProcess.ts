@@ -12,6 +12,8 @@ export interface AgentSpawnSpec {
   /** false: `env` is the whole environment (tests keep real credentials away from agents). */
   inheritEnv?: boolean;
   cwd: string;
+  /** It does not exit when its stdin closes (codex-acp): a stop sends SIGTERM at once instead of after the grace period. */
+  ignoresInputClose?: boolean;
 }
 
 export interface ExitInfo {
@@ -201,7 +203,7 @@ export class AgentProcess {
     return this.stderr.tail(maxLines);
   }
 
-  /** Close stdin, SIGTERM the group after a grace period, SIGKILL after another. */
+  /** Close stdin, SIGTERM the group after a grace period (none for an agent that ignores stdin closing), SIGKILL after another. */
   shutdown(timings: ShutdownTimings = DEFAULT_SHUTDOWN): Promise<ExitInfo> {
     this.shuttingDown ??= this.doShutdown(timings);
     return this.shuttingDown;
@@ -211,9 +213,10 @@ export class AgentProcess {
     const pid = this.child.pid;
     if (!this.child.stdin.destroyed) this.child.stdin.end();
     if (pid === undefined) return this.exited;
-    const gone = await Promise.race([this.exited.then(() => true), sleep(timings.termAfterMs).then(() => false)]);
+    const grace = this.spec.ignoresInputClose ? 0 : timings.termAfterMs;
+    const gone = await Promise.race([this.exited.then(() => true), sleep(grace).then(() => false)]);
     if (!gone) {
-      this.logger.debug(`Agent ${pid} still running after stdin closed: SIGTERM to its group`);
+      this.logger.debug(`Agent ${pid} ${grace ? 'still running after stdin closed' : 'does not exit when stdin closes'}: SIGTERM to its group`);
       killGroup(pid, 'SIGTERM');
       const termed = await Promise.race([this.exited.then(() => true), sleep(timings.killAfterMs).then(() => false)]);
       if (!termed) {

@@ -11,6 +11,8 @@ export interface AgentConfig {
   inheritEnv?: boolean;
   /** The preset this entry came from (src/agents/presets.ts), when it did. */
   preset?: string;
+  /** It does not exit when its stdin closes: a stop sends SIGTERM at once (from its preset; see adapters.ts). */
+  ignoresInputClose?: boolean;
   /** Applied to every new session of this agent (a choice made in the chat's header is remembered on top). */
   defaults?: { mode?: string; model?: string; config?: Record<string, string | boolean> };
 }
@@ -131,5 +133,6 @@ export function spawnSpecOf(config: AgentConfig, cwd: string, extra: Record<stri
     env: { ...(config.env ?? {}), ...extra },
     cwd: config.cwd ?? cwd,
     ...(config.inheritEnv === false ? { inheritEnv: false } : {}),
+    ...(config.ignoresInputClose ? { ignoresInputClose: true } : {}),
   };
 }
