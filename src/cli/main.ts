@@ -1,10 +1,9 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { AgentExitedError } from '../core/agentProcess';
 import { redactingLogger, streamLogger, type LogLevel } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import { openSessionDirectory, startAgentSession } from '../adapters';
-import { defaultStateDir, SessionIdTakenError, SessionStore } from '../session/sessionStore';
+import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
 import { agentFromFile, envPairs, splitAgentWords, withAgentCommand } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
@@ -14,14 +13,14 @@ import { FileService } from '../host/fileService';
 import { protectedBy, refusingProtectedCalls } from '../host/protectedPaths';
 import { TerminalService } from '../host/terminalService';
 import { headlessRpcUi } from '../rpc/extensionUi';
-import { TURN_EXIT_CODES, type AgentSession } from '../session/agentSession';
+import { TURN_EXIT_CODES } from '../session/agentSession';
 import { workspaceFileTools } from '../host/workspaceFileTools';
 import { policyDecider, type PolicyName } from '../session/permissions';
-import { AuthRequiredError, HostRequestError } from '../session/sessionHost';
+import { HostRequestError, type AgentStartOptions } from '../session/sessionHost';
 import type { SessionEvent } from '../session/sessionModel';
 import { TextRenderer } from '../session/transcriptText';
 import { stderr, stdout } from './terminal';
-import { oneLine } from '../core/visibleText';
+import { runPrompt } from './runPrompt';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host [options] <prompt…> -- CMD [ARG…]   (an ad-hoc agent: its command and arguments as written)
@@ -33,6 +32,8 @@ Runs one prompt against an agent and prints the session as it happens. Every ses
 local index (title, agent, folder, a copy of the transcript) that the editor shares; an id already recorded
 for another agent or folder is not taken over (the session runs unrecorded, said in its transcript).
 Control characters from the agent are printed as visible escapes (\\u001b), never sent to the terminal.
+An agent that crashes mid-turn is started again once (after 1 s) with its session reattached and told to carry
+on (a NEW session gets the prompt again); said on stderr and as a JSON "restart" event. A second crash gives up.
 
 Agent (one of):
   --config FILE        agents as [{name, command, args, env, protocol}] or {"agent_servers": {…}}
@@ -191,110 +192,43 @@ async function main(): Promise<number> {
           return (event: object) => r.render(event as SessionEvent | { type: string });
         })();
 
-  let session: AgentSession;
-  try {
-    session = await startAgentSession(agent, {
-      logger,
-      cwd,
-      decidePermission: values['allow-protected']
-        ? policyDecider(policy)
-        : refusingProtectedCalls(
-            policyDecider(policy),
-            () => [cwd],
-            (file, pattern) => logger.warn(`Rejected a tool call on a protected file: ${file} (${pattern}); --allow-protected allows it`),
-          ),
-      files: new FileService(
-        () => [cwd],
-        undefined,
-        undefined,
-        async (abs) => {
-          if (policy !== 'approve-all') throw new HostRequestError('refused', `Refused by --${policy}: the agent may not write ${abs}`);
-          const pattern = protectedBy(abs, [cwd]);
-          if (pattern && !values['allow-protected']) {
-            throw new HostRequestError('refused', `Refused: ${abs} is a protected file (${pattern}); run with --allow-protected to allow it`);
-          }
-        },
-      ),
-      terminals: new TerminalService(() => [cwd], undefined, {
-        baseEnv: () => agentEnvironment(agent),
-        allowedEnv: () => values['allow-env'] ?? [],
-        allowedEnvSource: '--allow-env NAME',
-        guard: async (spec) => {
-          if (policy !== 'approve-all') throw new HostRequestError('refused', `Refused by --${policy}: the agent may not run "${spec.command}"`);
-        },
-      }),
-      // pi RPC extension dialogs: confirm/select follow the approval policy, input is dismissed, editor keeps its text.
-      ui: headlessRpcUi({ policy: policy === 'approve-all' ? 'approve-all' : 'deny-all', log: (l) => logger.info(l) }),
-      ...(values['host-tools'] ? { hostTools: workspaceFileTools(cwd) } : {}),
-      requestTimeoutMs: timeoutS * 1000,
-      initializeTimeoutMs: timeoutS * 1000,
-      ...(values.resume ? { attach: { sessionId: values.resume } } : {}),
-    });
-  } catch (error) {
-    const err = error as Error;
-    emit({ type: 'result', outcome: 'start_failed', error: err.message, ...(error instanceof AuthRequiredError ? { authMethods: error.methods } : {}) });
-    if (format === 'text') stderr(`agent-host: ${err.message}\n`);
-    return TURN_EXIT_CODES.start_failed!;
-  }
-  const attach = session.attach;
-  emit({
-    type: 'session',
-    sessionId: session.sessionId,
-    agent: session.agentInfo,
+  const options: AgentStartOptions = {
+    logger,
     cwd,
-    attach: attach.how,
-    ...(attach.requested ? { requested: attach.requested } : {}),
-    ...(attach.detail ? { attachDetail: attach.detail } : {}),
-  });
-  if (values.resume && format === 'text') {
-    stderr(
-      attach.how === 'new'
-        ? `agent-host: could not reattach ${oneLine(values.resume)} (${oneLine(attach.detail ?? 'unknown reason')}): this is a NEW session ${oneLine(session.sessionId)}\n`
-        : `agent-host: session ${oneLine(values.resume)} ${attach.how}\n`,
-    );
-  }
-  const earlier = attach.how !== 'new' ? (store.transcript(session.sessionId) ?? []) : [];
-  let refused = false;
-  const record = () => {
-    if (refused) return;
-    try {
-      store.upsert({ sessionId: session.sessionId, agent: agent.name, cwd, firstPrompt: prompt });
-      store.saveTranscript(session.sessionId, [...earlier, ...session.model.timeline()]);
-    } catch (e) {
-      // Another agent's or folder's id: the session runs unrecorded, and says so in its transcript.
-      if (e instanceof SessionIdTakenError) {
-        refused = true;
-        session.model.notice('warning', 'Session not recorded', e.message);
-      } else logger.warn(`Could not record the session in ${store.dir}: ${(e as Error).message}`);
-    }
+    decidePermission: values['allow-protected']
+      ? policyDecider(policy)
+      : refusingProtectedCalls(
+          policyDecider(policy),
+          () => [cwd],
+          (file, pattern) => logger.warn(`Rejected a tool call on a protected file: ${file} (${pattern}); --allow-protected allows it`),
+        ),
+    files: new FileService(
+      () => [cwd],
+      undefined,
+      undefined,
+      async (abs) => {
+        if (policy !== 'approve-all') throw new HostRequestError('refused', `Refused by --${policy}: the agent may not write ${abs}`);
+        const pattern = protectedBy(abs, [cwd]);
+        if (pattern && !values['allow-protected']) {
+          throw new HostRequestError('refused', `Refused: ${abs} is a protected file (${pattern}); run with --allow-protected to allow it`);
+        }
+      },
+    ),
+    terminals: new TerminalService(() => [cwd], undefined, {
+      baseEnv: () => agentEnvironment(agent),
+      allowedEnv: () => values['allow-env'] ?? [],
+      allowedEnvSource: '--allow-env NAME',
+      guard: async (spec) => {
+        if (policy !== 'approve-all') throw new HostRequestError('refused', `Refused by --${policy}: the agent may not run "${spec.command}"`);
+      },
+    }),
+    // pi RPC extension dialogs: confirm/select follow the approval policy, input is dismissed, editor keeps its text.
+    ui: headlessRpcUi({ policy: policy === 'approve-all' ? 'approve-all' : 'deny-all', log: (l) => logger.info(l) }),
+    ...(values['host-tools'] ? { hostTools: workspaceFileTools(cwd) } : {}),
+    requestTimeoutMs: timeoutS * 1000,
+    initializeTimeoutMs: timeoutS * 1000,
   };
-  session.model.on((event) => emit(event));
-  record();
-
-  let interrupts = 0;
-  process.on('SIGINT', () => {
-    if (++interrupts === 1) void session.cancel();
-    else void session.shutdown().then(() => process.exit(TURN_EXIT_CODES.cancelled));
-  });
-  // Killed politely (a service manager, a closed terminal): stop the agent and what it started, then go.
-  for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => void session.shutdown().finally(() => process.exit(TURN_EXIT_CODES.cancelled)));
-  }
-
-  let outcome: string;
-  let error: string | undefined;
-  try {
-    outcome = (await session.prompt([{ type: 'text', text: prompt }])).stopReason;
-  } catch (e) {
-    error = (e as Error).message;
-    outcome = e instanceof AgentExitedError ? 'agent_exited' : 'error';
-  }
-  const exitCode = TURN_EXIT_CODES[outcome] ?? TURN_EXIT_CODES.error!;
-  record();
-  emit({ type: 'result', outcome, exitCode, ...(error ? { error } : {}) });
-  if (error && format === 'text') stderr(`agent-host: ${error}\n`);
-  await session.shutdown();
-  return exitCode;
+  return runPrompt({ agent, options, prompt, ...(values.resume ? { resume: values.resume } : {}), cwd, store, logger, format, emit, startAgent: startAgentSession });
 }
 
 main().then(
