@@ -2,27 +2,19 @@ import * as vscode from 'vscode';
 import { DisposableStore } from '../core/lifetime';
 import type { AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
-import { AgentLifecycle, type AttachRequest, type LastSession, type LifecycleTexts, type StartPlan } from '../session/lifecycle';
-import { AuthRequiredError } from '../session/sessionHost';
+import { AgentLifecycle, type AttachRequest, type LastSession, type StartPlan } from '../session/lifecycle';
 import type { ContentPart, SessionEvent } from '../session/sessionModel';
 import { titleFrom } from '../session/sessionStore';
 import { TrafficLog } from '../session/traffic';
-import { launchAgent, type SlotHost } from './slotStart';
+import { failureText, launchAgent, LIFECYCLE_TEXTS, type SlotHost } from './slotStart';
 import { TurnSilence } from './turnSilence';
-import { RestrictedModeError, requireTrust } from './workspaceTrust';
+import { requireTrust } from './workspaceTrust';
 
 export { CRASH_POLICY, SupersededStartError, unlessSuperseded, type LastSession } from '../session/lifecycle';
 export type { AgentEnvironment, ProcessContext, SessionServices, SlotHost, StartAgent } from './slotStart';
 
 /** What a background tab has that the person has not seen: a permission to answer, or a finished turn. */
 export type TabAttention = 'permission' | 'done';
-
-/** The crash and breaker notices in the person's language. */
-const TEXTS: LifecycleTexts = {
-  restarting: (agent, how, seconds) => vscode.l10n.t('Agent "{0}" exited ({1}); starting it again in {2} s', agent, how, seconds),
-  breaker: (agent, n, window, exit) => vscode.l10n.t('Agent "{0}" crashed {1} times within {2} s, so it is not started again. Last exit: {3}', agent, n, window, exit),
-  superseded: (agent) => vscode.l10n.t('Agent "{0}" was stopped while it started', agent),
-};
 
 /** One start in this editor: the configured agent, the folder it works in, and every workspace folder. */
 interface SlotPlan extends StartPlan {
@@ -66,17 +58,12 @@ export class AgentSlot implements vscode.Disposable {
     this.life = new AgentLifecycle<SlotPlan>(
       {
         log: host.log,
-        texts: TEXTS,
+        texts: LIFECYCLE_TEXTS,
         plan: () => this.plan(),
         attached: (session, plan) => this.attached(session, plan),
         // A NEW session (not resumed or loaded) gets the agent's defaults before it is ready.
         prepare: async (session, plan) => (session.attach.how === 'new' ? this.host.prepareNew(session, plan.config) : undefined),
-        describeFailure: (error) =>
-          error instanceof RestrictedModeError
-            ? undefined
-            : error instanceof AuthRequiredError
-              ? vscode.l10n.t('{0}: {1}. Run "Atrium: Sign In" to sign in.', error.message, error.methods.map((m) => m.name).join(', '))
-              : error.message,
+        describeFailure: failureText,
         remember: () => host.remember(),
       },
       restored,

@@ -7,10 +7,11 @@ import { DEFAULT_MAX_LINE_BYTES } from '../core/lineSplitter';
 import { redactingLogger, registerEnvSecrets } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession } from '../session/agentSession';
-import type { AttachRequest } from '../session/lifecycle';
+import type { AttachRequest, LifecycleTexts } from '../session/lifecycle';
 import { policyDecider } from '../session/permissions';
 import { AuthRequiredError, type AgentStartOptions, type SignInHandler } from '../session/sessionHost';
 import { trafficLogger, type TrafficLog } from '../session/traffic';
+import { RestrictedModeError } from './workspaceTrust';
 
 /**
  * What the editor lends a session (permissions UI, files, terminals, MCP servers, extension dialogs,
@@ -103,4 +104,18 @@ async function launchOnce(host: SlotHost, { agent, cwd, folders, attach, traffic
     ...(attach ? { attach } : {}),
     shareProcess: true,
   });
+}
+
+/** The crash and breaker notices in the person's language. */
+export const LIFECYCLE_TEXTS: LifecycleTexts = {
+  restarting: (agent, how, seconds) => vscode.l10n.t('Agent "{0}" exited ({1}); starting it again in {2} s', agent, how, seconds),
+  breaker: (agent, n, window, exit) => vscode.l10n.t('Agent "{0}" crashed {1} times within {2} s, so it is not started again. Last exit: {3}', agent, n, window, exit),
+  superseded: (agent) => vscode.l10n.t('Agent "{0}" was stopped while it started', agent),
+};
+
+/** The error state's text for a failed start; Restricted Mode leaves the state as it is (views say it with a way out). */
+export function failureText(error: Error): string | undefined {
+  if (error instanceof RestrictedModeError) return undefined;
+  if (error instanceof AuthRequiredError) return vscode.l10n.t('{0}: {1}. Run "Atrium: Sign In" to sign in.', error.message, error.methods.map((m) => m.name).join(', '));
+  return error.message;
 }
