@@ -132,7 +132,7 @@ export class AgentLifecycle<P extends StartPlan = StartPlan> {
   private detach: (() => void)[] = [];
   /** When the agent crashed recently (a crash loop opens the breaker). */
   private crashes: number[] = [];
-  private restart_: { handle: unknown; done: Promise<AgentSession>; cancel: () => void } | undefined;
+  private scheduled: { handle: unknown; done: Promise<AgentSession>; cancel: () => void } | undefined;
   /** What the next start opens: a new session, a session from history, or (neither) the remembered one. */
   private next: { fresh?: boolean; attach?: AttachRequest } = {};
   /** Sessions we stopped: their turns end as stopped, not crashed. */
@@ -174,7 +174,7 @@ export class AgentLifecycle<P extends StartPlan = StartPlan> {
   }
   /** The start a crash scheduled (its session, or its failure); undefined when none waits. */
   get pendingRestart(): Promise<AgentSession> | undefined {
-    return this.restart_?.done;
+    return this.scheduled?.done;
   }
 
   onState(listener: (state: AgentState) => void): () => void {
@@ -267,6 +267,8 @@ export class AgentLifecycle<P extends StartPlan = StartPlan> {
       return (await session.prompt(parts, display)).stopReason;
     } catch (error) {
       if (!(error instanceof AgentExitedError) || error instanceof TurnInterruptedError || error instanceof TurnStoppedError) throw error;
+      // The exit is taken (crash counted, restart scheduled) before the caller hears of the lost turn.
+      if (this.session === session) await new Promise<void>((resolve) => session.onExit(() => resolve()));
       throw this.stopped.has(session) ? new TurnStoppedError(this.planned ?? agent, error.exit) : new TurnInterruptedError(this.planned ?? agent, error.exit);
     } finally {
       this.turns--;
@@ -381,21 +383,21 @@ export class AgentLifecycle<P extends StartPlan = StartPlan> {
     const done = new Promise<AgentSession>((resolve, reject) => (settle = { resolve, reject }));
     done.catch(() => undefined); // nobody need wait for it: failures are logged below
     const handle = this.clock.setTimeout(() => {
-      if (this.restart_?.handle === handle) this.restart_ = undefined;
+      if (this.scheduled?.handle === handle) this.scheduled = undefined;
       if (generation !== this.generation) return settle.reject(new SupersededStartError(this.texts.superseded(this.planned ?? '')));
       this.ensureStarted().then(settle.resolve, (e: Error) => {
         this.options.log.warn(`Restart after a crash failed: ${e.message}`);
         settle.reject(e);
       });
     }, delay);
-    this.restart_ = { handle, done, cancel: () => settle.reject(new SupersededStartError(this.texts.superseded(this.planned ?? ''))) };
+    this.scheduled = { handle, done, cancel: () => settle.reject(new SupersededStartError(this.texts.superseded(this.planned ?? ''))) };
   }
 
   private cancelRestart(): void {
-    if (!this.restart_) return;
-    this.clock.clearTimeout(this.restart_.handle);
-    this.restart_.cancel();
-    this.restart_ = undefined;
+    if (!this.scheduled) return;
+    this.clock.clearTimeout(this.scheduled.handle);
+    this.scheduled.cancel();
+    this.scheduled = undefined;
   }
 
   /** The current session stops being current (its listeners go); returned so a stop can shut it down. */
