@@ -14,6 +14,7 @@ import type { AgentSession, AgentState } from '../../src/session/agentSession';
 import { AgentLifecycle, type AttachRequest, type Clock, type CrashEvent, SupersededStartError, TurnInterruptedError, TurnStoppedError } from '../../src/session/lifecycle';
 import { policyDecider } from '../../src/session/permissions';
 import { plainHost } from '../support/plainHost';
+import { runCli } from '../support/cli';
 import { repoRoot, scratchDir } from '../support/paths';
 import { until } from '../support/wait';
 
@@ -199,6 +200,40 @@ describe('agent lifecycle', () => {
     clock.advance(10_000);
     assert.equal(launches.length, 1);
     assert.equal(processAlive(pidOf(session)), false);
+  });
+});
+
+describe('the CLI on the lifecycle', () => {
+  it('an agent that crashes mid-turn again after its restart: one restart, said on stderr and as a JSON event, then the CLI gives up (exit 4)', async () => {
+    const dir = scratchDir('lifecycle-cli');
+    const run = await runCli(['--command', process.execPath, '--arg', faultAgent, '--arg', 'crash-mid-turn', '--cwd', dir, '--state-dir', dir, '--format', 'json', 'go'], dir);
+    const events = run.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(run.code, 4, run.stderr);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'restart').map((e) => e.exit),
+      [{ code: 3, signal: null }],
+    );
+    assert.equal((run.stderr.match(/starting it again once and reattaching session fault-1/g) ?? []).length, 1, run.stderr);
+    // The fault agent can neither resume nor load: the new session is said, and gets the prompt again.
+    const sessions = events.filter((e) => e.type === 'session');
+    assert.deepEqual(
+      sessions.map((e) => [e.attach, e.requested]),
+      [
+        ['new', undefined],
+        ['new', 'fault-1'],
+      ],
+    );
+    const asked = events.filter((e) => e.type === 'entity' && (e.entity as { kind?: string; role?: string }).kind === 'message' && (e.entity as { role?: string }).role === 'user');
+    assert.deepEqual(
+      asked.map((e) => (e.entity as { text?: string }).text),
+      ['go', 'go'],
+    );
+    const result = events.at(-1)!;
+    assert.deepEqual([result.type, result.outcome, result.exitCode], ['result', 'agent_exited', 4]);
+    assert.match(String(result.error), /^Agent "cli" exited during the turn, which is lost: Agent exited with code 3/);
   });
 });
 
