@@ -247,7 +247,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
             modelRequests: model.requests.length,
           });
           if (agent.quirks.noPermissionRequests) {
-            // No permission system: it never asks, and writes (asserted, not skipped; README).
+            // No permission system: it never asks, and writes (asserted, not skipped; docs/agents.md).
             assert.equal(perms.length, 0, `${agent.id} asked for permission after all\n${describeRun(run)}`);
             assert.ok(fs.existsSync(target), describeRun(run));
             summary.ok = true;

@@ -26,7 +26,7 @@ const only = (process.env.AGENTS ?? '')
  * The rung each agent's reattach takes (what it advertises decides; the test fails when that changes).
  * gemini 0.61 advertises loadSession, but its load rewrites the session file before reading it: usually it answers
  * -32603 "No previous sessions found for this project" and the ladder falls to a new session and says so; when
- * the read wins the race, the session is loaded (README, known limits; docs/agent-compatibility.md).
+ * the read wins the race, the session is loaded (the README's known limits; docs/agent-compatibility.md).
  */
 const EXPECTED: Record<string, 'resumed' | 'loaded' | 'new'> = { opencode: 'resumed', codex: 'resumed', claude: 'resumed', gemini: 'new', 'pi-acp': 'loaded' };
 /** A known race: this rung is also accepted (see gemini above); then the session must really be the old one. */
