@@ -24,7 +24,8 @@ export async function startAgentSession(config: AgentConfig, options: AgentStart
         cwd: options.cwd,
         ...(options.env ? { env: options.env } : {}),
         ...(options.ui ? { rpcUi: options.ui } : {}),
-        ...(options.hostTools ? { hostTools: options.hostTools } : {}),
+        // pi RPC has no MCP: the IDE tools are registered as host tools.
+        ...(options.ideTools ? { hostTools: options.ideTools.tools } : {}),
         ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
         ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),

@@ -56,7 +56,6 @@ export async function openCheckHost(workspace: string, logger: Logger): Promise<
   return {
     tool: { name: TOOL, calls },
     async start(config: AgentConfig, request) {
-      const rpc = config.protocol === 'rpc';
       const env = Object.entries(endpoint.bridgeEnv()).map(([name, value]) => ({ name, value }));
       const session = await startAgentSession(config, {
         logger,
@@ -64,8 +63,7 @@ export async function openCheckHost(workspace: string, logger: Logger): Promise<
         decidePermission: request.decidePermission,
         files: new FileService(() => [request.cwd]),
         terminals: new TerminalService(() => [request.cwd], undefined, { baseEnv: () => agentEnvironment(config) }),
-        ...(request.withTool && !rpc ? { mcpServers: [{ name: 'agent-host-check', command: process.execPath, args: [bridgePath()], env }] } : {}),
-        ...(request.withTool && rpc ? { hostTools: tools } : {}),
+        ...(request.withTool ? { ideTools: { tools, mcpServer: async () => ({ name: 'agent-host-check', command: process.execPath, args: [bridgePath()], env }) } } : {}),
         ui: headlessRpcUi({ policy: 'deny-all', log: (l) => logger.info(l) }),
         requestTimeoutMs: request.timeoutMs,
         initializeTimeoutMs: request.timeoutMs,

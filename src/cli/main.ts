@@ -225,7 +225,8 @@ async function main(): Promise<number> {
       }),
       // pi RPC extension dialogs: confirm/select follow the approval policy, input is dismissed, editor keeps its text.
       ui: headlessRpcUi({ policy: policy === 'approve-all' ? 'approve-all' : 'deny-all', log: (l) => logger.info(l) }),
-      ...(values['host-tools'] ? { hostTools: workspaceFileTools(cwd) } : {}),
+      // The CLI runs no MCP bridge: its file tools reach pi RPC agents only.
+      ...(values['host-tools'] ? { ideTools: { tools: workspaceFileTools(cwd), mcpServer: async () => undefined } } : {}),
       requestTimeoutMs: timeoutS * 1000,
       initializeTimeoutMs: timeoutS * 1000,
       ...(values.resume ? { attach: { sessionId: values.resume } } : {}),

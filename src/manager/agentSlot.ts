@@ -362,7 +362,7 @@ export class AgentSlot implements vscode.Disposable {
       const extra = Object.assign({}, ...(await Promise.all(this.host.services().map((s) => s(agent, cwd, environment))))) as Partial<AgentStartOptions>;
       if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };
       if (signIn) {
-        extra.onAuthRequired = async (methods) => {
+        extra.signIn = async (methods) => {
           const answer = await signIn.signIn(agent, methods);
           if (answer === 'restart') restartAfterSignIn = true;
           return typeof answer === 'object' ? answer.authenticate : undefined;
