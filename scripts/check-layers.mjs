@@ -25,9 +25,9 @@ function floor(rel) {
 const ALLOWED = {
   views: ['manager', 'agents', 'host', 'session', 'shared', 'core'],
   commands: ['views', 'manager', 'agents', 'host', 'session', 'shared', 'core'],
-  cli: ['agents', 'session', 'model', 'core'],
-  agents: ['session', 'model', 'core'],
-  model: [],
+  cli: ['agents', 'session', 'scriptedModel', 'core'],
+  agents: ['session', 'scriptedModel', 'core'],
+  scriptedModel: [],
   manager: ['session', 'core'],
   host: ['session', 'core'],
   acp: ['session', 'core'],
