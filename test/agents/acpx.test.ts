@@ -15,7 +15,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel, type ScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { ACPX, AGENTS, type AgentFixture } from './catalog';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');

@@ -11,7 +11,7 @@ import { AcpSession } from '../../src/acp/acpSession';
 import { streamLogger } from '../../src/core/log';
 import type { AgentConfig } from '../../src/session/agentConfig';
 import { policyDecider, type PermissionDecider, type PolicyName } from '../../src/session/permissions';
-import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel, type ScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { runCli } from '../support/cli';
 import { repoRoot } from '../support/paths';
 import { AGENTS, type AgentFixture } from './catalog';

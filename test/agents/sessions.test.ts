@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import { AcpSession } from '../../src/acp/acpSession';
 import { streamLogger } from '../../src/core/log';
 import { policyDecider } from '../../src/session/permissions';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { plainHost } from '../support/plainHost';
 import { runCli } from '../support/cli';
 import { repoRoot } from '../support/paths';

@@ -2,13 +2,13 @@
  * The adapter factories: the one place besides the roots that knows which protocol adapter serves which
  * configured agent. The extension and the CLI call it; everything else sees an AgentSession.
  */
-import { AcpSession } from './acp/acpSession';
-import { missingCompanion } from './agents/presets';
-import { RpcAgentSession } from './rpc/rpcAgentSession';
-import { RpcSession } from './rpc/rpcSession';
-import { agentEnvironment, type AgentConfig } from './session/agentConfig';
-import type { AgentSession, AgentSessionDirectory } from './session/agentSession';
-import type { AgentStartOptions } from './session/sessionHost';
+import { AcpSession } from '../acp/acpSession';
+import { missingCompanion } from '../agents/presets';
+import { RpcAgentSession } from '../rpc/rpcAgentSession';
+import { RpcSession } from '../rpc/rpcSession';
+import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
+import type { AgentSession, AgentSessionDirectory } from '../session/agentSession';
+import type { AgentStartOptions } from '../session/sessionHost';
 
 /** Starts an agent with the adapter its configured protocol needs. */
 export async function startAgentSession(config: AgentConfig, options: AgentStartOptions): Promise<AgentSession> {
