@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { askUserRequest, elicitRequest } from '../../src/acp/questions';
-import { startAgentSession } from '../../src/adapters';
+import { startAgentSession } from '../../src/adapters/factory';
 import { silentLogger, streamLogger } from '../../src/core/log';
 import { questionServices, type QuestionPrompts } from '../../src/host/agentQuestions';
 import { AgentSignIn, type SecretStore, type SignInMethod, type SignInPrompts } from '../../src/host/signIn';
