@@ -3,7 +3,7 @@
 // every file sits in a named room; which floor may import which; `vscode` only in the rooms that face the
 // editor; nothing the CLI, the MCP bridge or the scripted model runs reaches `vscode`; no import cycles between
 // floors; no test for a session's class outside the roots; no source file over the size limit; no terminal
-// write in src/cli but through its filter (src/cli/terminal.ts). README "Layout" states the same rules.
+// write in src/cli but through its filter (src/cli/terminal.ts). docs/architecture.md "Layout" states the same rules.
 // Exit 1 on any breach. The tree checked is the one this script sits in (its parent folder).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -99,7 +99,7 @@ for (const file of files) {
   if (lines > MAX_LINES) problems.push(`${rel}: ${lines} lines (limit ${MAX_LINES}): split it along its concerns`);
   const room = roomOf(rel);
   if (!room) {
-    problems.push(`${rel}: in no room; put it in a folder README "Layout" names (or add the room to scripts/check-layers.mjs)`);
+    problems.push(`${rel}: in no room; put it in a folder docs/architecture.md "Layout" names (or add the room to scripts/check-layers.mjs)`);
     continue;
   }
   const [, from, vscodeAllowed] = room;

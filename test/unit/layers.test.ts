@@ -1,5 +1,5 @@
 /**
- * The tree's layering (README "Layout"), checked by scripts/check-layers.mjs on every run of the suite: it holds
+ * The tree's layering (docs/architecture.md "Layout"), checked by scripts/check-layers.mjs on every run of the suite: it holds
  * on the tree, and a breach of each rule planted in a scratch copy of the tree makes the check fail naming it.
  */
 import assert from 'node:assert/strict';
