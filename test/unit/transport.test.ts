@@ -7,13 +7,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AcpClient } from '../../src/acp/acpClient';
-import { AgentExitedError } from '../../src/core/agentProcess';
+import { AgentExitedError, processAlive } from '../../src/core/agentProcess';
 import { streamLogger } from '../../src/core/log';
 import type { FramingError } from '../../src/core/ndjson';
 import { headlessRpcUi } from '../../src/rpc/extensionUi';
 import { RpcConnection } from '../../src/rpc/rpcConnection';
 import { RpcSession } from '../../src/rpc/rpcSession';
 import { memoryTransportPair, type MemoryTransport } from '../../src/transport/memory';
+import { StdioTransport, stdioProcess } from '../../src/transport/stdio';
 import { repoRoot } from '../support/paths';
 
 // biome-ignore lint/suspicious/noExplicitAny: the wire frames of both protocols, read deep in the scripted agents and the assertions
@@ -265,5 +266,33 @@ describe('in-memory transport', () => {
     assert.equal(end.writable, false);
     await assert.rejects(first, /closed/, 'a write the peer never took fails at the close instead of waiting');
     await assert.rejects(end.write({ after: 'close' }), /closed/);
+  });
+});
+
+/** Echoes each line it reads as `{"echo": …}`, says its pid on stderr, exits 5 when its input ends. */
+const ECHO = `process.stderr.write('echo pid ' + process.pid + '\\n');
+let b = '';
+process.stdin.on('data', (d) => { b += d; let i; while ((i = b.indexOf('\\n')) >= 0) { const l = b.slice(0, i); b = b.slice(i + 1); process.stdout.write(JSON.stringify({ echo: JSON.parse(l) }) + '\\n'); } });
+process.stdin.on('end', () => process.exit(5));`;
+
+describe('stdio transport', () => {
+  it("carries messages through a real process's pipes, counts both ways, and closes with the process's exit", async () => {
+    const { logger } = capture();
+    const transport = StdioTransport.spawn({ command: process.execPath, args: ['-e', ECHO], cwd: repoRoot }, logger);
+    const got: Json[] = [];
+    transport.listen({ message: (m) => got.push(m), malformed: (e) => assert.fail(e.message) });
+    await transport.write({ n: 1 });
+    await transport.write({ n: 2, text: 'héllo' });
+    while (got.length < 2) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(got, [{ echo: { n: 1 } }, { echo: { n: 2, text: 'héllo' } }]);
+    const sent = Buffer.byteLength('{"n":1}\n{"n":2,"text":"héllo"}\n');
+    assert.deepEqual(transport.stats, { bytesIn: sent + 2 * Buffer.byteLength('{"echo":}'), bytesOut: sent, messagesIn: 2, messagesOut: 2, linesDropped: 0 });
+    const pid = stdioProcess(transport).pid!;
+    const exit = await transport.close();
+    assert.equal(exit.code, 5, 'stdin closed first: the agent exits on its own');
+    assert.equal(await transport.closed, exit);
+    assert.equal(transport.writable, false);
+    assert.equal(processAlive(pid), false);
+    assert.throws(() => stdioProcess(memoryTransportPair()[0]), /not reached through the stdio of a process/);
   });
 });
