@@ -231,8 +231,6 @@ export const MAX_WRITE_BACKLOG_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_WRITE_STALL_MS = 60_000;
 
 export interface NdjsonWriterOptions {
-  /** Sees every frame written (traces, the traffic view). */
-  tap?: (message: object) => void;
   maxBacklogBytes?: number;
   /** 0: never stalls. */
   stallMs?: number;
@@ -286,7 +284,6 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
 
   /** One frame per write: a JSON-RPC message, or any JSON object (pi RPC frames). */
   write(msg: object): Promise<void> {
-    this.options.tap?.(msg);
     const frame = `${JSON.stringify(msg)}\n`;
     if (this.backlog > 0 && this.backlog + frame.length > this.maxBacklog) {
       const error = new WriteBacklogError(this.backlog, this.maxBacklog);
