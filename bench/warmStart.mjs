@@ -16,7 +16,7 @@ const require = createRequire(import.meta.url);
 const { withWorkbench } = require(path.join(root, 'out/test/vscode/runner.js'));
 const { openChat, turnIdle, waitText } = require(path.join(root, 'out/test/vscode/chatUi.js'));
 const { agentById } = require(path.join(root, 'out/test/agents/catalog.js'));
-const { startScriptedModel } = require(path.join(root, 'out/src/model/scriptedModel.js'));
+const { startScriptedModel } = require(path.join(root, 'out/src/scriptedModel/scriptedModel.js'));
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const model = await startScriptedModel();

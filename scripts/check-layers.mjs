@@ -1,42 +1,80 @@
 #!/usr/bin/env node
 // The tree's layering, checked over every import in src/ and webview-ui/src/ (type-only imports count too):
-// which floor may import which, no import cycles between floors, no test for a session's class outside the
-// roots, no source file over the size limit, no terminal write in src/cli but through its filter (src/cli/terminal.ts).
-// README "Layout" states the same rules. Exit 1 on any breach.
+// every file sits in a named room; which floor may import which; `vscode` only in the rooms that face the
+// editor; nothing the CLI, the MCP bridge or the scripted model runs reaches `vscode`; no import cycles between
+// floors; no test for a session's class outside the roots; no source file over the size limit; no terminal
+// write in src/cli but through its filter (src/cli/terminal.ts). docs/architecture.md "Layout" states the same rules.
+// Exit 1 on any breach. The tree checked is the one this script sits in (its parent folder).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const MAX_LINES = 500;
 
-/** Floor of a source file (repo-relative path). */
-function floor(rel) {
-  if (rel.startsWith('webview-ui/')) return 'page';
-  const parts = rel.split('/');
-  if (parts.length === 2) return 'root'; // src/extension.ts, src/adapters.ts, src/hostServices.ts
-  if (rel === 'src/cli/main.ts') return 'root';
-  const dir = parts[1];
-  if (dir === 'host' || dir === 'mcp') return 'host';
-  if (dir === 'prompts') return 'commands';
-  return dir;
-}
+// Rooms: a path prefix → its floor, and whether its files may import `vscode`. The longest prefix wins; a file in
+// no room is a breach.
+const ROOMS = [
+  // The composition roots, by name: they build the context, pick the adapters and host implementations, may
+  // import any floor, and nothing imports them. The extension's is two files (activate; the host services wired
+  // to the views' dialogs), the CLI's one.
+  ['src/extension.ts', 'root', 'vscode'],
+  ['src/hostServices.ts', 'root', 'vscode'],
+  ['src/cli/main.ts', 'root'],
+  ['src/views/', 'views', 'vscode'],
+  ['src/commands/', 'commands', 'vscode'],
+  ['src/prompts/', 'commands'],
+  ['src/manager/', 'manager', 'vscode'],
+  ['src/host/vscode/', 'host', 'vscode'],
+  ['src/host/', 'host'],
+  ['src/mcp/', 'host'],
+  ['src/cli/', 'cli'],
+  ['src/check/checkHost.ts', 'checkHost'],
+  ['src/check/', 'check'],
+  ['src/agents/', 'agents'],
+  ['src/scriptedModel/', 'scriptedModel'],
+  ['src/adapters/', 'factory'],
+  ['src/acp/', 'acp'],
+  ['src/rpc/', 'rpc'],
+  ['src/transport/', 'transport'],
+  ['src/lifecycle/', 'lifecycle'],
+  ['src/session/', 'session'],
+  ['src/shared/', 'shared'],
+  ['src/core/', 'core'],
+  ['webview-ui/src/', 'page'],
+].sort((a, b) => b[0].length - a[0].length);
 
 // What each floor may import besides itself. Roots import anything.
 const ALLOWED = {
-  views: ['manager', 'agents', 'host', 'session', 'shared', 'core'],
+  views: ['manager', 'agents', 'check', 'host', 'session', 'lifecycle', 'shared', 'core'],
   commands: ['views', 'manager', 'agents', 'host', 'session', 'shared', 'core'],
-  cli: ['agents', 'session', 'model', 'core'],
-  agents: ['session', 'model', 'core'],
-  model: [],
-  manager: ['session', 'core'],
+  manager: ['session', 'lifecycle', 'core'],
   host: ['session', 'core'],
-  acp: ['session', 'core'],
-  rpc: ['session', 'core'],
+  cli: ['agents', 'check', 'session', 'lifecycle', 'core'],
+  // The check runs agents through the host the root lends it (CheckHost); only its host names implementations.
+  check: ['agents', 'scriptedModel', 'session', 'core'],
+  checkHost: ['check', 'factory', 'acp', 'rpc', 'transport', 'host', 'agents', 'session', 'core'],
+  agents: ['session', 'core'],
+  scriptedModel: [],
+  // The adapter factory: the one place that picks src/acp or src/rpc for an agent.
+  factory: ['acp', 'rpc', 'transport', 'agents', 'session', 'core'],
+  // Adapters are siblings: neither imports the other.
+  acp: ['session', 'transport', 'core'],
+  rpc: ['session', 'transport', 'core'],
+  transport: ['core'],
+  lifecycle: ['session', 'core'],
   session: ['core'],
   shared: ['session'],
   core: [],
   page: ['shared'],
 };
+
+// Entry points that run in plain Node (dist/cli.js, dist/ideBridge.js, the scripted model's CLI): nothing they
+// load, however indirectly, may import `vscode`.
+const NODE_ENTRIES = ['src/cli/main.ts', 'src/mcp/ideBridge.ts', 'src/scriptedModel/main.ts'];
+
+function roomOf(rel) {
+  return ROOMS.find(([prefix]) => rel === prefix || (prefix.endsWith('/') && rel.startsWith(prefix)));
+}
 
 function walk(dir, out = []) {
   for (const name of readdirSync(dir)) {
@@ -49,15 +87,22 @@ function walk(dir, out = []) {
 
 const files = [...walk(path.join(ROOT, 'src')), ...walk(path.join(ROOT, 'webview-ui', 'src'))];
 const problems = [];
-const edges = new Map(); // floor -> Set(floor), with one example import each
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|(?:^|\n)\s*import\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+const edges = new Map(); // floor -> Map(floor -> one example import)
+const fileImports = new Map(); // file -> the source files it imports
+const vscodeFiles = new Set(); // files that import `vscode`
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 for (const file of files) {
   const rel = path.relative(ROOT, file).split(path.sep).join('/');
   const text = readFileSync(file, 'utf8');
   const lines = text.split('\n').length;
   if (lines > MAX_LINES) problems.push(`${rel}: ${lines} lines (limit ${MAX_LINES}): split it along its concerns`);
-  const from = floor(rel);
+  const room = roomOf(rel);
+  if (!room) {
+    problems.push(`${rel}: in no room; put it in a folder docs/architecture.md "Layout" names (or add the room to scripts/check-layers.mjs)`);
+    continue;
+  }
+  const [, from, vscodeAllowed] = room;
   // Agent text must not drive the user's terminal: the CLI prints only through src/cli/terminal.ts's filter.
   if (rel.startsWith('src/cli/') && rel !== 'src/cli/terminal.ts' && /process\.(?:stdout|stderr)\.write|console\.(?:log|info|warn|error)/.test(text)) {
     problems.push(`${rel}: writes to the terminal directly; print through src/cli/terminal.ts (stdout/stderr), which escapes control characters`);
@@ -65,21 +110,52 @@ for (const file of files) {
   if (from !== 'root' && /instanceof\s+(AcpSession|RpcSession)\b/.test(text)) {
     problems.push(`${rel}: tests a session's class; use a capability of the AgentSession interface`);
   }
+  const targets = new Set();
+  fileImports.set(rel, targets);
   for (const m of text.matchAll(IMPORT)) {
-    const spec = m[1] ?? m[2] ?? m[3];
-    // Dynamic imports name the compiled file ('./adapters.js'): the source is the .ts beside it.
+    const spec = m[1] ?? m[2] ?? m[3] ?? m[4];
+    if (spec === 'vscode' || spec.startsWith('vscode/')) {
+      vscodeFiles.add(rel);
+      if (!vscodeAllowed) problems.push(`${rel}: ${from === 'root' ? 'this root' : from} may not import vscode (only the extension's root, views, commands, manager and host/vscode do)`);
+      continue;
+    }
+    if (!spec.startsWith('.')) continue; // node: built-ins and packages
+    // Dynamic imports name the compiled file ('./adapters/factory.js'): the source is the .ts beside it.
     const target = path
       .relative(ROOT, path.resolve(path.dirname(file), spec.replace(/\.js$/, '')))
       .split(path.sep)
       .join('/');
     if (!target.startsWith('src/') && !target.startsWith('webview-ui/')) continue;
-    const to = floor(target.endsWith('.ts') ? target : `${target}.ts`);
-    if (to === from) continue;
+    const targetFile = target.endsWith('.ts') ? target : `${target}.ts`;
+    targets.add(targetFile);
+    const to = roomOf(targetFile)?.[1];
+    if (to === undefined || to === from) continue;
     if (!edges.has(from)) edges.set(from, new Map());
     if (!edges.get(from).has(to)) edges.get(from).set(to, `${rel} → ${spec}`);
     if (from === 'root') continue;
     if (to === 'root') problems.push(`${rel}: imports a composition root (${spec}); receive what you need instead`);
     else if (!(ALLOWED[from] ?? []).includes(to)) problems.push(`${rel}: ${from} may not import ${to} (${spec})`);
+  }
+}
+
+// What runs outside VS Code never loads it: follow every relative import from each Node entry point.
+for (const entry of NODE_ENTRIES) {
+  const via = new Map([[entry, undefined]]);
+  const queue = [entry];
+  while (queue.length) {
+    const at = queue.shift();
+    if (vscodeFiles.has(at)) {
+      const chain = [];
+      for (let f = at; f !== undefined; f = via.get(f)) chain.unshift(f);
+      problems.push(`${entry} runs in plain Node but reaches vscode: ${chain.join(' → ')}`);
+      break;
+    }
+    for (const next of fileImports.get(at) ?? []) {
+      if (!via.has(next)) {
+        via.set(next, at);
+        queue.push(next);
+      }
+    }
   }
 }
 

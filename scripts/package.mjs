@@ -2,16 +2,19 @@
 // (type check, then esbuild --production: minified, no source maps), copies what may ship (SHIPPED) into a
 // staging folder and runs vsce there, where .vscodeignore lets only the bundle and its assets in. (vsce run
 // in the repository walks every file before it ignores any: .tools and .scratch made that a minute.)
-// Then the package is checked: it must hold exactly EXPECTED and stay under LIMIT bytes — otherwise it is
-// deleted and the command fails.
+// Then the package is checked: it must hold exactly EXPECTED, stay under LIMIT bytes and carry the short README
+// (its Marketplace page; the rest is in docs/) — otherwise it is deleted and the command fails.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inflateRawSync } from 'node:zlib';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LIMIT = 3_000_000;
+/** The README is the user's page; test/unit/docs.test.ts holds README.md to the same limit. */
+const README_MAX_LINES = 200;
 
 /** Every entry of the .vsix (vsce adds the manifest files and renames README, CHANGELOG and LICENSE). */
 const EXPECTED = [
@@ -66,7 +69,8 @@ try {
 }
 if (run.status !== 0) fail(`vsce package failed (${run.status ?? run.signal})`);
 
-const entries = zipEntries(fs.readFileSync(out));
+const zip = fs.readFileSync(out);
+const entries = zipEntries(zip);
 const names = entries.map((e) => e.name);
 const extra = names.filter((n) => !EXPECTED.includes(n));
 const missing = EXPECTED.filter((n) => !names.includes(n));
@@ -77,6 +81,13 @@ const maps = names.filter((n) => n.endsWith('.map'));
 if (maps.length) fail(`source maps in the package: ${maps.join(', ')}`);
 const size = fs.statSync(out).size;
 if (size > LIMIT) fail(`the package is ${size} bytes, over the limit of ${LIMIT}`);
+const readme = entryText(
+  zip,
+  entries.find((e) => e.name === 'extension/readme.md'),
+);
+const readmeLines = readme.split('\n').length - (readme.endsWith('\n') ? 1 : 0);
+if (readmeLines > README_MAX_LINES) fail(`the packaged readme.md has ${readmeLines} lines, over ${README_MAX_LINES}: it is the Marketplace page, the rest goes to docs/`);
+if (!/^npm start /m.test(readme) || !/^npm test /m.test(readme)) fail('the packaged readme.md does not show `npm start` and `npm test`');
 
 const unpacked = entries.reduce((sum, e) => sum + e.size, 0);
 const shown = path.relative(process.cwd(), out).startsWith('..') ? out : path.relative(process.cwd(), out);
@@ -88,7 +99,7 @@ function fail(message) {
   process.exit(1);
 }
 
-/** Names and uncompressed sizes from a zip's central directory (a .vsix is a zip; no dependency needed). */
+/** Names, uncompressed sizes and where the data is, from a zip's central directory (a .vsix is a zip; no dependency needed). */
 function zipEntries(buf) {
   let end = buf.length - 22;
   while (end >= 0 && buf.readUInt32LE(end) !== 0x06054b50) end--;
@@ -100,8 +111,21 @@ function zipEntries(buf) {
     if (buf.readUInt32LE(at) !== 0x02014b50) throw new Error(`bad central directory entry at ${at}`);
     const nameLength = buf.readUInt16LE(at + 28);
     const skip = nameLength + buf.readUInt16LE(at + 30) + buf.readUInt16LE(at + 32);
-    list.push({ name: buf.toString('utf8', at + 46, at + 46 + nameLength), size: buf.readUInt32LE(at + 24) });
+    list.push({
+      name: buf.toString('utf8', at + 46, at + 46 + nameLength),
+      size: buf.readUInt32LE(at + 24),
+      method: buf.readUInt16LE(at + 10),
+      compressed: buf.readUInt32LE(at + 20),
+      offset: buf.readUInt32LE(at + 42),
+    });
     at += 46 + skip;
   }
   return list;
+}
+
+/** One entry's text: stored (0) or deflated (8), the only methods vsce writes. */
+function entryText(buf, entry) {
+  const start = entry.offset + 30 + buf.readUInt16LE(entry.offset + 26) + buf.readUInt16LE(entry.offset + 28);
+  const data = buf.subarray(start, start + entry.compressed);
+  return (entry.method === 8 ? inflateRawSync(data) : data).toString('utf8');
 }

@@ -113,7 +113,7 @@ if (!demoAgents.length || demoAgents.some((a) => !a || typeof a.name !== 'string
   process.exit(1);
 }
 const agent = demoAgents[0];
-// Merged, never overwritten: agents added in the Remote settings (where the README says to put them) and
+// Merged, never overwritten: agents added in the Remote settings (where docs/configuration.md says to put them) and
 // every other setting stay; only the demo entry (by name) is refreshed, and the default is set when none is.
 const machine = path.join(dir, 'Machine', 'settings.json');
 let current = {};

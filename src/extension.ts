@@ -49,7 +49,7 @@ let running: AgentManager | undefined;
 // What only some windows use is loaded on first use, not with the extension: the protocol adapters (and
 // vscode-jsonrpc) with the first agent start; installing agents, the compatibility check (and its scripted
 // model), the history and the traffic view with their commands.
-const startAgentSession: StartAgent = async (config, options) => (await import('./adapters.js')).startAgentSession(config, options);
+const startAgentSession: StartAgent = async (config, options) => (await import('./adapters/factory.js')).startAgentSession(config, options);
 
 export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const started = performance.now();
@@ -227,7 +227,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     }),
     registerCommand('agentHost.checkCompatibility', async () => {
       if (refuseInRestrictedMode()) return undefined;
-      const [{ checkCompatibility }, { runCompatCheck }, { openCheckHost }] = await Promise.all([import('./views/compatCheck.js'), import('./agents/checkRun.js'), import('./checkHost.js')]);
+      const [{ checkCompatibility }, { runCompatCheck }, { openCheckHost }] = await Promise.all([import('./views/compatCheck.js'), import('./check/checkRun.js'), import('./check/checkHost.js')]);
       return checkCompatibility({
         agents: () => manager.agents(),
         ...(manager.agentName ? { current: manager.agentName } : {}),

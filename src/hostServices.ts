@@ -1,31 +1,33 @@
 /**
  * Host services (part of the extension's composition root): everything the agent asks of the editor,
  * plugged into every agent start through AgentManager.addSessionServices — permissions (broker, rules,
- * modal dialog), files (editor buffers, WorkspaceEdit, review, the turn's changes), terminals, ask_user /
- * elicitation, and the IDE lookups served as host tools (pi RPC) and over MCP (ACP). Built once in
+ * modal dialog), files (editor buffers, WorkspaceEdit, review, the turn's changes), terminals, questions
+ * (askUser / elicit) and sign-in (their dialogs are views), and the IDE lookups (ideTools). Built once in
  * `activate` and handed to whoever needs a piece: no module global.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inertMarkup } from './core/visibleText';
 import { FileService, type WriteGuard } from './host/fileService';
+import { questionServices } from './host/agentQuestions';
 import { PermissionBroker } from './host/permissionBroker';
 import { DEFAULT_PROTECTED_PATTERNS, protectedBy, protectedTarget } from './host/protectedPaths';
 import { describeRule, PermissionRuleStore } from './host/permissionRules';
+import { AgentSignIn } from './host/signIn';
 import { TerminalService } from './host/terminalService';
 import { TurnChanges } from './host/turnChanges';
 import { AgentTerminals } from './host/vscode/agentTerminals';
-import { askUser, elicit } from './host/vscode/agentQuestions';
 import { EditorDocumentStore } from './host/vscode/editorFiles';
 import { IdeToolProvider } from './host/vscode/ideToolProvider';
-import { AgentSignIn } from './host/vscode/signIn';
 import { refuseInRestrictedMode } from './views/restrictedMode';
 import type { AgentManager } from './manager/agentManager';
 import { createToolEndpoint, type ToolEndpoint } from './mcp/toolEndpoint';
-import { HostRequestError, type McpServerSpec } from './session/sessionHost';
+import { HostRequestError, type IdeToolsService, type McpServerSpec } from './session/sessionHost';
 import { registerCommand } from './views/commandRegistry';
 import { modalPermissionPresenter } from './views/permissionDialog';
 import { confirmProtectedWrite } from './views/protectedWriteDialog';
+import { questionDialogs } from './views/questionDialogs';
+import { signInDialogs } from './views/signInDialogs';
 import { showDiff, VirtualDocuments } from './views/virtualDocuments';
 import { diffWriteReview } from './views/writeReview';
 
@@ -88,7 +90,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   const turnChanges = new TurnChanges(roots);
   const terminals = new AgentTerminals();
   const ideTools = new IdeToolProvider(roots);
-  const signIn = new AgentSignIn(context.secrets, log);
+  const signIn = new AgentSignIn(context.secrets, signInDialogs, log, () => roots()[0]);
   let endpoint: ToolEndpoint | undefined;
   const toolEndpoint = (): ToolEndpoint => {
     if (!endpoint) {
@@ -99,9 +101,8 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   };
   const bridge = context.asAbsolutePath(path.join('dist', 'ideBridge.js'));
 
-  /** The IDE tools' MCP server for an ACP agent: the first start waits for the socket; one that failed gives none. */
-  const mcpServers = async (): Promise<McpServerSpec[]> => {
-    if (!config().get<boolean>('ideTools.enabled', true)) return [];
+  /** The IDE tools' MCP server (agents that take one): the first start waits for the socket; one that failed gives none. */
+  const mcpServer = async (): Promise<McpServerSpec | undefined> => {
     const open = toolEndpoint();
     if (
       !(await open.ready.then(
@@ -109,27 +110,25 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
         () => false,
       ))
     )
-      return [];
+      return undefined;
     const env = { ...open.bridgeEnv(), ELECTRON_RUN_AS_NODE: '1' };
-    return [{ name: MCP_SERVER_NAME, command: process.execPath, args: [bridge], env: Object.entries(env).map(([name, value]) => ({ name, value })) }];
+    return { name: MCP_SERVER_NAME, command: process.execPath, args: [bridge], env: Object.entries(env).map(([name, value]) => ({ name, value })) };
   };
+  const ideToolsService: IdeToolsService = { tools: ideTools, mcpServer };
 
   disposables.push(
     docs,
     terminals,
     manager.setSignIn(signIn),
-    manager.addSessionServices(async (agent, _cwd, env) => ({
+    manager.addSessionServices((agent, _cwd, env) => ({
       decidePermission: broker.decide,
       files: new FileService(roots, documents, (abs, before) => turnChanges.noteBefore(abs, before), guardWrite),
       terminals: new TerminalService(roots, terminals.events, {
         baseEnv: env.full,
         allowedEnv: () => config().get<string[]>('terminals.allowedEnv', []),
       }),
-      extRequests: {
-        '_agentao.cn/ask_user': (params: unknown, signal: AbortSignal) => askUser(params, signal, agent.name),
-        'elicitation/create': (params: unknown, signal: AbortSignal) => elicit(params, signal, agent.name, log),
-      },
-      ...(agent.protocol === 'rpc' ? (config().get<boolean>('ideTools.enabled', true) ? { hostTools: ideTools } : {}) : { mcpServers: await mcpServers() }),
+      ...questionServices(questionDialogs, agent.name, log),
+      ...(config().get<boolean>('ideTools.enabled', true) ? { ideTools: ideToolsService } : {}),
     })),
   );
 

@@ -1,8 +1,10 @@
 import { createMessageConnection, ResponseError, Trace, type Message, type MessageConnection } from 'vscode-jsonrpc/node';
-import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
+import { AgentExitedError, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
 import { levelEvent, logText, traces, truncate, type Logger } from '../core/log';
-import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter, peekFields, type DroppedLine } from '../core/ndjson';
+import { DecodedMessageReader, FramingError, peekFields, SendingMessageWriter, type DroppedLine } from '../core/ndjson';
+import { StdioTransport, stdioProcess } from '../transport/stdio';
+import type { MessageTransport } from '../transport/transport';
 import { acpChunkCoalescer } from './coalesce';
 import { clearError, ErrorCodes, ProtocolVersionError, RequestTimeoutError } from './acpErrors';
 import type {
@@ -63,8 +65,9 @@ export interface AcpClientOptions {
   clientInfo?: { name: string; version: string; title?: string };
   requestTimeoutMs?: number;
   initializeTimeoutMs?: number;
+  /** `spawn`'s stdio transport: the longest line read. */
   maxLineBytes?: number;
-  /** How long a write may wait for the agent to read its input before it is stopped (ms; 0 = never). */
+  /** `spawn`'s stdio transport: how long a write may wait for the agent to read its input before it is stopped (ms; 0 = never). */
   writeStallMs?: number;
   /** Sees every frame in both directions (protocol traces, tests). */
   frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
@@ -88,8 +91,8 @@ const PERMISSION_CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'c
 const cancelledAnswer = (method: string): unknown => (method === 'elicitation/create' ? { action: 'cancel' } : { outcome: 'cancelled' });
 
 /**
- * The client side of one ACP connection to one agent process: framing, dispatch by shape,
- * id matching, timeouts, tracing, and failing everything pending when the agent goes away.
+ * The client side of one ACP connection to one agent over a message transport: dispatch by shape, id
+ * matching, timeouts, tracing, and failing everything pending when the transport closes.
  */
 export class AcpClient {
   readonly connection: MessageConnection;
@@ -103,27 +106,22 @@ export class AcpClient {
   private readonly health: HealthTracker;
   private readonly activity = new Listeners<boolean>();
   private init: InitializeResponse | undefined;
-  private readonly writer: NdjsonMessageWriter;
+  private readonly writer: SendingMessageWriter;
 
-  private constructor(
-    readonly process: AgentProcess,
+  constructor(
+    readonly transport: MessageTransport,
     private readonly options: AcpClientOptions,
   ) {
     const logger = options.logger;
     this.health = new HealthTracker((health, detail) => (health === 'unresponsive' ? logger.warn(`Agent is not answering: ${detail}`) : logger.info(`Agent is answering again: ${detail}`)));
     const tap = options.frameTap;
-    const reader = new NdjsonMessageReader(process.child.stdout, {
-      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    const reader = new DecodedMessageReader((receiver) => transport.listen(receiver), {
       onRead: () => this.activity.fire(this.servingRequests > 0),
       ...(tap ? { tap: (m) => tap('in', m) } : {}),
       coalesce: acpChunkCoalescer,
       onDropped: (line) => this.answerDropped(line),
     });
-    const writer = new NdjsonMessageWriter(process.child.stdin, {
-      ...(tap ? { tap: (m) => tap('out', m) } : {}),
-      ...(options.writeStallMs !== undefined ? { stallMs: options.writeStallMs } : {}),
-      onStall: (bytes, ms) => process.inputStalled(bytes, ms),
-    });
+    const writer = new SendingMessageWriter((m) => transport.write(m), tap ? (m) => tap('out', m) : undefined);
     this.writer = writer;
     this.connection = createMessageConnection(reader, writer, {
       error: (m) => logger.error(m),
@@ -151,19 +149,23 @@ export class AcpClient {
     const levels = levelEvent(logger);
     if (levels) {
       const sub = levels(retrace);
-      void process.exited.then(() => sub.dispose());
+      void transport.closed.then(() => sub.dispose());
     }
     this.connection.onUnhandledNotification((n) => logger.debug(`Ignored notification ${n.method}`));
-    // An agent that closes its output but stays alive can answer nothing more: stop it, so every pending
-    // request fails with its exit instead of waiting forever.
-    reader.onClose(() => process.outputClosed());
     this.registerHandlers();
     this.connection.listen();
-    void process.exited.then((exit) => this.handleExit(exit));
+    void transport.closed.then((exit) => this.handleExit(exit));
   }
 
+  /** A client over a new agent process's stdio. */
   static spawn(spec: AgentSpawnSpec, options: AcpClientOptions): AcpClient {
-    return new AcpClient(AgentProcess.spawn(spec, options.logger), options);
+    const { maxLineBytes, writeStallMs } = options;
+    return new AcpClient(StdioTransport.spawn(spec, options.logger, { ...(maxLineBytes ? { maxLineBytes } : {}), ...(writeStallMs !== undefined ? { writeStallMs } : {}) }), options);
+  }
+
+  /** The agent's process when the transport is its stdio (tests, the compatibility check); throws otherwise. */
+  get process(): StdioTransport['process'] {
+    return stdioProcess(this.transport);
   }
 
   get initializeResult(): InitializeResponse | undefined {
@@ -297,9 +299,9 @@ export class AcpClient {
     try {
       await this.connection.sendNotification(method, params);
     } catch (error) {
-      // Not written (its input is gone): the agent is being stopped for that; its exit says why.
-      if (!this.process.inputGone) throw error;
-      throw new AgentExitedError(await this.process.exited);
+      // Not written (the transport takes nothing more): it is closing, and its reason says why.
+      if (this.transport.writable) throw error;
+      throw new AgentExitedError(await this.transport.closed);
     }
   }
 
@@ -333,8 +335,8 @@ export class AcpClient {
         },
         (error: unknown) => {
           if (!this.pending.has(entry)) return;
-          // Not written (its input is gone): the agent is stopped for that, and its exit fails this request.
-          if (this.process.inputGone) return;
+          // Not written (the transport takes nothing more): it is closing, and its close fails this request.
+          if (!this.transport.writable) return;
           this.setHealth('ok', `${method} answered`);
           entry.reject(clearError(method, error));
         },
@@ -347,9 +349,9 @@ export class AcpClient {
     return { requests: [...this.pending].map((p) => p.method), serving: this.servingRequests };
   }
 
-  /** Graceful stop: stdin closed, then SIGTERM, then SIGKILL to the whole process group. */
+  /** Graceful stop: the transport closes (over stdio: stdin closed, then SIGTERM, then SIGKILL to the process group). */
   async shutdown(): Promise<ExitInfo> {
-    const exit = await this.process.shutdown();
+    const exit = await this.transport.close();
     this.handleExit(exit);
     return exit;
   }
@@ -363,7 +365,7 @@ export class AcpClient {
     if (typeof f.id !== 'number' && typeof f.id !== 'string') return undefined;
     const message = `The agent sent a message of ${line.bytes} bytes, over the ${line.limit}-byte line limit (maxLineBytes): dropped`;
     if (typeof f.method === 'string') {
-      void this.writer.write({ jsonrpc: '2.0', id: f.id, error: { code: ErrorCodes.InvalidRequest, message } }).catch(() => undefined);
+      void this.writer.write({ jsonrpc: '2.0', id: f.id, error: { code: ErrorCodes.InvalidRequest, message } } as Message).catch(() => undefined);
       return undefined;
     }
     return { jsonrpc: '2.0', id: f.id, error: { code: ErrorCodes.InternalError, message } } as Message;

@@ -10,10 +10,12 @@
 import { ResponseError } from 'vscode-jsonrpc/node';
 import type { ExitInfo } from '../core/agentProcess';
 import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
+import type { QuestionRecord } from '../session/questionRecord';
 import type { AgentStartOptions } from '../session/sessionHost';
 import { AcpClient, type AcpClientHandlers } from './acpClient';
 import { ErrorCodes } from './acpErrors';
 import { fileHandlers, terminalHandlers, type OnRefused } from './hostHandlers';
+import { QUESTION_METHODS } from './questions';
 import type { ClientCapabilities, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from './types';
 
 /** What one session lends the connection: its permission handler, update sink and host services. */
@@ -23,8 +25,8 @@ export interface ConnectionMember {
   update(n: SessionNotification): void;
   /** A request of this session's agent the host refused: shown and logged, not only answered. */
   refused?: OnRefused;
-  /** The person answered (or cancelled) a question of this session's agent (an `extRequests` method). */
-  asked?(method: string, params: unknown, result: unknown): void;
+  /** The person answered (or cancelled) a question of this session's agent. */
+  asked?(record: QuestionRecord): void;
 }
 
 /** Spawns the configured agent as an ACP client with `handlers` (the options' logger, limits and tap). */
@@ -93,21 +95,20 @@ export class AcpConnection {
             },
           }
         : {}),
-      // Each question and its answer is recorded in the asking session's transcript.
-      ...(options.extRequests
-        ? {
-            extRequests: Object.fromEntries(
-              Object.entries(options.extRequests).map(([method, handler]) => [
-                method,
-                async (params: unknown, signal: AbortSignal) => {
-                  const result = await handler(params, signal);
-                  route((params as { sessionId?: string } | null)?.sessionId)?.asked?.(method, params, result);
-                  return result;
-                },
-              ]),
-            ),
-          }
-        : {}),
+      // Served by the asking session's services; each question and its answer is recorded in its transcript.
+      extRequests: Object.fromEntries(
+        Object.entries(QUESTION_METHODS).map(([method, serve]) => [
+          method,
+          async (params: unknown, signal: AbortSignal) => {
+            const sessionId = (params as { sessionId?: string } | null)?.sessionId;
+            const m = route(sessionId);
+            if (!m) return refuse(sessionId);
+            const { result, record } = await serve(m.options, params, signal);
+            m.asked?.(record);
+            return result;
+          },
+        ]),
+      ),
     };
     this.client = spawnClient(config, options, handlers);
     this.client.onSessionUpdate((n) => {

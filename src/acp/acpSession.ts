@@ -5,7 +5,7 @@ import type { AgentConfig } from '../session/agentConfig';
 import type { AgentExtras, AgentSession, AgentSessionDirectory, AgentSessionInfo, AttachInfo, PromptCapabilities } from '../session/agentSession';
 import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
 import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
-import { questionNotice, questionRecord } from '../session/questionRecord';
+import { questionNotice } from '../session/questionRecord';
 import { SessionModel, type ContentPart } from '../session/sessionModel';
 import type { AcpClient } from './acpClient';
 import { ErrorCodes } from './acpErrors';
@@ -124,20 +124,22 @@ export class AcpSession implements AgentSession {
         options.logger.warn(`Refused the agent's ${method}: ${error.message}`);
         session?.model.notice('warning', 'Refused', `${method}: ${error.message}`);
       },
-      asked: (method, params, result) => {
-        const record = questionRecord(method, params, result);
-        if (!record || !session) return;
+      asked: (record) => {
+        if (!session) return;
         const { title, detail } = questionNotice(config.name, record);
         session.model.notice('info', title, detail);
       },
     };
+    // The IDE tools reach an ACP agent as an MCP server (the first start waits for its socket).
+    const ide = await options.ideTools?.mcpServer();
+    const mcp = (ide ? [ide] : []) as McpServer[];
     const connection = await AcpConnection.open(config, options, clientCapabilities(options));
     connection.join(member);
     const client = connection.client;
     try {
       const { created, attach } = options.attach
-        ? await AcpSession.reattach(client, options, options.attach.sessionId)
-        : { created: await AcpSession.newSessionSigningIn(client, options), attach: { how: 'new' as const } };
+        ? await AcpSession.reattach(client, options, mcp, options.attach.sessionId)
+        : { created: await AcpSession.newSessionSigningIn(client, options, mcp), attach: { how: 'new' as const } };
       session = new AcpSession(client, created.sessionId, options, config.name, attach, connection, member);
       session.applySessionSetup(created);
       // Updates that came before the session object existed (a `session/load` replay) are kept only when asked.
@@ -162,9 +164,8 @@ export class AcpSession implements AgentSession {
    * The reattach ladder: `session/resume` (context kept, nothing replayed), else `session/load` (replayed),
    * else a new session, with the reason each rung was passed over.
    */
-  private static async reattach(client: AcpClient, options: AgentStartOptions, requested: string): Promise<{ created: NewSessionResponse; attach: AttachInfo }> {
+  private static async reattach(client: AcpClient, options: AgentStartOptions, mcp: McpServer[], requested: string): Promise<{ created: NewSessionResponse; attach: AttachInfo }> {
     const caps = client.agentCapabilities;
-    const mcp = (options.mcpServers ?? []) as McpServer[];
     const why: string[] = [];
     const via = options.attach?.via;
     if (via === 'load') why.push('session/resume not tried (load asked for)');
@@ -186,7 +187,7 @@ export class AcpSession implements AgentSession {
       }
     } else why.push('the agent offers no session/load');
     options.logger.warn(`Could not reattach session ${requested}: ${why.join('; ')}; starting a new session`);
-    const created = await AcpSession.newSessionSigningIn(client, options);
+    const created = await AcpSession.newSessionSigningIn(client, options, mcp);
     return { created, attach: { how: 'new', requested, detail: why.join('; ') } };
   }
 
@@ -226,15 +227,15 @@ export class AcpSession implements AgentSession {
     return out;
   }
 
-  /** `session/new`; on -32000 asks `onAuthRequired`, calls `authenticate` and retries in the same process. */
-  private static async newSessionSigningIn(client: AcpClient, options: AgentStartOptions): Promise<NewSessionResponse> {
+  /** `session/new`; on -32000 asks the `signIn` service, calls `authenticate` and retries in the same process. */
+  private static async newSessionSigningIn(client: AcpClient, options: AgentStartOptions, mcp: McpServer[]): Promise<NewSessionResponse> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await client.newSession(options.cwd, (options.mcpServers ?? []) as McpServer[]);
+        return await client.newSession(options.cwd, mcp);
       } catch (error) {
         if (!(error instanceof ResponseError && error.code === ErrorCodes.AuthRequired)) throw error;
         const methods = client.authMethods;
-        const methodId = attempt < 3 && methods.length ? await options.onAuthRequired?.(methods, error.message) : undefined;
+        const methodId = attempt < 3 && methods.length ? await options.signIn?.(methods, error.message) : undefined;
         if (!methodId) throw new AuthRequiredError(methods, error.message);
         options.logger.info(`Signing in with "${methodId}"`);
         await client.authenticate(methodId);

@@ -1,5 +1,5 @@
 /**
- * How each preset talks to our scripted model (src/model) instead of its vendor's: the config files and
+ * How each preset talks to our scripted model (src/scriptedModel) instead of its vendor's: the config files and
  * environment that point it at a model server on 127.0.0.1, inside a sandboxed home. Used by the
  * compatibility check's turns, the tests and the offline demo.
  *

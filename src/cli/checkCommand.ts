@@ -1,6 +1,6 @@
 /**
  * `agent-host check`: the compatibility check from the command line. Resolves the agent (a preset, an
- * entry of a config file, or an ad-hoc command), runs src/agents/checkRun.ts with the host the root lends,
+ * entry of a config file, or an ad-hoc command), runs src/check/checkRun.ts with the host the root lends,
  * and prints the report as text, JSON or Markdown.
  */
 import * as path from 'node:path';
@@ -8,9 +8,9 @@ import { parseArgs } from 'node:util';
 import type { Logger } from '../core/log';
 import { presetById, presetConfig, presetFor, type AgentPreset } from '../agents/presets';
 import { hasScriptedSetup } from '../agents/scripted';
-import { render } from '../agents/checkReport';
-import { runCompatCheck } from '../agents/checkRun';
-import type { CheckHost } from '../agents/checkTypes';
+import { render } from '../check/checkReport';
+import { runCompatCheck } from '../check/checkRun';
+import type { CheckHost } from '../check/checkTypes';
 import type { AgentConfig } from '../session/agentConfig';
 import { agentFromFile, envPairs, splitAgentWords, withAgentCommand } from './agentOptions';
 

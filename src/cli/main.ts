@@ -2,13 +2,13 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { redactingLogger, streamLogger, type LogLevel } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
-import { openSessionDirectory, startAgentSession } from '../adapters';
+import { openSessionDirectory, startAgentSession } from '../adapters/factory';
 import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
 import { agentFromFile, envPairs, splitAgentWords, withAgentCommand } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
 import { runCheckCommand } from './checkCommand';
-import { openCheckHost } from '../checkHost';
+import { openCheckHost } from '../check/checkHost';
 import { FileService } from '../host/fileService';
 import { protectedBy, refusingProtectedCalls } from '../host/protectedPaths';
 import { TerminalService } from '../host/terminalService';
@@ -224,7 +224,8 @@ async function main(): Promise<number> {
     }),
     // pi RPC extension dialogs: confirm/select follow the approval policy, input is dismissed, editor keeps its text.
     ui: headlessRpcUi({ policy: policy === 'approve-all' ? 'approve-all' : 'deny-all', log: (l) => logger.info(l) }),
-    ...(values['host-tools'] ? { hostTools: workspaceFileTools(cwd) } : {}),
+    // The CLI runs no MCP bridge: its file tools reach pi RPC agents only.
+    ...(values['host-tools'] ? { ideTools: { tools: workspaceFileTools(cwd), mcpServer: async () => undefined } } : {}),
     requestTimeoutMs: timeoutS * 1000,
     initializeTimeoutMs: timeoutS * 1000,
   };

@@ -3,6 +3,7 @@ import { AbstractMessageReader, AbstractMessageWriter, type DataCallback, type D
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lineSplitter';
 
 export { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lineSplitter';
+export type { Disposable } from 'vscode-jsonrpc/node';
 
 /** A line over the limit, dropped: its size and its two ends (which may tell what it answered). */
 export interface DroppedLine {
@@ -52,11 +53,67 @@ export interface Coalescer {
   merge(into: Message, next: Message): void;
 }
 
-export interface NdjsonReaderOptions {
-  maxLineBytes?: number;
+/**
+ * What a decoded message stream reports, in stream order: each read beginning (activity, even for a line
+ * still arriving), each JSON object, each line dropped (malformed, not an object, over the limit: `dropped`),
+ * the end of a read's messages (where adjacent chunks stop merging), the stream's end and its errors.
+ */
+export interface StreamReceiver {
+  read?(): void;
+  message(message: object): void;
+  malformed(error: FramingError): void;
+  readDone?(): void;
+  end?(): void;
+  error?(error: Error): void;
+}
+
+/** Decodes NDJSON from `readable` into `receiver` (split on \n only, \r\n tolerated, lines over `maxLineBytes` dropped). */
+export function decodeNdjson(readable: Readable, maxLineBytes: number, receiver: StreamReceiver): Disposable {
+  const splitter = new LineSplitter(
+    maxLineBytes,
+    (line) => {
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch (error) {
+        receiver.malformed(new FramingError(`Malformed JSON from agent: ${(error as Error).message}`, line));
+        return;
+      }
+      if (typeof message !== 'object' || message === null || Array.isArray(message)) receiver.malformed(new FramingError('Agent sent a line that is not a JSON object', line));
+      else receiver.message(message);
+    },
+    (bytes, ends) => {
+      const shown = `${ends.head.slice(0, 200)}…${ends.tail.slice(-100)}`;
+      receiver.malformed(new FramingError(`Dropped a line of ${bytes} bytes: over the ${maxLineBytes}-byte limit`, shown, { bytes, limit: maxLineBytes, ...ends }));
+    },
+  );
+  const onData = (data: Buffer) => {
+    receiver.read?.();
+    splitter.push(data);
+    receiver.readDone?.();
+  };
+  const onEnd = () => {
+    splitter.end();
+    receiver.readDone?.();
+    receiver.end?.();
+  };
+  const onError = (error: Error) => receiver.error?.(error);
+  readable.on('data', onData);
+  readable.on('end', onEnd);
+  readable.on('error', onError);
+  return {
+    dispose: () => {
+      readable.off('data', onData);
+      readable.off('end', onEnd);
+      readable.off('error', onError);
+    },
+  };
+}
+
+export interface DecodedReaderOptions {
   /**
    * Called on each read from the stream, before its lines are handled: a long line still arriving is the agent
-   * talking too (activity, the silence warning). One listener per stream, attached when the reader listens.
+   * talking too (activity, the silence warning).
    */
   onRead?: () => void;
   /** Sees every message read, before coalescing (traces, the traffic view). */
@@ -69,93 +126,66 @@ export interface NdjsonReaderOptions {
   onDropped?: (line: DroppedLine) => Message | undefined;
 }
 
+export interface NdjsonReaderOptions extends DecodedReaderOptions {
+  maxLineBytes?: number;
+}
+
 /**
- * Reads newline-delimited JSON-RPC messages; malformed lines are reported and skipped. With a `coalesce`r,
- * adjacent mergeable messages of one read are delivered as one (after the tap saw each line): fewer
- * messages through vscode-jsonrpc's queue, which dispatches one message per event-loop turn.
+ * A JSON-RPC message reader over a decoded stream (`source` starts it and returns how to stop): malformed
+ * lines are reported and skipped, a second answer to one request is dropped. With a `coalesce`r, adjacent
+ * mergeable messages of one read are delivered as one (after the tap saw each line): fewer messages through
+ * vscode-jsonrpc's queue, which dispatches one message per event-loop turn.
  */
-export class NdjsonMessageReader extends AbstractMessageReader implements MessageReader {
+export class DecodedMessageReader extends AbstractMessageReader implements MessageReader {
   private callback: DataCallback | undefined;
-  private readonly splitter: LineSplitter;
   /** The mergeable message held until the next one shows whether it merges, and its key. */
   private held: { message: Message; key: string } | undefined;
-  private readonly tap: ((message: Message) => void) | undefined;
-  private readonly coalesce: Coalescer | undefined;
-  private readonly onRead: (() => void) | undefined;
 
   constructor(
-    private readonly readable: Readable,
-    options: NdjsonReaderOptions = {},
+    private readonly source: (receiver: StreamReceiver) => Disposable,
+    private readonly options: DecodedReaderOptions = {},
   ) {
     super();
-    this.tap = options.tap;
-    this.coalesce = options.coalesce;
-    this.onRead = options.onRead;
-    const limit = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    this.splitter = new LineSplitter(
-      limit,
-      (line) => this.handleLine(line),
-      (bytes, ends) => {
-        const dropped: DroppedLine = { bytes, limit, ...ends };
-        const shown = `${ends.head.slice(0, 200)}…${ends.tail.slice(-100)}`;
-        this.fireError(new FramingError(`Dropped a line of ${bytes} bytes: over the ${limit}-byte limit`, shown, dropped));
-        const instead = options.onDropped?.(dropped);
-        if (instead) this.deliver(instead);
-      },
-    );
   }
 
   listen(callback: DataCallback): Disposable {
     this.callback = callback;
-    const onData = (data: Buffer) => {
-      this.onRead?.();
-      this.splitter.push(data);
-      this.release();
-    };
-    const onEnd = () => {
-      this.splitter.end();
-      this.release();
-      this.fireClose();
-    };
-    const onError = (error: Error) => this.fireError(error);
-    this.readable.on('data', onData);
-    this.readable.on('end', onEnd);
-    this.readable.on('error', onError);
+    const onRead = this.options.onRead;
+    const stop = this.source({
+      ...(onRead ? { read: onRead } : {}),
+      message: (message) => this.handleMessage(message as Message),
+      malformed: (error) => {
+        this.fireError(error);
+        const instead = error.dropped && this.options.onDropped?.(error.dropped);
+        if (instead) this.deliver(instead);
+      },
+      readDone: () => this.release(),
+      end: () => this.fireClose(),
+      error: (error) => this.fireError(error),
+    });
     return {
       dispose: () => {
-        this.readable.off('data', onData);
-        this.readable.off('end', onEnd);
-        this.readable.off('error', onError);
+        stop.dispose();
         this.callback = undefined;
       },
     };
   }
 
-  private handleLine(line: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch (error) {
-      this.fireError(new FramingError(`Malformed JSON from agent: ${(error as Error).message}`, line));
+  private handleMessage(message: Message): void {
+    this.options.tap?.(message);
+    if (this.isDuplicateResponse(message as unknown as Record<string, unknown>)) {
+      this.fireError(new FramingError('Agent answered the same request twice (the second answer is dropped)', JSON.stringify(message)));
       return;
     }
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      this.fireError(new FramingError('Agent sent a line that is not a JSON object', line));
-      return;
-    }
-    this.tap?.(message as Message);
-    if (this.isDuplicateResponse(message as Record<string, unknown>)) {
-      this.fireError(new FramingError('Agent answered the same request twice (the second answer is dropped)', line));
-      return;
-    }
-    const key = this.coalesce?.key(message as Message);
+    const coalesce = this.options.coalesce;
+    const key = coalesce?.key(message);
     if (key !== undefined && this.held?.key === key) {
-      this.coalesce!.merge(this.held.message, message as Message);
+      coalesce!.merge(this.held.message, message);
       return;
     }
     this.release();
-    if (key !== undefined) this.held = { message: message as Message, key };
-    else this.callback?.(message as Message);
+    if (key !== undefined) this.held = { message, key };
+    else this.callback?.(message);
   }
 
   /** A message of our own in a dropped line's place, in order with the lines around it. */
@@ -185,6 +215,13 @@ export class NdjsonMessageReader extends AbstractMessageReader implements Messag
   }
 }
 
+/** Reads newline-delimited JSON-RPC messages from a stream (one listener per stream, attached by `listen`). */
+export class NdjsonMessageReader extends DecodedMessageReader {
+  constructor(readable: Readable, options: NdjsonReaderOptions = {}) {
+    super((receiver) => decodeNdjson(readable, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, receiver), options);
+  }
+}
+
 /** How many answered request ids a reader remembers to drop duplicate answers. */
 const RECENT_IDS = 4096;
 
@@ -194,8 +231,6 @@ export const MAX_WRITE_BACKLOG_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_WRITE_STALL_MS = 60_000;
 
 export interface NdjsonWriterOptions {
-  /** Sees every frame written (traces, the traffic view). */
-  tap?: (message: object) => void;
   maxBacklogBytes?: number;
   /** 0: never stalls. */
   stallMs?: number;
@@ -224,6 +259,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   private errorCount = 0;
   /** Characters of the frames queued or being written. */
   private backlog = 0;
+  private written = 0;
   private readonly maxBacklog: number;
   private readonly stallMs: number;
 
@@ -241,9 +277,13 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     return this.backlog;
   }
 
+  /** Bytes of the frames the stream took (the traffic counters). */
+  get bytesWritten(): number {
+    return this.written;
+  }
+
   /** One frame per write: a JSON-RPC message, or any JSON object (pi RPC frames). */
   write(msg: object): Promise<void> {
-    this.options.tap?.(msg);
     const frame = `${JSON.stringify(msg)}\n`;
     if (this.backlog > 0 && this.backlog + frame.length > this.maxBacklog) {
       const error = new WriteBacklogError(this.backlog, this.maxBacklog);
@@ -284,7 +324,10 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
         if (error) {
           this.fireError(error, undefined, ++this.errorCount);
           settle(error);
-        } else if (ok) settle();
+        } else {
+          this.written += Buffer.byteLength(frame);
+          if (ok) settle();
+        }
       });
       if (ok) return;
       this.writable.once('drain', onDrain);
@@ -292,4 +335,21 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
       if (this.stallMs > 0) stall = setTimeout(() => this.options.onStall?.(this.backlog, this.stallMs), this.stallMs);
     });
   }
+}
+
+/** A JSON-RPC message writer over any `send` (a transport's write); `tap` sees each message first. */
+export class SendingMessageWriter extends AbstractMessageWriter implements MessageWriter {
+  constructor(
+    private readonly send: (message: object) => Promise<void>,
+    private readonly tap?: (message: object) => void,
+  ) {
+    super();
+  }
+
+  write(message: Message): Promise<void> {
+    this.tap?.(message);
+    return this.send(message);
+  }
+
+  end(): void {}
 }

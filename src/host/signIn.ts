@@ -1,6 +1,7 @@
 /**
  * Sign-in methods an agent advertises in `initialize.authMethods`, sorted into what the host does with them.
- * No vscode: src/host/vscode/signIn.ts asks the person and runs the terminal; AgentManager retries.
+ * No vscode: AgentSignIn decides, SignInPrompts (src/views/signInDialogs.ts) asks the person and runs the
+ * terminal; AgentManager retries.
  *
  * - agent (no type): `authenticate {methodId}`, then `session/new` again in the same process;
  * - terminal (`type: "terminal"` with args/env, or `_meta["terminal-auth"]` {command?, args, env}): the agent's
@@ -8,9 +9,9 @@
  * - env_var (`type: "env_var"`, `varName` or `vars[].name`): an API key the person enters, kept in SecretStorage
  *   and passed in the agent's environment.
  */
-import { looksSecret } from '../core/log';
+import { looksSecret, type Logger } from '../core/log';
 import type { AgentConfig } from '../session/agentConfig';
-import type { AuthMethodInfo as AuthMethod } from '../session/sessionHost';
+import type { AuthMethodInfo as AuthMethod, SignInHandler } from '../session/sessionHost';
 import { UNSAFE_ENV } from './envRules';
 
 export type SignInMethod =
@@ -81,4 +82,111 @@ export function commandLine(method: { command: string; args: string[] }): string
 /** The key under which an agent's entered secret (env var) is stored. */
 export function secretKey(agentName: string, varName: string): string {
   return `agentHost.env.${agentName}.${varName}`;
+}
+
+type TerminalMethod = Extract<SignInMethod, { kind: 'terminal' }>;
+
+/** What sign-in shows the person (the editor's dialogs, notifications and terminal). */
+export interface SignInPrompts {
+  /** Unasked: says the agent needs sign-in, with a way to ask for it (which starts the agent again, asked). */
+  needed(agent: AgentConfig, methods: SignInMethod[]): void;
+  /** Always a pick, even of one method: the person sees what signing in will do before it starts. */
+  choose(agent: AgentConfig, methods: SignInMethod[]): Promise<SignInMethod | undefined>;
+  /** The exact command line and the variables it sets before anything runs; false = do not run. */
+  confirmCommand(agent: AgentConfig, method: TerminalMethod): Promise<boolean>;
+  /** Runs the login command where the person sees it; its exit code, or undefined when it did not finish. */
+  runTerminal(method: TerminalMethod, cwd: string | undefined): Promise<number | undefined>;
+  /** The login command failed (`code`) or its terminal was closed first (undefined). */
+  failed(agent: AgentConfig, method: TerminalMethod, code: number | undefined): void;
+  askSecret(agent: AgentConfig, method: SignInMethod, varName: string): Promise<string | undefined>;
+}
+
+/** Where entered API keys are kept (the editor's SecretStorage), never settings. */
+export interface SecretStore {
+  get(key: string): PromiseLike<string | undefined>;
+  store(key: string, value: string): PromiseLike<void>;
+  delete(key: string): PromiseLike<void>;
+}
+
+/**
+ * Sign-in for agents that answer -32000: terminal methods run in a terminal (exit 0 = signed in); entered API
+ * keys go to `secrets` and into the agent's env at every start. `chooser`, `askSecret`, `confirmCommand` and
+ * `runTerminal` default to the prompts and are replaceable (tests: dialogs cannot show while extension tests run).
+ */
+export class AgentSignIn implements SignInHandler {
+  /** Unasked, the start fails at once and `needed` says so (an unanswered notification never holds the start); asked, the methods are offered. */
+  chooser: (agent: AgentConfig, methods: SignInMethod[]) => Promise<SignInMethod | undefined> = async (agent, methods) => {
+    if (this.requested) return this.prompts.choose(agent, methods);
+    this.prompts.needed(agent, methods);
+    return undefined;
+  };
+  askSecret: SignInPrompts['askSecret'] = (...a) => this.prompts.askSecret(...a);
+  runTerminal: SignInPrompts['runTerminal'] = (...a) => this.prompts.runTerminal(...a);
+  confirmCommand: SignInPrompts['confirmCommand'] = (...a) => this.prompts.confirmCommand(...a);
+
+  /** Set while "Sign In" (the command or the notification's action) restarts the agent: then the methods are offered at once. */
+  requested = false;
+
+  constructor(
+    private readonly secrets: SecretStore,
+    private readonly prompts: SignInPrompts,
+    private readonly log: Logger,
+    /** Where a login command runs when the agent names no cwd (the first workspace folder). */
+    private readonly defaultCwd: () => string | undefined,
+  ) {}
+
+  /** Stored keys of this agent's env_var methods (the names it was asked for before). */
+  async env(agent: AgentConfig): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const name of await this.storedNames(agent)) {
+      const value = await this.secrets.get(secretKey(agent.name, name));
+      if (value) out[name] = value;
+    }
+    return out;
+  }
+
+  async forget(agent: AgentConfig): Promise<void> {
+    for (const name of await this.storedNames(agent)) await this.secrets.delete(secretKey(agent.name, name));
+    await this.secrets.delete(secretKey(agent.name, '*'));
+  }
+
+  async signIn(agent: AgentConfig, methods: AuthMethod[]): Promise<{ authenticate: string } | 'restart' | undefined> {
+    const method = await this.chooser(
+      agent,
+      methods.map((m) => classifyAuthMethod(m, agent)),
+    );
+    if (!method) return undefined;
+    this.log.info(`Sign-in to "${agent.name}" with ${method.kind} method "${method.id}"`);
+    switch (method.kind) {
+      case 'agent':
+        return { authenticate: method.id };
+      case 'terminal': {
+        if (method.droppedEnv.length) this.log.warn(`Sign-in command of "${agent.name}": not passed to it (variables that could run code the agent chose): ${method.droppedEnv.join(', ')}`);
+        if (!(await this.confirmCommand(agent, method))) {
+          this.log.info(`Sign-in command of "${agent.name}" not run: ${commandLine(method)}`);
+          return undefined;
+        }
+        const code = await this.runTerminal(method, agent.cwd ?? this.defaultCwd());
+        if (code === 0) return 'restart';
+        this.log.warn(`Sign-in command of "${agent.name}" ${code === undefined ? 'did not finish (its terminal was closed)' : `exited with code ${code}`}: ${commandLine(method)}`);
+        this.prompts.failed(agent, method, code);
+        return undefined;
+      }
+      case 'env_var': {
+        const names = await this.storedNames(agent);
+        for (const name of method.vars) {
+          const value = await this.askSecret(agent, method, name);
+          if (!value) return undefined;
+          await this.secrets.store(secretKey(agent.name, name), value);
+          if (!names.includes(name)) names.push(name);
+        }
+        await this.secrets.store(secretKey(agent.name, '*'), names.join(','));
+        return 'restart';
+      }
+    }
+  }
+
+  private async storedNames(agent: AgentConfig): Promise<string[]> {
+    return ((await this.secrets.get(secretKey(agent.name, '*'))) ?? '').split(',').filter(Boolean);
+  }
 }

@@ -84,7 +84,7 @@ async function launchOnce(host: SlotHost, { agent, cwd, folders, attach, traffic
   const extra = Object.assign({}, ...(await Promise.all(host.services().map((s) => s(agent, cwd, environment))))) as Partial<AgentStartOptions>;
   if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };
   if (signIn) {
-    extra.onAuthRequired = async (methods) => {
+    extra.signIn = async (methods) => {
       const answer = await signIn.signIn(agent, methods);
       if (answer === 'restart') signedIn.restart = true;
       return typeof answer === 'object' ? answer.authenticate : undefined;

@@ -1,14 +1,16 @@
 /**
- * Transport for the pi-family RPC mode (`<agent> --mode rpc`): JSON lines with a `type`, not JSON-RPC.
- * Commands `{id, type, …}` go to stdin through one writer queue; `{type:"response", id?, command, success}`
- * come back on stdout among events and sub-protocol frames. Responses are matched by id, or — for the
+ * The connection of the pi-family RPC mode (`<agent> --mode rpc`): JSON lines with a `type`, not JSON-RPC,
+ * over a message transport (a process's stdio for `spawn`). Commands `{id, type, …}` go out through its one
+ * write queue; `{type:"response", id?, command, success}` come back among events and sub-protocol frames. Responses are matched by id, or — for the
  * agent's "Unknown command" answer, which carries no id — to the oldest pending command of that name.
  */
 import type { Message } from 'vscode-jsonrpc/node';
-import { AgentExitedError, AgentProcess, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
+import { AgentExitedError, describeExit, type AgentSpawnSpec, type ExitInfo } from '../core/agentProcess';
 import { HealthTracker, Latch, Listeners, type Health } from '../core/listeners';
 import { logText, traces, truncate, type Logger } from '../core/log';
-import { DEFAULT_MAX_LINE_BYTES, FramingError, NdjsonMessageReader, NdjsonMessageWriter, peekFields, type DroppedLine } from '../core/ndjson';
+import { DecodedMessageReader, FramingError, peekFields, type DroppedLine } from '../core/ndjson';
+import { StdioTransport, stdioProcess } from '../transport/stdio';
+import type { MessageTransport } from '../transport/transport';
 import { isRecord } from './json';
 
 /** Any frame on the wire: a plain JSON object with a string `type`. */
@@ -28,8 +30,9 @@ export interface RpcConnectionOptions {
   logger: Logger;
   /** Default per-command timeout (ms; 0 = none). */
   commandTimeoutMs?: number;
+  /** `spawn`'s stdio transport: the longest line read. */
   maxLineBytes?: number;
-  /** How long a write may wait for the agent to read its input before it is stopped (ms; 0 = never). */
+  /** `spawn`'s stdio transport: how long a write may wait for the agent to read its input before it is stopped (ms; 0 = never). */
   writeStallMs?: number;
   /** Sees every frame in both directions (protocol traces, tests). */
   frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
@@ -82,7 +85,7 @@ function answerDropped(line: DroppedLine): Message | undefined {
   return { type: 'response', id: f.id, command: String(f.command ?? ''), success: false, error } as unknown as Message;
 }
 
-/** One agent process speaking RPC mode over its stdio. */
+/** One agent speaking RPC mode over a message transport. */
 export class RpcConnection {
   /** Pending commands in the order they were sent (oldest first: id-less replies match the oldest). */
   private readonly pending = new Map<string, Pending>();
@@ -90,18 +93,15 @@ export class RpcConnection {
   private readonly exit = new Latch<ExitInfo>();
   private readonly health = new HealthTracker();
   private readonly output = new Listeners<void>();
-  private readonly writer: NdjsonMessageWriter;
   private nextId = 1;
   private readonly idPrefix = `ah${process.pid.toString(36)}-`;
 
   constructor(
-    readonly process: AgentProcess,
+    readonly transport: MessageTransport,
     private readonly options: RpcConnectionOptions,
   ) {
     const logger = options.logger;
-    // The shared NDJSON framing: split on \n only, \r\n tolerated, over-long lines dropped; one write queue.
-    const reader = new NdjsonMessageReader(process.child.stdout, {
-      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    const reader = new DecodedMessageReader((receiver) => transport.listen(receiver), {
       onDropped: (line) => answerDropped(line),
       onRead: () => this.output.fire(),
     });
@@ -113,17 +113,18 @@ export class RpcConnection {
       }
     });
     reader.listen((message) => this.onMessage(message));
-    // Output closed with the process alive: nothing more can be answered, so the agent is stopped.
-    reader.onClose(() => process.outputClosed());
-    this.writer = new NdjsonMessageWriter(process.child.stdin, {
-      ...(options.writeStallMs !== undefined ? { stallMs: options.writeStallMs } : {}),
-      onStall: (bytes, ms) => process.inputStalled(bytes, ms),
-    });
-    void process.exited.then((exit) => this.handleExit(exit));
+    void transport.closed.then((exit) => this.handleExit(exit));
   }
 
+  /** A connection over a new agent process's stdio. */
   static spawn(spec: AgentSpawnSpec, options: RpcConnectionOptions): RpcConnection {
-    return new RpcConnection(AgentProcess.spawn(spec, options.logger), options);
+    const { maxLineBytes, writeStallMs } = options;
+    return new RpcConnection(StdioTransport.spawn(spec, options.logger, { ...(maxLineBytes ? { maxLineBytes } : {}), ...(writeStallMs !== undefined ? { writeStallMs } : {}) }), options);
+  }
+
+  /** The agent's process when the transport is its stdio (tests, the compatibility check); throws otherwise. */
+  get process(): StdioTransport['process'] {
+    return stdioProcess(this.transport);
   }
 
   get exitInfo(): ExitInfo | undefined {
@@ -204,8 +205,8 @@ export class RpcConnection {
       const frame = { ...command, id };
       if (traces(logger)) logger.trace(`rpc → ${id} ${command.type} ${logText(JSON.stringify(frame), 400)}`);
       this.write(frame).catch((error: Error) => {
-        // Not written because its input is gone: the agent is stopped for that, and its exit fails the command.
-        if (!this.pending.has(id) || (this.process.inputGone && !this.exit.value)) return;
+        // Not written because the transport takes nothing more: it is closing, and its close fails the command.
+        if (!this.pending.has(id) || (!this.transport.writable && !this.exit.value)) return;
         entry.reject(this.exit.value ? new AgentExitedError(this.exit.value) : error);
       });
     });
@@ -222,13 +223,12 @@ export class RpcConnection {
   write(frame: Record<string, unknown>): Promise<void> {
     if (this.exit.value) return Promise.reject(new AgentExitedError(this.exit.value));
     this.options.frameTap?.('out', frame);
-    // The writer is typed for JSON-RPC messages but writes any object as one line.
-    return this.writer.write(frame);
+    return this.transport.write(frame);
   }
 
-  /** Graceful stop: stdin closed, then SIGTERM, then SIGKILL to the whole process group. */
+  /** Graceful stop: the transport closes (over stdio: stdin closed, then SIGTERM, then SIGKILL to the process group). */
   async shutdown(): Promise<ExitInfo> {
-    const exit = await this.process.shutdown();
+    const exit = await this.transport.close();
     this.handleExit(exit);
     return exit;
   }

@@ -110,6 +110,11 @@ export class RpcSession extends RpcCommandSurface {
       ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
       ...(options.frameTap ? { frameTap: options.frameTap } : {}),
     });
+    return RpcSession.open(connection, config, options);
+  }
+
+  /** A session on an agent already connected (any transport): detects its dialect, loads its state, registers host tools. */
+  static async open(connection: RpcConnection, config: AgentConfig, options: RpcSessionOptions): Promise<RpcSession> {
     const session = new RpcSession(connection, config, options);
     try {
       await session.init();

@@ -1,7 +1,9 @@
 /**
- * What an agent asked the person (`_agentao.cn/ask_user`, ACP `elicitation/create`, pi's extension UI) and
+ * What an agent asked the person (askUser, elicit, pi's extension UI) and
  * what they answered, as one line for the transcript: the question stays on record after its dialog closes.
  */
+import type { AskUserAnswer, AskUserRequest, ElicitAnswer } from './sessionHost';
+
 export interface QuestionRecord {
   question: string;
   /** The answer as given, or undefined when the person cancelled or declined. */
@@ -16,21 +18,18 @@ function shown(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The record of one answered (or cancelled) question request; undefined for a method that asks nothing. */
-export function questionRecord(method: string, params: unknown, result: unknown): QuestionRecord | undefined {
-  const p = (params ?? {}) as Record<string, unknown>;
-  const r = (result ?? {}) as Record<string, unknown>;
-  if (method === '_agentao.cn/ask_user') {
-    const question = text(p.question) ?? text(p.header) ?? '(no question text)';
-    return { question, answer: r.outcome === 'answered' && typeof r.text === 'string' ? r.text : undefined };
-  }
-  if (method === 'elicitation/create') {
-    const question = text(p.message) ?? (typeof p.url === 'string' ? p.url : '(no message)');
-    if (r.action !== 'accept') return { question, answer: undefined };
-    const content = r.content && typeof r.content === 'object' ? Object.entries(r.content as Record<string, unknown>) : [];
-    return { question, answer: content.length ? content.map(([k, v]) => `${k}: ${shown(v)}`).join(', ') : 'accepted' };
-  }
-  return undefined;
+/** The record of one answered (or cancelled) question. */
+export function askUserRecord(request: AskUserRequest, answer: AskUserAnswer): QuestionRecord {
+  const question = text(request.question) ?? text(request.header) ?? '(no question text)';
+  return { question, answer: answer.outcome === 'answered' ? answer.text : undefined };
+}
+
+/** The record of one form or link request and what became of it. */
+export function elicitRecord(request: { message?: string; url?: string }, answer: ElicitAnswer): QuestionRecord {
+  const question = text(request.message) ?? request.url ?? '(no message)';
+  if (answer.action !== 'accept') return { question, answer: undefined };
+  const content = Object.entries(answer.content ?? {});
+  return { question, answer: content.length ? content.map(([k, v]) => `${k}: ${shown(v)}`).join(', ') : 'accepted' };
 }
 
 /** pi's extension UI dialogs (`select`, `confirm`, `input`, `editor`) and their `extension_ui_response`. */

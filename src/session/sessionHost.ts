@@ -112,7 +112,7 @@ export interface AgentUiHandlers {
   setEditorText(text: string): void;
 }
 
-/** A stdio MCP server handed to the agent (ACP `session/new` `mcpServers`). */
+/** A stdio MCP server handed to the agent. */
 export interface McpServerSpec {
   name: string;
   command: string;
@@ -120,8 +120,51 @@ export interface McpServerSpec {
   env: { name: string; value: string }[];
 }
 
-/** An agent's extension request (`_vendor/method`) the host answers; the signal aborts on cancel. */
-export type ExtRequestHandler = (params: unknown, signal: AbortSignal) => Promise<unknown>;
+/** The editor's tools for the agent, whatever its protocol: pi RPC registers them as host tools, ACP gets them as an MCP server. */
+export interface IdeToolsService {
+  readonly tools: HostToolProvider;
+  /** The stdio MCP server that serves `tools` (for agents that take MCP servers); undefined when none can be offered. */
+  mcpServer(): Promise<McpServerSpec | undefined>;
+}
+
+export interface QuestionOption {
+  label: string;
+  description?: string;
+}
+
+/** A question the agent asks the person: free text without options, else a choice (several when `multiple`; "Other…" when `allowCustom`). */
+export interface AskUserRequest {
+  question?: string;
+  header?: string;
+  options: QuestionOption[];
+  multiple: boolean;
+  allowCustom: boolean;
+}
+export type AskUserAnswer = { outcome: 'answered'; text: string } | { outcome: 'cancelled' };
+
+/** One value a form asks for (a JSON Schema property, flattened). */
+export interface ElicitField {
+  name: string;
+  type?: string;
+  title?: string;
+  description?: string;
+  /** The allowed values (`enum`, `oneOf[].const`, or an array's `items.enum`). */
+  choices?: unknown[];
+  default?: unknown;
+  required: boolean;
+}
+/** Structured input the agent asks for: a form of fields, or a link for the person to open. */
+export type ElicitRequest = { mode: 'form'; message: string; fields: ElicitField[] } | { mode: 'url'; message: string; url: string };
+export type ElicitAnswer = { action: 'accept'; content?: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
+
+/** Answers a question; `signal` aborts when the turn is cancelled or the agent goes away. */
+export type AskUserService = (request: AskUserRequest, signal: AbortSignal) => Promise<AskUserAnswer>;
+export type ElicitService = (request: ElicitRequest, signal: AbortSignal) => Promise<ElicitAnswer>;
+/**
+ * The agent needs sign-in: answer a method id to authenticate with (then the session is retried in the same
+ * process), or undefined to give up (start fails with AuthRequiredError).
+ */
+export type SignInService = (methods: AuthMethodInfo[], detail: string) => Promise<string | undefined>;
 
 /** A sign-in method an agent offers (ACP `authMethods`; plain JSON beyond these fields). */
 export interface AuthMethodInfo {
@@ -164,19 +207,18 @@ export interface AgentStartOptions {
   files?: FileAccess;
   /** This session's terminals; the adapter disposes them when the agent goes away. */
   terminals?: TerminalAccess;
-  mcpServers?: McpServerSpec[];
-  extRequests?: Record<string, ExtRequestHandler>;
+  /** Tools the host offers the agent; without it the agent gets none. */
+  ideTools?: IdeToolsService;
+  /** Questions the agent asks the person; without it they are answered with an error. */
+  askUser?: AskUserService;
+  /** Forms and links the agent asks the person for; without it they are answered with an error. */
+  elicit?: ElicitService;
   /** Extension UI (pi RPC); without it every dialog is answered `cancelled`. */
   ui?: AgentUiHandlers;
-  /** Tools the host offers the agent (pi RPC `set_host_tools`). */
-  hostTools?: HostToolProvider;
   /** Added to the agent's environment (e.g. API keys from SecretStorage); wins over the config's env. */
   env?: Record<string, string>;
-  /**
-   * Called when the agent needs sign-in, with its methods: answer a method id to authenticate with (then the
-   * session is retried in the same process), or undefined to give up (start fails with AuthRequiredError).
-   */
-  onAuthRequired?: (methods: AuthMethodInfo[], detail: string) => Promise<string | undefined>;
+  /** Sign-in when the agent asks for it; without it the start fails with AuthRequiredError. */
+  signIn?: SignInService;
   requestTimeoutMs?: number;
   initializeTimeoutMs?: number;
   maxLineBytes?: number;

@@ -1,5 +1,5 @@
 /**
- * "Atrium: Check Agent Compatibility…": the compatibility check (src/agents/check*) run on a configured
+ * "Atrium: Check Agent Compatibility…": the compatibility check (src/check/check*) run on a configured
  * agent from the editor, its report shown as a Markdown preview — the matrix first, each check's frames
  * (the evidence) below it. With a preset that knows our scripted model, the turn checks run against that
  * model in a sandboxed home (the agent's real config and credentials are not used); without one, only what
@@ -7,8 +7,8 @@
  */
 import * as vscode from 'vscode';
 import { inertMarkup } from '../core/visibleText';
-import { renderMarkdown } from '../agents/checkReport';
-import type { CompatReport } from '../agents/checkTypes';
+import { renderMarkdown } from '../check/checkReport';
+import type { CompatReport } from '../check/checkTypes';
 import { presetFor, type AgentPreset } from '../agents/presets';
 import type { AgentConfig } from '../session/agentConfig';
 

@@ -15,7 +15,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel, type ScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { ACPX, AGENTS, type AgentFixture } from './catalog';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
@@ -247,7 +247,7 @@ describe('real agents driven by acpx against the scripted model', { concurrency:
             modelRequests: model.requests.length,
           });
           if (agent.quirks.noPermissionRequests) {
-            // No permission system: it never asks, and writes (asserted, not skipped; README).
+            // No permission system: it never asks, and writes (asserted, not skipped; docs/agents.md).
             assert.equal(perms.length, 0, `${agent.id} asked for permission after all\n${describeRun(run)}`);
             assert.ok(fs.existsSync(target), describeRun(run));
             summary.ok = true;

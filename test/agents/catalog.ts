@@ -1,6 +1,6 @@
 /**
  * How to run each real ACP agent (installed by scripts/setup-agents.sh into .tools/agents) against the
- * scripted model server in test/model/scriptedModel.ts.
+ * scripted model server in src/scriptedModel/scriptedModel.ts.
  *
  * `prepare()` writes every config file into `scratch` and returns a COMPLETE environment (not an overlay
  * for process.env): HOME, XDG_*, TMPDIR and every agent-specific state folder point under `scratch`, and

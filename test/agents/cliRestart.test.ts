@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { CONTINUE_PROMPT } from '../../src/cli/runPrompt';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { cliPath, repoRoot } from '../support/paths';
 import { until } from '../support/wait';
 import { agentById } from './catalog';

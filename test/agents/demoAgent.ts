@@ -25,7 +25,7 @@ async function startModel(dir: string): Promise<string> {
   const log = path.join(dir, 'model-server.log');
   const out = fs.openSync(log, 'w');
   // The workspace: the model's greeting shows a write there, ready to send.
-  const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'src', 'model', 'main.js'), '--port', '0', '--workspace', workspace!], {
+  const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'src', 'scriptedModel', 'main.js'), '--port', '0', '--workspace', workspace!], {
     detached: true,
     stdio: ['ignore', out, out],
   });

@@ -11,7 +11,7 @@ import { AcpSession } from '../../src/acp/acpSession';
 import { streamLogger } from '../../src/core/log';
 import type { AgentConfig } from '../../src/session/agentConfig';
 import { policyDecider, type PermissionDecider, type PolicyName } from '../../src/session/permissions';
-import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel, type ScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { runCli } from '../support/cli';
 import { repoRoot } from '../support/paths';
 import { AGENTS, type AgentFixture } from './catalog';
@@ -144,7 +144,7 @@ describe('agent matrix: real agents through Atrium', { concurrency: false }, () 
       const target = path.join(run.workspace, 'notes', 'hello.txt');
       if (q.createViaClientFsBroken) {
         // Known agent bug (gemini 0.61): our -32002 "not found" answer to its existence check is misread as a
-        // failure, so it never gets to ask or write. Documented in the README; the edit case covers writes.
+        // failure, so it never gets to ask or write. Documented in docs/agents.md; the edit case covers writes.
         assert.equal(fs.existsSync(target), false, 'the known gemini bug seems fixed: update the quirk');
         const read = run.frames.find((f) => f.dir === 'in' && f.msg.method === 'fs/read_text_file');
         const answer = run.frames.find((f) => f.dir === 'out' && f.msg.id === read?.msg.id && 'error' in f.msg);
@@ -187,7 +187,7 @@ describe('agent matrix: real agents through Atrium', { concurrency: false }, () 
 
     test(`${agent.label}: reject → the file is untouched`, opts, async () => {
       if (q.noPermissionRequests) {
-        // No permission system (README): it never asks, so --deny-all cannot stop its own file tool. Asserted,
+        // No permission system (docs/agents.md): it never asks, so --deny-all cannot stop its own file tool. Asserted,
         // not skipped: the day it asks, this fails and the quirk goes.
         const run = await runTurn(agent, 'reject', 'deny-all', (ws) => scenario('write', { path: path.join(ws, 'unasked.txt'), content: 'written unasked\n' }));
         assert.equal(run.asked.length, 0, `${agent.id} asked for permission after all`);

@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import { AcpSession } from '../../src/acp/acpSession';
 import { streamLogger } from '../../src/core/log';
 import { policyDecider } from '../../src/session/permissions';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { plainHost } from '../support/plainHost';
 import { runCli } from '../support/cli';
 import { repoRoot } from '../support/paths';
@@ -26,7 +26,7 @@ const only = (process.env.AGENTS ?? '')
  * The rung each agent's reattach takes (what it advertises decides; the test fails when that changes).
  * gemini 0.61 advertises loadSession, but its load rewrites the session file before reading it: usually it answers
  * -32603 "No previous sessions found for this project" and the ladder falls to a new session and says so; when
- * the read wins the race, the session is loaded (README, known limits; docs/agent-compatibility.md).
+ * the read wins the race, the session is loaded (the README's known limits; docs/agent-compatibility.md).
  */
 const EXPECTED: Record<string, 'resumed' | 'loaded' | 'new'> = { opencode: 'resumed', codex: 'resumed', claude: 'resumed', gemini: 'new', 'pi-acp': 'loaded' };
 /** A known race: this rung is also accepted (see gemini above); then the session must really be the old one. */

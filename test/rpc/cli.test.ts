@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { repoRoot } from '../support/paths';
 import { PI_RPC, scratchDirs } from './agents';
 

@@ -13,7 +13,7 @@ import { RpcSession } from '../../src/rpc/rpcSession';
 import { workspaceFileTools } from '../../src/host/workspaceFileTools';
 import type { HostToolProvider } from '../../src/session/hostTools';
 import type { ToolCallEntity } from '../../src/session/sessionModel';
-import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel, type ScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { until } from '../support/wait';
 import { memoryLogger, OMP_RPC, scratchDirs } from './agents';
 

@@ -11,7 +11,7 @@ import { headlessRpcUi } from '../../src/rpc/extensionUi';
 import { RpcCommandError } from '../../src/rpc/rpcConnection';
 import { RpcSession } from '../../src/rpc/rpcSession';
 import type { MessageEntity, ToolCallEntity } from '../../src/session/sessionModel';
-import { startScriptedModel, type ScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel, type ScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { sleep, until } from '../support/wait';
 import { memoryLogger, PI_RPC, piPackageDir, scratchDirs } from './agents';
 

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RpcSession } from '../../src/rpc/rpcSession';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { repoRoot } from '../support/paths';
 import { memoryLogger, OMP_RPC, PI_RPC, scratchDirs, type RpcAgentFixture } from './agents';
 

@@ -127,16 +127,17 @@ describe('ACP client against a hostile agent', () => {
     const h = hostile('ask');
     const asked: string[] = [];
     const wait = (method: string) => (_p: unknown, signal: AbortSignal) =>
-      new Promise<unknown>((resolve) => {
+      new Promise<never>((resolve) => {
         asked.push(method);
-        signal.addEventListener('abort', () => resolve({ late: true }));
+        signal.addEventListener('abort', () => resolve({ late: true } as never));
       });
     const session = await startSession(h.config, {
       logger: silentLogger,
       cwd: h.dir,
       ...plainHost(h.dir),
       decidePermission: policyDecider('deny-all'),
-      extRequests: { '_agentao.cn/ask_user': wait('ask'), 'elicitation/create': wait('elicitation') },
+      askUser: wait('ask'),
+      elicit: wait('elicitation'),
     });
     const turn = session.prompt([{ type: 'text', text: 'ask me' }]);
     for (let i = 0; i < 100 && asked.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
@@ -203,7 +204,7 @@ describe('ACP client against a hostile agent', () => {
       cwd: h.dir,
       ...plainHost(h.dir),
       decidePermission: policyDecider('deny-all'),
-      onAuthRequired: async (methods) => {
+      signIn: async (methods) => {
         offered.push(methods.map((m) => m.id));
         return 'hostile-login';
       },
@@ -220,7 +221,7 @@ describe('ACP client against a hostile agent', () => {
     await session.shutdown();
     // Declining to choose fails with the methods, as before.
     await assert.rejects(
-      AcpSession.start(hostile('auth').config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all'), onAuthRequired: async () => undefined }),
+      AcpSession.start(hostile('auth').config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all'), signIn: async () => undefined }),
       (e: unknown) => e instanceof AuthRequiredError && e.methods.length === 3,
     );
   });

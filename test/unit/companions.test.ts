@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ACP_LAUNCH, agentById, baseEnv, piBin, writePiConfig } from '../agents/catalog';
-import { type ScriptedModel, startScriptedModel } from '../../src/model/scriptedModel';
+import { type ScriptedModel, startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { cliPath, hostileAgent, scratchDir } from '../support/paths';
 
 const root = scratchDir('companions');

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { capabilityRows, handshakeOf, initializeResult, sessionNewResult } from '../../src/agents/checkHandshake';
-import { render, renderCompatDoc, stableText } from '../../src/agents/checkReport';
-import { CHECK_IDS, evidence, framesOf, result, type CompatReport, type TappedFrame } from '../../src/agents/checkTypes';
+import { capabilityRows, handshakeOf, initializeResult, sessionNewResult } from '../../src/check/checkHandshake';
+import { render, renderCompatDoc, stableText } from '../../src/check/checkReport';
+import { CHECK_IDS, evidence, framesOf, result, type CompatReport, type TappedFrame } from '../../src/check/checkTypes';
 import { registerSecret } from '../../src/core/log';
 
 const INIT: TappedFrame[] = [

@@ -3,7 +3,7 @@
  * without bound. Each case asserts what the user sees (the error, the event, the CLI's exit code), what is
  * on disk where it matters, and that nothing is left: no agent process, no request of ours waiting, no
  * request of the agent's being served. The agent is our own (test/fixtures/faultAgent.ts). The RPC side is
- * rpcFaults.test.ts; README "Tests" lists every case.
+ * rpcFaults.test.ts; docs/testing.md lists every case.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -34,7 +34,12 @@ describe('log redaction', () => {
       const env = [...Object.entries(endpoint.bridgeEnv()).map(([name, value]) => ({ name, value })), { name: 'GITHUB_TOKEN', value: otherSecret }];
       const session = await AcpSession.start(
         { name: 'hostile', command: process.execPath, args: [hostileAgent, 'normal'], env: { HOSTILE_LOG: frames } },
-        { logger, cwd: dir, decidePermission: policyDecider('deny-all'), mcpServers: [{ name: 'ide', command: process.execPath, args: ['bridge.js'], env }] },
+        {
+          logger,
+          cwd: dir,
+          decidePermission: policyDecider('deny-all'),
+          ideTools: { tools: { definitions: () => [], call: async () => ({ content: [] }) }, mcpServer: async () => ({ name: 'ide', command: process.execPath, args: ['bridge.js'], env }) },
+        },
       );
       await session.shutdown();
       // The agent got the real token (so it was in the traced params)...

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ScriptedModel, startScriptedModel } from '../../src/model/scriptedModel';
+import { type ScriptedModel, startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 
 // biome-ignore lint/suspicious/noExplicitAny: the wire formats' JSON, read deep in ~50 assertions that would otherwise each cast
 type Json = Record<string, any>;
@@ -656,7 +656,7 @@ describe('everything else', () => {
   });
 
   it('as a CLI with --workspace, greets with a write into that folder; a relative one is refused', async () => {
-    const main = path.join(__dirname, '..', '..', 'src', 'model', 'main.js');
+    const main = path.join(__dirname, '..', '..', 'src', 'scriptedModel', 'main.js');
     const ws = path.join(path.sep, 'tmp', 'demo workspace');
     const child = spawn(process.execPath, [main, '--port', '0', '--workspace', ws, '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'pipe'] });
     try {
@@ -687,7 +687,7 @@ describe('everything else', () => {
   });
 
   it('runs as a CLI that prints its URL and exits when stdin closes', async () => {
-    const main = path.join(__dirname, '..', '..', 'src', 'model', 'main.js');
+    const main = path.join(__dirname, '..', '..', 'src', 'scriptedModel', 'main.js');
     const child = spawn(process.execPath, [main, '--port', '0', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'pipe'] });
     try {
       const [line] = (await once(child.stdout, 'data')) as [Buffer];

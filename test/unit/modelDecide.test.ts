@@ -1,9 +1,9 @@
 /** The scripted model's decision logic and schema-driven arguments, without HTTP. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { type Conversation, decide, type Decision, looksDenied, type OfferedTool, parseScenario } from '../../src/model/decide';
-import { sampleObject } from '../../src/model/schemaValues';
-import { summarizeTurn } from '../../src/model/wire';
+import { type Conversation, decide, type Decision, looksDenied, type OfferedTool, parseScenario } from '../../src/scriptedModel/decide';
+import { sampleObject } from '../../src/scriptedModel/schemaValues';
+import { summarizeTurn } from '../../src/scriptedModel/wire';
 
 function conv(lastUserText: string, tools: OfferedTool[], more: Partial<Conversation> = {}): Conversation {
   return { lastUserText, hasToolResultAfterLastUser: false, lastToolResultText: '', tools, ...more };

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startAgentSession } from '../../src/adapters';
+import { startAgentSession } from '../../src/adapters/factory';
 import type { Logger } from '../../src/core/log';
 import { elicitationUrl, exportSessionHtml } from '../../src/host/openTargets';
 import type { AgentSession } from '../../src/session/agentSession';

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startAgentSession } from '../../src/adapters';
+import { startAgentSession } from '../../src/adapters/factory';
 import { groupAlive } from '../../src/core/agentProcess';
 import type { Logger } from '../../src/core/log';
 import { RpcSession, type RpcSessionOptions } from '../../src/rpc/rpcSession';

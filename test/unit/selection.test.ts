@@ -7,7 +7,7 @@ import { buildPromptParts, contextUri, displayParts, lineSpan, type CodeContext 
 import { casesAsList, parseTestCases } from '../../src/commands/testCases';
 import { planTests, type ProjectView } from '../../src/commands/testFramework';
 import { buildInstructions, renderTemplate, resolveAnswerLanguage, taskOf } from '../../src/prompts/templates';
-import { taskAnswer } from '../../src/model/tasks';
+import { taskAnswer } from '../../src/scriptedModel/tasks';
 
 const PY = `def cart_total(items):
     total = 0

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { applyAcpUpdate } from '../../src/acp/applyUpdate';
 import type { SessionUpdate } from '../../src/acp/types';
 import { SessionModel, type SessionEvent } from '../../src/session/sessionModel';
-import { questionNotice, questionRecord } from '../../src/session/questionRecord';
+import { askUserRecord, elicitRecord, questionNotice } from '../../src/session/questionRecord';
 
 const apply = (m: SessionModel, u: object) => applyAcpUpdate(m, u as SessionUpdate);
 const text = (t: string) => ({ type: 'text', text: t });
@@ -135,15 +135,17 @@ describe('SessionModel fed by ACP updates', () => {
 });
 
 describe('questionRecord: what an agent asked and what the person answered', () => {
-  it('ask_user, elicitation (accepted, declined), and other methods', () => {
-    assert.deepEqual(questionRecord('_agentao.cn/ask_user', { question: ' Which file? ' }, { outcome: 'answered', text: 'b.txt' }), { question: 'Which file?', answer: 'b.txt' });
-    assert.deepEqual(questionRecord('_agentao.cn/ask_user', { question: 'Which file?' }, { outcome: 'cancelled' }), { question: 'Which file?', answer: undefined });
-    assert.deepEqual(questionRecord('elicitation/create', { message: 'Your name?' }, { action: 'accept', content: { name: 'Ada', ok: true } }), {
+  it('askUser, elicit (accepted, declined, a link)', () => {
+    const ask = { question: ' Which file? ', options: [], multiple: false, allowCustom: false };
+    assert.deepEqual(askUserRecord(ask, { outcome: 'answered', text: 'b.txt' }), { question: 'Which file?', answer: 'b.txt' });
+    assert.deepEqual(askUserRecord({ ...ask, question: 'Which file?' }, { outcome: 'cancelled' }), { question: 'Which file?', answer: undefined });
+    assert.deepEqual(askUserRecord({ ...ask, question: ' ', header: 'Pick' }, { outcome: 'cancelled' }), { question: 'Pick', answer: undefined });
+    assert.deepEqual(elicitRecord({ message: 'Your name?' }, { action: 'accept', content: { name: 'Ada', ok: true } }), {
       question: 'Your name?',
       answer: 'name: Ada, ok: yes',
     });
-    assert.deepEqual(questionRecord('elicitation/create', { message: 'Your name?' }, { action: 'decline' }), { question: 'Your name?', answer: undefined });
-    assert.equal(questionRecord('_x/other', {}, {}), undefined);
+    assert.deepEqual(elicitRecord({ message: 'Your name?' }, { action: 'decline' }), { question: 'Your name?', answer: undefined });
+    assert.deepEqual(elicitRecord({ message: '', url: 'https://example.com/' }, { action: 'accept' }), { question: 'https://example.com/', answer: 'accepted' });
     assert.deepEqual(questionNotice('qwen', { question: 'Q?', answer: undefined }), { title: 'qwen asked: Q?', detail: 'No answer (cancelled)' });
   });
 });

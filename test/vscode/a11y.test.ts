@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { repoRoot, scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { AxeReport, summarize } from './a11yAxe';

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ACP_LAUNCH, agentById } from '../agents/catalog';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { hostileAgent, scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, pick, send, turnIdle, waitText } from './chatUi';

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { repoRoot, scratchWorkspace } from '../support/paths';
 import { openChat, pick, pickerShows, send, turnIdle, waitText } from './chatUi';
 import { agentHostLog, runCommand, withWorkbench } from './runner';

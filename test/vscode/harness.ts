@@ -1,6 +1,6 @@
 /**
  * What the extension-host suite (test/vscode/suite) needs around it, set up by .vscode-test.mjs when
- * `vscode-test` loads it: the scripted model server (src/model; it serves for as long as vscode-test runs),
+ * `vscode-test` loads it: the scripted model server (src/scriptedModel; it serves for as long as vscode-test runs),
  * opencode configured against it as the agent of the suite's whole-turn tests, and for each test
  * configuration a fresh copy of the sample workspace and a fresh user data folder whose User/settings.json
  * names that agent (plus settings that keep the workbench quiet and offline). The same for desktop VS Code
@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { agentById } from '../agents/catalog';
 import { removeStaleRunFolders } from '../support/paths';
 import { REPO_ROOT } from './codeServers';

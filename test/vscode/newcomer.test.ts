@@ -22,7 +22,7 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { repoRoot } from '../support/paths';
 import { until } from '../support/wait';
 import { writePiConfig } from '../agents/catalog';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { pick, send, turnIdle, waitText } from './chatUi';
 import { acceptDiff, agentMenu, fileWith, openFile } from './editorUi';
 import { answerModal, CHROMIUM, CHROMIUM_ARGS, runCommand } from './runner';

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { PI_RPC, piPackageDir } from '../rpc/agents';
 import { repoRoot } from '../support/paths';
 import { until } from '../support/wait';

@@ -22,7 +22,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
 import { stillAbsent, until } from '../support/wait';
 import { chatFrame } from './chatUi';

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
 import { openChat, pick, send, turnIdle, waitText } from './chatUi';
 import { runCommand, withWorkbench, type WorkbenchInfo } from './runner';

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
 import { openChat, send, turnIdle, waitText } from './chatUi';
 import { agentHostLog, runCommand, withWorkbench } from './runner';

@@ -54,6 +54,15 @@ test('the packaged .vsix installs into code-server and the installed extension r
       async (page, info) => {
         const installed = path.join(info.scratch, 'extensions', `${pkg.publisher}.${pkg.name}-${pkg.version}`);
         assert.ok(fs.existsSync(path.join(installed, 'dist', 'extension.js')), `the vsix is installed at ${installed}`);
+        // The extension's page is the short README (the rest is in docs/), with the two commands of a fresh machine.
+        const readmeName = fs.readdirSync(installed).find((f) => f.toLowerCase() === 'readme.md');
+        assert.ok(readmeName, `a readme in ${installed}`);
+        const readme = fs.readFileSync(path.join(installed, readmeName), 'utf8');
+        const readmeLines = readme.trimEnd().split('\n').length;
+        assert.ok(readmeLines <= 200, `the installed readme has ${readmeLines} lines, over 200`);
+        assert.match(readme, /^npm start /m, 'the installed readme shows npm start');
+        assert.match(readme, /^npm test /m, 'the installed readme shows npm test');
+        assert.match(readme, /\]\([^)]*docs\/security\.md\)/, 'the installed readme links to docs/security.md');
 
         const chat = await openChat(page);
         await chat.locator('.conn-ready').waitFor({ timeout: 60_000 });

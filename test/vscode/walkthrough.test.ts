@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
-import { startScriptedModel } from '../../src/model/scriptedModel';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { repoRoot, scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, send, turnIdle, waitText } from './chatUi';

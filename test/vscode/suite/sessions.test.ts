@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import type { AgentHostApi } from '../../../src/extension';
 import type { NoticeEntity } from '../../../src/session/sessionModel';
 import { agentById } from '../../agents/catalog';
-import { startScriptedModel, type ScriptedModel } from '../../../src/model/scriptedModel';
+import { startScriptedModel, type ScriptedModel } from '../../../src/scriptedModel/scriptedModel';
 import { stillAbsent, until } from '../../support/wait';
 
 const CODE_WORD = 'HERON-2207';

@@ -1,5 +1,5 @@
 /**
- * The compatibility check's turns on one running session, driven by the scripted model (src/model): a plain
+ * The compatibility check's turns on one running session, driven by the scripted model (src/scriptedModel): a plain
  * turn, an edit that must ask (allowed), an edit that must ask (rejected), a command through our terminal,
  * a call of the tool we host, and a cancelled long command. Each turn has a timeout; each result carries
  * the frames that prove it. What cannot happen in a protocol (pi RPC asks no permission, has no client
@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ScriptedModel } from '../model/scriptedModel';
+import type { ScriptedModel } from '../scriptedModel/scriptedModel';
 import type { PermissionDecider, PermissionRequestInfo } from '../session/permissions';
 import { pickOption } from '../session/permissions';
 import { CheckTimeoutError, framesOf, result, within, type CheckResult, type CheckSession, type HostedToolCall, type TappedFrame } from './checkTypes';

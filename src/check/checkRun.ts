@@ -2,17 +2,17 @@
  * "Check Agent Compatibility": runs one agent through a scripted probe and reports, per check, whether we
  * saw it happen (verified), only saw it advertised (claimed), found it missing (absent) or saw it break
  * (failed). One process serves the handshake, the turns, list and close; fresh processes serve reattach
- * (session/resume, session/load — each on its own) and the exit checks. With a scripted model (src/model)
+ * (session/resume, session/load — each on its own) and the exit checks. With a scripted model (src/scriptedModel)
  * the run makes its own sandboxed home and workspace; without one, no turn is run.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AgentConfig } from '../session/agentConfig';
-import { startScriptedModel, type ScriptedModel } from '../model/scriptedModel';
+import { startScriptedModel, type ScriptedModel } from '../scriptedModel/scriptedModel';
 import { AuthRequiredError } from '../session/sessionHost';
-import type { AgentPreset } from './presets';
-import { sandboxEnv, scriptedSetup } from './scripted';
+import type { AgentPreset } from '../agents/presets';
+import { sandboxEnv, scriptedSetup } from '../agents/scripted';
 import { capabilityRows, handshakeOf, initializeResult, sessionNewResult } from './checkHandshake';
 import { checkAllowedEdit, checkCancel, checkHostedTool, checkPromptTurn, checkRejectedEdit, checkTerminal, CODE_WORD, ControlledDecider, runTurn, type TurnContext } from './checkTurns';
 import { CHECK_IDS, framesOf, result, within, type CheckHost, type CheckId, type CheckResult, type CheckSession, type CompatReport, type IdleAgent, type TappedFrame } from './checkTypes';

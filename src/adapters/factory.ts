@@ -2,13 +2,13 @@
  * The adapter factories: the one place besides the roots that knows which protocol adapter serves which
  * configured agent. The extension and the CLI call it; everything else sees an AgentSession.
  */
-import { AcpSession } from './acp/acpSession';
-import { missingCompanion, presetFor } from './agents/presets';
-import { RpcAgentSession } from './rpc/rpcAgentSession';
-import { RpcSession } from './rpc/rpcSession';
-import { agentEnvironment, type AgentConfig } from './session/agentConfig';
-import type { AgentSession, AgentSessionDirectory } from './session/agentSession';
-import type { AgentStartOptions } from './session/sessionHost';
+import { AcpSession } from '../acp/acpSession';
+import { missingCompanion, presetFor } from '../agents/presets';
+import { RpcAgentSession } from '../rpc/rpcAgentSession';
+import { RpcSession } from '../rpc/rpcSession';
+import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
+import type { AgentSession, AgentSessionDirectory } from '../session/agentSession';
+import type { AgentStartOptions } from '../session/sessionHost';
 
 /** The agent as its preset knows it: one that ignores stdin closing is stopped with SIGTERM at once. */
 function withPresetStop(config: AgentConfig): AgentConfig {
@@ -30,7 +30,8 @@ export async function startAgentSession(agent: AgentConfig, options: AgentStartO
         cwd: options.cwd,
         ...(options.env ? { env: options.env } : {}),
         ...(options.ui ? { rpcUi: options.ui } : {}),
-        ...(options.hostTools ? { hostTools: options.hostTools } : {}),
+        // pi RPC has no MCP: the IDE tools are registered as host tools.
+        ...(options.ideTools ? { hostTools: options.ideTools.tools } : {}),
         ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
         ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),

@@ -1,33 +1,33 @@
 /**
- * The compatibility check's host (src/agents/checkRun.ts): the concrete adapters and services it runs an
+ * The compatibility check's host (./checkRun.ts): the concrete adapters and services it runs an
  * agent with — sessions through `startAgentSession` with files and terminals confined to the workspace, a
  * tool served to ACP agents over the IDE MCP bridge (dist/ideBridge.js, socket + token) and to pi RPC
- * agents as host tools, and bare idle processes for the exit checks. A composition root: it may import
- * every floor.
+ * agents as host tools, and bare idle processes for the exit checks. The one file of the check's room
+ * that may import the adapters and the host services (scripts/check-layers.mjs); only the roots import it.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AcpClient } from './acp/acpClient';
-import { clientCapabilities } from './acp/acpSession';
-import { startAgentSession } from './adapters';
-import type { CheckHost, HostedToolCall, IdleAgent } from './agents/checkTypes';
-import { killGroup, type AgentProcess } from './core/agentProcess';
-import type { Logger } from './core/log';
-import { FileService } from './host/fileService';
-import { TerminalService } from './host/terminalService';
-import { workspaceFileTools } from './host/workspaceFileTools';
-import { startToolEndpoint } from './mcp/toolEndpoint';
-import { headlessRpcUi } from './rpc/extensionUi';
-import { RpcConnection } from './rpc/rpcConnection';
-import { agentEnvironment, spawnSpecOf, type AgentConfig } from './session/agentConfig';
-import type { HostToolProvider } from './session/hostTools';
+import { AcpClient } from '../acp/acpClient';
+import { clientCapabilities } from '../acp/acpSession';
+import { startAgentSession } from '../adapters/factory';
+import type { CheckHost, HostedToolCall, IdleAgent } from './checkTypes';
+import { killGroup, type AgentProcess } from '../core/agentProcess';
+import type { Logger } from '../core/log';
+import { FileService } from '../host/fileService';
+import { TerminalService } from '../host/terminalService';
+import { workspaceFileTools } from '../host/workspaceFileTools';
+import { startToolEndpoint } from '../mcp/toolEndpoint';
+import { headlessRpcUi } from '../rpc/extensionUi';
+import { RpcConnection } from '../rpc/rpcConnection';
+import { agentEnvironment, spawnSpecOf, type AgentConfig } from '../session/agentConfig';
+import type { HostToolProvider } from '../session/hostTools';
 
 const TOOL = 'read_project_file';
 
 /** dist/ideBridge.js beside the bundled CLI; out/src/mcp/ideBridge.js when run from the compiled tree. */
 function bridgePath(): string {
   const bundled = path.join(__dirname, 'ideBridge.js');
-  return fs.existsSync(bundled) ? bundled : path.join(__dirname, 'mcp', 'ideBridge.js');
+  return fs.existsSync(bundled) ? bundled : path.join(__dirname, '..', 'mcp', 'ideBridge.js');
 }
 
 function idle(process: AgentProcess): IdleAgent {
@@ -56,7 +56,6 @@ export async function openCheckHost(workspace: string, logger: Logger): Promise<
   return {
     tool: { name: TOOL, calls },
     async start(config: AgentConfig, request) {
-      const rpc = config.protocol === 'rpc';
       const env = Object.entries(endpoint.bridgeEnv()).map(([name, value]) => ({ name, value }));
       const session = await startAgentSession(config, {
         logger,
@@ -64,8 +63,7 @@ export async function openCheckHost(workspace: string, logger: Logger): Promise<
         decidePermission: request.decidePermission,
         files: new FileService(() => [request.cwd]),
         terminals: new TerminalService(() => [request.cwd], undefined, { baseEnv: () => agentEnvironment(config) }),
-        ...(request.withTool && !rpc ? { mcpServers: [{ name: 'agent-host-check', command: process.execPath, args: [bridgePath()], env }] } : {}),
-        ...(request.withTool && rpc ? { hostTools: tools } : {}),
+        ...(request.withTool ? { ideTools: { tools, mcpServer: async () => ({ name: 'agent-host-check', command: process.execPath, args: [bridgePath()], env }) } } : {}),
         ui: headlessRpcUi({ policy: 'deny-all', log: (l) => logger.info(l) }),
         requestTimeoutMs: request.timeoutMs,
         initializeTimeoutMs: request.timeoutMs,

@@ -1,5 +1,5 @@
 /**
- * CLI for the scripted model: `node out/src/model/main.js [--port N] [--workspace DIR] [--exit-on-stdin-close]`.
+ * CLI for the scripted model: `node out/src/scriptedModel/main.js [--port N] [--workspace DIR] [--exit-on-stdin-close]`.
  * Prints `{"url":"http://127.0.0.1:PORT"}` on stdout once listening and logs each request to stderr.
  * `--workspace`: the folder the agents work in, named in the greeting's example.
  */
