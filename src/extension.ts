@@ -5,6 +5,7 @@ import * as path from 'node:path';
  * agent gracefully (stdin closed, then SIGTERM) before the extension host goes.
  */
 import * as vscode from 'vscode';
+import { protocolLabel } from './adapters/protocolLabel';
 import { inertMarkup } from './core/visibleText';
 import { registerSelectionCommands } from './commands/selectionCommands';
 import { createHostServices, type HostServices } from './hostServices';
@@ -158,7 +159,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
           agents.map((a) => ({
             label: a.name,
             description: sourceLabel(manager.agentSource(a.name)),
-            detail: `${[path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${a.protocol === 'rpc' ? 'pi RPC' : 'ACP'}`,
+            detail: `${[path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${protocolLabel(a)}`,
           })),
           { title: vscode.l10n.t('Atrium: choose the agent') },
         );

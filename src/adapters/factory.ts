@@ -2,11 +2,15 @@
  * The adapter factories: the one place besides the roots that knows which protocol adapter serves which
  * configured agent. The extension and the CLI call it; everything else sees an AgentSession.
  */
-import { AcpSession } from '../acp/acpSession';
+import { AcpClient } from '../acp/acpClient';
+import { AcpSession, clientCapabilities } from '../acp/acpSession';
 import { missingCompanion, presetFor } from '../agents/presets';
+import { type AgentProcess, type ExitInfo, killGroup } from '../core/agentProcess';
+import type { Logger } from '../core/log';
 import { RpcAgentSession } from '../rpc/rpcAgentSession';
+import { RpcConnection } from '../rpc/rpcConnection';
 import { RpcSession } from '../rpc/rpcSession';
-import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
+import { agentEnvironment, spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentSessionDirectory } from '../session/agentSession';
 import type { AgentStartOptions } from '../session/sessionHost';
 
@@ -54,4 +58,56 @@ export async function openSessionDirectory(
   options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs'>,
 ): Promise<AgentSessionDirectory | undefined> {
   return (config.protocol ?? 'acp') === 'acp' ? AcpSession.directory(withPresetStop(config), options) : undefined;
+}
+
+/** A started agent that holds no session: what the compatibility check's exit checks drive by hand. */
+export interface IdleAgentProcess {
+  closeInput(): void;
+  /** SIGTERM to the agent's process group, as Atrium's own stop sends it. */
+  terminate(): void;
+  readonly exited: Promise<ExitInfo>;
+  /** Stops it for good (stdin, SIGTERM, SIGKILL) and waits. */
+  stop(): Promise<ExitInfo>;
+}
+
+function idle(process: AgentProcess): IdleAgentProcess {
+  return {
+    closeInput: () => process.child.stdin.end(),
+    terminate: () => {
+      if (process.pid !== undefined) killGroup(process.pid, 'SIGTERM');
+    },
+    exited: process.exited,
+    stop: () => process.shutdown(),
+  };
+}
+
+/** Spawns the agent bare and waits for its handshake (ACP initialize, pi `get_state`), then leaves it idle; as configured, no preset stop. */
+export async function startIdleAgent(config: AgentConfig, options: { logger: Logger; cwd: string; timeoutMs: number }): Promise<IdleAgentProcess> {
+  const { logger, cwd, timeoutMs } = options;
+  switch (config.protocol ?? 'acp') {
+    case 'acp': {
+      const client = AcpClient.spawn(spawnSpecOf(config, cwd), {
+        logger,
+        initializeTimeoutMs: timeoutMs,
+        handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
+      });
+      try {
+        await client.initialize(clientCapabilities({}));
+      } catch (error) {
+        await client.shutdown();
+        throw error;
+      }
+      return idle(client.process);
+    }
+    case 'rpc': {
+      const connection = RpcConnection.spawn(spawnSpecOf(config, cwd), { logger, commandTimeoutMs: timeoutMs });
+      try {
+        await connection.call({ type: 'get_state' }, { timeoutMs });
+      } catch (error) {
+        await connection.shutdown();
+        throw error;
+      }
+      return idle(connection.process);
+    }
+  }
 }

@@ -2,24 +2,21 @@
  * The compatibility check's host (./checkRun.ts): the concrete adapters and services it runs an
  * agent with — sessions through `startAgentSession` with files and terminals confined to the workspace, a
  * tool served to ACP agents over the IDE MCP bridge (dist/ideBridge.js, socket + token) and to pi RPC
- * agents as host tools, and bare idle processes for the exit checks. The one file of the check's room
- * that may import the adapters and the host services (scripts/check-layers.mjs); only the roots import it.
+ * agents as host tools, and bare idle processes for the exit checks (the factory's `startIdleAgent`). The one
+ * file of the check's room that may import the adapters and the host services (scripts/check-layers.mjs); only
+ * the roots import it.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AcpClient } from '../acp/acpClient';
-import { clientCapabilities } from '../acp/acpSession';
-import { startAgentSession } from '../adapters/factory';
-import type { CheckHost, HostedToolCall, IdleAgent } from './checkTypes';
-import { killGroup, type AgentProcess } from '../core/agentProcess';
+import { startAgentSession, startIdleAgent } from '../adapters/factory';
+import type { CheckHost, HostedToolCall } from './checkTypes';
 import type { Logger } from '../core/log';
 import { FileService } from '../host/fileService';
 import { TerminalService } from '../host/terminalService';
 import { workspaceFileTools } from '../host/workspaceFileTools';
 import { startToolEndpoint } from '../mcp/toolEndpoint';
 import { headlessRpcUi } from '../rpc/extensionUi';
-import { RpcConnection } from '../rpc/rpcConnection';
-import { agentEnvironment, spawnSpecOf, type AgentConfig } from '../session/agentConfig';
+import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import type { HostToolProvider } from '../session/hostTools';
 
 const TOOL = 'read_project_file';
@@ -28,17 +25,6 @@ const TOOL = 'read_project_file';
 function bridgePath(): string {
   const bundled = path.join(__dirname, 'ideBridge.js');
   return fs.existsSync(bundled) ? bundled : path.join(__dirname, '..', 'mcp', 'ideBridge.js');
-}
-
-function idle(process: AgentProcess): IdleAgent {
-  return {
-    closeInput: () => process.child.stdin.end(),
-    terminate: () => {
-      if (process.pid !== undefined) killGroup(process.pid, 'SIGTERM');
-    },
-    exited: process.exited,
-    stop: () => process.shutdown(),
-  };
 }
 
 /** The check's host for `workspace`; `close()` stops the tool endpoint (sessions are stopped by the check). */
@@ -72,30 +58,7 @@ export async function openCheckHost(workspace: string, logger: Logger): Promise<
       });
       return { session, frames: request.frames };
     },
-    async startIdle(config, cwd, timeoutMs) {
-      if (config.protocol === 'rpc') {
-        const connection = RpcConnection.spawn(spawnSpecOf(config, cwd), { logger, commandTimeoutMs: timeoutMs });
-        try {
-          await connection.call({ type: 'get_state' }, { timeoutMs });
-        } catch (error) {
-          await connection.shutdown();
-          throw error;
-        }
-        return idle(connection.process);
-      }
-      const client = AcpClient.spawn(spawnSpecOf(config, cwd), {
-        logger,
-        initializeTimeoutMs: timeoutMs,
-        handlers: { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) },
-      });
-      try {
-        await client.initialize(clientCapabilities({}));
-      } catch (error) {
-        await client.shutdown();
-        throw error;
-      }
-      return idle(client.process);
-    },
+    startIdle: (config, cwd, timeoutMs) => startIdleAgent(config, { logger, cwd, timeoutMs }),
     close: () => endpoint.close(),
   };
 }
