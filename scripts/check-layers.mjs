@@ -52,7 +52,7 @@ const ALLOWED = {
   cli: ['agents', 'check', 'session', 'lifecycle', 'core'],
   // The check runs agents through the host the root lends it (CheckHost); only its host names implementations.
   check: ['agents', 'scriptedModel', 'session', 'core'],
-  checkHost: ['check', 'factory', 'acp', 'rpc', 'transport', 'host', 'agents', 'session', 'core'],
+  checkHost: ['check', 'factory', 'rpc', 'host', 'agents', 'session', 'core'],
   agents: ['session', 'core'],
   scriptedModel: [],
   // The adapter factory: the one place that picks src/acp or src/rpc for an agent.
