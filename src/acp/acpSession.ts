@@ -51,6 +51,7 @@ function attachNotice(attach: AttachInfo): { title: string; detail: string } {
 /** One agent process with one ACP session, mapped into a SessionModel. */
 export class AcpSession implements AgentSession {
   readonly model: SessionModel;
+  readonly sessionsShareProcess = true;
   private readonly terminals: TerminalAccess | undefined;
   private permissionCount = 0;
   /** Commands already running when the current turn began (a cancel ends only the turn's own). */

@@ -58,6 +58,8 @@ export class RpcAgentSession implements AgentSession {
   readonly promptCapabilities: PromptCapabilities = { image: true, embeddedContext: false };
   readonly queue: StreamingQueue;
   readonly commands: AgentCommands;
+  /** One pi process runs one session: a new one is a fresh start. */
+  readonly sessionsShareProcess = false;
   private readonly unsubscribe: () => void;
 
   readonly attach: AttachInfo;

@@ -54,6 +54,8 @@ export interface AgentSession {
   readonly agentInfo: { name: string; title?: string; version?: string; protocol: 'acp' | 'rpc'; protocolVersion?: number };
   readonly promptCapabilities: PromptCapabilities;
   readonly attach: AttachInfo;
+  /** A new session can open on this session's running process (ACP agents share one per folder): a warm new chat. */
+  readonly sessionsShareProcess: boolean;
   /** The agent's own session store over this connection (ACP `session/list`, `session/delete`). */
   readonly directory?: Omit<AgentSessionDirectory, 'close'> | undefined;
   /** The agent's own queue of messages sent while a turn streams (pi RPC). */

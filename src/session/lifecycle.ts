@@ -213,7 +213,7 @@ export class AgentLifecycle<P extends StartPlan = StartPlan> {
    */
   async newSession(): Promise<AgentSession> {
     const old = this.session;
-    if (old?.agentInfo.protocol !== 'acp') return this.restart({ fresh: true });
+    if (!old?.sessionsShareProcess) return this.restart({ fresh: true });
     this.generation++;
     this.cancelRestart();
     this.next = { fresh: true };
