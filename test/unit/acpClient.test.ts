@@ -13,23 +13,8 @@ import { classifyAuthMethod } from '../../src/host/signIn';
 import { silentLogger, streamLogger } from '../../src/core/log';
 import { policyDecider, type PermissionDecider } from '../../src/session/permissions';
 import { plainHost } from '../support/plainHost';
-import { alive, hostileAgent, scratchDir } from '../support/paths';
-
-function hostile(mode: string, extra: string[] = [], dir = scratchDir('hostile')) {
-  const log = path.join(dir, 'frames.ndjson');
-  return {
-    dir,
-    log,
-    config: { name: 'hostile', command: process.execPath, args: [hostileAgent, mode, ...extra], env: { HOSTILE_LOG: log } },
-    frames: (): Record<string, unknown>[] =>
-      existsSync(log)
-        ? readFileSync(log, 'utf8')
-            .trim()
-            .split('\n')
-            .map((l) => JSON.parse(l) as Record<string, unknown>)
-        : [],
-  };
-}
+import { hostile } from '../support/hostile';
+import { alive, scratchDir } from '../support/paths';
 
 function capture() {
   const lines: string[] = [];

@@ -6,7 +6,6 @@
  * VS Code: links checked before any prompt, and sign-in's choices (prompts and secrets scripted in memory).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { askUserRequest, elicitRequest } from '../../src/acp/questions';
@@ -19,27 +18,13 @@ import type { HostToolProvider } from '../../src/session/hostTools';
 import { policyDecider } from '../../src/session/permissions';
 import type { AgentStartOptions, AskUserRequest, ElicitRequest } from '../../src/session/sessionHost';
 import { plainHost } from '../support/plainHost';
-import { hostileAgent, repoRoot, scratchDir } from '../support/paths';
+import { hostile as hostileRun } from '../support/hostile';
+import { repoRoot, scratchDir } from '../support/paths';
 
 const rpcFake = path.join(repoRoot, 'out', 'test', 'fixtures', 'rpcFakeAgent.js');
 const live: AgentSession[] = [];
 
-function hostile(mode: string, extra: string[] = []) {
-  const dir = scratchDir('services');
-  const log = path.join(dir, 'frames.ndjson');
-  return {
-    dir,
-    config: { name: 'hostile', command: process.execPath, args: [hostileAgent, mode, ...extra], env: { HOSTILE_LOG: log } },
-    frames: (): Record<string, unknown>[] =>
-      existsSync(log)
-        ? readFileSync(log, 'utf8')
-            .trim()
-            .split('\n')
-            .map((l) => JSON.parse(l) as Record<string, unknown>)
-        : [],
-  };
-}
-
+const hostile = (mode: string, extra: string[] = []) => hostileRun(mode, extra, scratchDir('services'));
 async function start(config: Parameters<typeof startAgentSession>[0], options: Partial<AgentStartOptions> & { cwd: string }): Promise<AgentSession> {
   const s = await startAgentSession(config, { logger: silentLogger, decidePermission: policyDecider('deny-all'), requestTimeoutMs: 5000, ...options });
   live.push(s);
