@@ -19,18 +19,7 @@ import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { hostileAgent, scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, pick, send, turnIdle, waitText } from './chatUi';
-import { answerModal, runCommand, withWorkbench } from './runner';
-
-/** Every settings.json under `dir` that mentions `text`, parsed. */
-function settingsWith(dir: string, text: string): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!e.isFile() || e.name !== 'settings.json') continue;
-    const body = fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
-    if (body.includes(text)) out.push(JSON.parse(body) as Record<string, unknown>);
-  }
-  return out;
-}
+import { agentEntryIn, answerModal, runCommand, withWorkbench } from './runner';
 
 test('Add Agent… installs codex-acp from an ACP registry and the chat runs a turn with it', { timeout: 600_000 }, async () => {
   const codex = agentById('codex')!;
@@ -84,14 +73,7 @@ test('Add Agent… installs codex-acp from an ACP registry and the chat runs a t
         await info.screenshot('add-agent-registry');
         await page.keyboard.press('Enter');
         // The install (npm, pinned) runs with its own progress; the entry lands in the user's settings.
-        type Added = { name: string; command: string; args: string[]; env: Record<string, string>; preset?: string };
-        const added = await until(
-          () =>
-            settingsWith(info.scratch, 'Codex CLI')
-              .flatMap((s) => (s['agentHost.agents'] as Added[] | undefined) ?? [])
-              .find((a) => a?.name === 'Codex CLI'),
-          { what: 'the installed agent in agentHost.agents', timeoutMs: 300_000, intervalMs: 500 },
-        );
+        const added = await until(() => agentEntryIn(info.scratch, 'Codex CLI'), { what: 'the installed agent in agentHost.agents', timeoutMs: 300_000, intervalMs: 500 });
         assert.ok(fs.existsSync(path.join(storage, 'codex-acp', '0.16.0', 'install.json')), 'no install record in the storage');
         assert.ok(
           [added.command, ...added.args].some((x) => x.startsWith(path.join(storage, 'codex-acp', '0.16.0'))),

@@ -25,7 +25,7 @@ import { writePiConfig } from '../agents/catalog';
 import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { pick, send, turnIdle, waitText } from './chatUi';
 import { acceptDiff, agentMenu, fileWith, openFile } from './editorUi';
-import { answerModal, CHROMIUM, CHROMIUM_ARGS, runCommand } from './runner';
+import { agentEntryIn, answerModal, CHROMIUM, CHROMIUM_ARGS, runCommand } from './runner';
 import { frameWhere, settled } from './waits';
 
 const SHOTS = path.join(repoRoot, 'test-artifacts');
@@ -71,19 +71,6 @@ async function chat(page: Page, what: string, timeoutMs = 90_000): Promise<Frame
 
 function readJson(file: string): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-}
-
-type Entry = { name: string; command: string; args: string[]; env: Record<string, string>; preset?: string };
-
-/** The agent entry named `name` in any settings.json under `dir`. */
-function agentEntry(dir: string, name: string): Entry | undefined {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!e.isFile() || e.name !== 'settings.json') continue;
-    const agents = readJson(path.join(e.parentPath, e.name))['agentHost.agents'] as Entry[] | undefined;
-    const found = agents?.find((a) => a?.name === name);
-    if (found) return found;
-  }
-  return undefined;
 }
 
 /** Tabs of the chat, by id, in order. */
@@ -306,7 +293,7 @@ test('the first hour: npm start, the chat, a write through the dialog, a tab clo
     assert.match((await row.textContent()) ?? '', /installs pi-acp@0\.0\.24 \+ @mariozechner\/pi-coding-agent@0\.73\.1 with npm/);
     await row.click();
     assert.match(await answerModal(page, 'Install'), /Install pi-acp@0\.0\.24 \+ @mariozechner\/pi-coding-agent@0\.73\.1 with npm/);
-    const added = await until(() => agentEntry(demo, 'pi (ACP)'), { what: 'pi (ACP) in agentHost.agents', timeoutMs: 300_000, intervalMs: 500 });
+    const added = await until(() => agentEntryIn(demo, 'pi (ACP)'), { what: 'pi (ACP) in agentHost.agents', timeoutMs: 300_000, intervalMs: 500 });
     assert.equal(added.preset, 'pi-acp');
     const installed = added.args.map((a) => /^(.*[\\/]pi-acp[\\/]0\.0\.24)[\\/]/.exec(a)?.[1]).find(Boolean);
     assert.ok(installed, `the entry does not run a pinned pi-acp 0.0.24: ${added.command} ${added.args.join(' ')}`);

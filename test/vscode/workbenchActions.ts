@@ -22,6 +22,27 @@ export function agentHostLog(scratch: string): string {
   return text;
 }
 
+/** An `agentHost.agents` entry as VS Code wrote it to a settings.json under `dir`. */
+export interface AgentEntry {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  preset?: string;
+}
+
+/** The `agentHost.agents` entry named `name` in any settings.json under `dir` (only files that mention it are parsed). */
+export function agentEntryIn(dir: string, name: string): AgentEntry | undefined {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile() || e.name !== 'settings.json') continue;
+    const body = fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
+    if (!body.includes(name)) continue;
+    const found = ((JSON.parse(body) as Record<string, unknown>)['agentHost.agents'] as AgentEntry[] | undefined)?.find((a) => a?.name === name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Runs a command from the palette by its title (e.g. "Atrium: Ask the Agent"). */
 export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('F1');
