@@ -35,6 +35,7 @@ const ROOMS = [
   ['src/adapters/', 'factory'],
   ['src/acp/', 'acp'],
   ['src/rpc/', 'rpc'],
+  ['src/agentService/', 'agentService'],
   ['src/transport/', 'transport'],
   ['src/lifecycle/', 'lifecycle'],
   ['src/session/', 'session'],
@@ -56,10 +57,11 @@ const ALLOWED = {
   agents: ['session', 'core'],
   scriptedModel: [],
   // The adapter factory: the one place that picks src/acp or src/rpc for an agent.
-  factory: ['acp', 'rpc', 'transport', 'agents', 'session', 'core'],
+  factory: ['acp', 'rpc', 'agentService', 'transport', 'agents', 'session', 'core'],
   // Adapters are siblings: neither imports the other.
   acp: ['session', 'transport', 'core'],
   rpc: ['session', 'transport', 'core'],
+  agentService: ['session', 'transport', 'core'],
   transport: ['core'],
   lifecycle: ['session', 'core'],
   session: ['core'],

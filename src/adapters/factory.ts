@@ -3,6 +3,7 @@
  * configured agent. The extension and the CLI call it; everything else sees an AgentSession.
  */
 import { AcpClient } from '../acp/acpClient';
+import { ServiceSession } from '../agentService/serviceSession';
 import { AcpSession, clientCapabilities } from '../acp/acpSession';
 import { missingCompanion, presetFor } from '../agents/presets';
 import { type AgentProcess, type ExitInfo, killGroup } from '../core/agentProcess';
@@ -49,6 +50,8 @@ export async function startAgentSession(agent: AgentConfig, options: AgentStartO
         throw error;
       }
     }
+    case 'agent-service':
+      return ServiceSession.start(config, options);
   }
 }
 
@@ -109,5 +112,7 @@ export async function startIdleAgent(config: AgentConfig, options: { logger: Log
       }
       return idle(connection.process);
     }
+    case 'agent-service':
+      throw new Error(`"${config.name}" is a remote agent service: there is no process of ours to start idle`);
   }
 }

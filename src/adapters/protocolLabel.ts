@@ -4,7 +4,7 @@
  */
 import type { AgentConfig } from '../session/agentConfig';
 
-const LABELS: Record<NonNullable<AgentConfig['protocol']>, string> = { acp: 'ACP', rpc: 'pi RPC' };
+const LABELS: Record<NonNullable<AgentConfig['protocol']>, string> = { acp: 'ACP', rpc: 'pi RPC', 'agent-service': 'agent service' };
 
 export function protocolLabel(agent: Pick<AgentConfig, 'protocol'>): string {
   return LABELS[agent.protocol ?? 'acp'];

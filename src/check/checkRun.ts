@@ -58,6 +58,7 @@ export async function runCompatCheck(o: CheckRunOptions): Promise<CompatReport> 
   let model: ScriptedModel | undefined;
   let host: CheckHost | undefined;
   const protocol = o.config.protocol ?? 'acp';
+  if (protocol === 'agent-service') throw new Error('The compatibility check does not run agent services yet');
   let handshake = handshakeOf([], protocol);
   try {
     let config = o.config;

@@ -25,6 +25,8 @@ export interface ExitInfo {
   closedOutput?: boolean;
   /** It stopped reading its input while still running and was stopped for that. */
   closedInput?: boolean;
+  /** A remote agent: its connection closed, and how (the close code and reason, or the socket error). */
+  disconnected?: string;
   stderrTail: string;
 }
 
@@ -37,15 +39,17 @@ export class AgentExitedError extends Error {
 }
 
 export function describeExit(exit: ExitInfo): string {
-  const how = exit.spawnError
-    ? `could not be started: ${exit.spawnError}`
-    : exit.closedOutput
-      ? `closed its output while running and was stopped (${exit.signal ?? `code ${exit.code}`})`
-      : exit.closedInput
-        ? `stopped reading its input while running and was stopped (${exit.signal ?? `code ${exit.code}`})`
-        : exit.signal
-          ? `was killed by ${exit.signal}`
-          : `exited with code ${exit.code}`;
+  const how = exit.disconnected
+    ? `connection closed: ${exit.disconnected}`
+    : exit.spawnError
+      ? `could not be started: ${exit.spawnError}`
+      : exit.closedOutput
+        ? `closed its output while running and was stopped (${exit.signal ?? `code ${exit.code}`})`
+        : exit.closedInput
+          ? `stopped reading its input while running and was stopped (${exit.signal ?? `code ${exit.code}`})`
+          : exit.signal
+            ? `was killed by ${exit.signal}`
+            : `exited with code ${exit.code}`;
   const tail = exit.stderrTail.trim();
   return `Agent ${how}${tail ? `\n--- last stderr ---\n${tail}` : ''}`;
 }

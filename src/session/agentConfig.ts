@@ -1,11 +1,18 @@
 import type { AgentSpawnSpec } from '../core/agentProcess';
+export type AgentProtocol = 'acp' | 'rpc' | 'agent-service';
+
 /** One configured agent: the `agent_servers` shape other ACP clients use, plus the protocol. */
 export interface AgentConfig {
   name: string;
+  /** What runs; for a remote agent (`url`) the URL itself, so every place that names the agent shows where it is. */
   command: string;
   args?: string[];
   env?: Record<string, string>;
-  protocol?: 'acp' | 'rpc';
+  protocol?: AgentProtocol;
+  /** A remote agent's address (`ws://` or `wss://`): the agent service connects there instead of spawning. */
+  url?: string;
+  /** For a `wss://` agent with a certificate no system CA signed: a CA file (PEM) to trust, or the SHA-256 fingerprint of the certificate to accept. */
+  tls?: { ca?: string; fingerprint?: string };
   cwd?: string;
   /** false: `env` is the agent's whole environment instead of additions to the host's. */
   inheritEnv?: boolean;
@@ -72,6 +79,9 @@ function validate(v: unknown, where: string): AgentConfig {
   if (!v || typeof v !== 'object') throw new Error(`${where}: expected an object`);
   const o = v as Record<string, unknown>;
   if (typeof o.name !== 'string' || !o.name) throw new Error(`${where}: "name" must be a non-empty string`);
+  const protocol = o.protocol ?? 'acp';
+  if (protocol !== 'acp' && protocol !== 'rpc' && protocol !== 'agent-service') throw new Error(`${where}: "protocol" must be "acp", "rpc" or "agent-service"`);
+  if (protocol === 'agent-service') return validRemote(o as Record<string, unknown> & { name: string }, where);
   if (typeof o.command !== 'string' || !o.command) throw new Error(`${where}: "command" must be a non-empty string`);
   if (o.args !== undefined && !(Array.isArray(o.args) && o.args.every((a) => typeof a === 'string'))) {
     throw new Error(`${where}: "args" must be a list of strings`);
@@ -79,16 +89,36 @@ function validate(v: unknown, where: string): AgentConfig {
   if (o.env !== undefined && (typeof o.env !== 'object' || o.env === null || Array.isArray(o.env))) {
     throw new Error(`${where}: "env" must be an object of strings`);
   }
-  const protocol = o.protocol ?? 'acp';
-  if (protocol !== 'acp' && protocol !== 'rpc') throw new Error(`${where}: "protocol" must be "acp" or "rpc"`);
   return {
     name: o.name,
     command: o.command,
     args: (o.args as string[] | undefined) ?? [],
     env: Object.fromEntries(Object.entries((o.env as Record<string, unknown>) ?? {}).map(([k, val]) => [k, String(val)])),
-    protocol,
+    protocol: protocol as AgentProtocol,
     ...(typeof o.cwd === 'string' ? { cwd: o.cwd } : {}),
     ...(o.inheritEnv === false ? { inheritEnv: false } : {}),
+    ...(typeof o.preset === 'string' && o.preset ? { preset: o.preset } : {}),
+    ...(o.defaults !== undefined ? { defaults: validDefaults(o.defaults, where) } : {}),
+  };
+}
+
+/** An agent service entry: a `ws://` / `wss://` URL instead of a command; `tls` only for `wss`. */
+function validRemote(o: Record<string, unknown> & { name: string }, where: string): AgentConfig {
+  if (typeof o.url !== 'string' || !/^wss?:\/\/[^/]/.test(o.url)) throw new Error(`${where}: an "agent-service" agent needs a "url" starting with ws:// or wss://`);
+  let tls: AgentConfig['tls'];
+  if (o.tls !== undefined) {
+    const t = o.tls as Record<string, unknown> | null;
+    if (!t || typeof t !== 'object' || Array.isArray(t) || (t.ca !== undefined && typeof t.ca !== 'string') || (t.fingerprint !== undefined && typeof t.fingerprint !== 'string')) {
+      throw new Error(`${where}: "tls" must be {ca?: "file.pem", fingerprint?: "SHA-256 hex"}`);
+    }
+    tls = { ...(typeof t.ca === 'string' ? { ca: t.ca } : {}), ...(typeof t.fingerprint === 'string' ? { fingerprint: t.fingerprint } : {}) };
+  }
+  return {
+    name: o.name,
+    command: o.url,
+    url: o.url,
+    protocol: 'agent-service',
+    ...(tls ? { tls } : {}),
     ...(typeof o.preset === 'string' && o.preset ? { preset: o.preset } : {}),
     ...(o.defaults !== undefined ? { defaults: validDefaults(o.defaults, where) } : {}),
   };

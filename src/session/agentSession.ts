@@ -2,6 +2,7 @@ import type { ExitInfo } from '../core/agentProcess';
 export type { AgentExtras, AgentState } from './agentExtras';
 import type { AgentCommands } from './agentCommands';
 import type { AgentExtras } from './agentExtras';
+import type { SelectionTasks } from './selectionTask';
 import type { ContentPart, SessionModel } from './sessionModel';
 
 /** What the agent accepts in a prompt (ACP `promptCapabilities`; pi RPC takes images, context as text). */
@@ -51,7 +52,7 @@ export interface AgentSessionInfo {
 export interface AgentSession {
   readonly sessionId: string;
   readonly model: SessionModel;
-  readonly agentInfo: { name: string; title?: string; version?: string; protocol: 'acp' | 'rpc'; protocolVersion?: number };
+  readonly agentInfo: { name: string; title?: string; version?: string; protocol: 'acp' | 'rpc' | 'agent-service'; protocolVersion?: number };
   readonly promptCapabilities: PromptCapabilities;
   readonly attach: AttachInfo;
   /** A new session can open on this session's running process (ACP agents share one per folder): a warm new chat. */
@@ -62,6 +63,13 @@ export interface AgentSession {
   readonly queue?: StreamingQueue;
   /** The agent's command surface beyond prompting ("Agent Commands…"; pi RPC). */
   readonly commands?: AgentCommands;
+  /** The agent runs the selection commands itself from structured context (the agent service's `exec_*`). */
+  readonly selectionTasks?: SelectionTasks;
+  /**
+   * Each prompt is a task on its own (the agent service): there is nothing to reattach, and a turn cut by a
+   * dropped connection is not sent again.
+   */
+  readonly statelessTasks?: boolean;
   /** Agent-specific state the chat shows; undefined when the agent has none. */
   extras(): AgentExtras | undefined;
   /** `display`: what the transcript shows as the user's message instead of `parts` (e.g. a short label and chips). */

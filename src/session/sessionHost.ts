@@ -217,6 +217,8 @@ export interface AgentStartOptions {
   ui?: AgentUiHandlers;
   /** Added to the agent's environment (e.g. API keys from SecretStorage); wins over the config's env. */
   env?: Record<string, string>;
+  /** A remote agent's API key (the agent service's `X-Api-Key` header): from SecretStorage, or AGENT_SERVICE_API_KEY in the CLI. */
+  apiKey?: string;
   /** Sign-in when the agent asks for it; without it the start fails with AuthRequiredError. */
   signIn?: SignInService;
   requestTimeoutMs?: number;
