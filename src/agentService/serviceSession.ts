@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { ExitInfo } from '../core/agentProcess';
+import { AgentExitedError, type ExitInfo } from '../core/agentProcess';
 import { Listeners } from '../core/listeners';
 import type { AgentConfig } from '../session/agentConfig';
 import type { AgentExtras, AgentHealth, AgentSession, AttachInfo, PromptCapabilities } from '../session/agentSession';
@@ -175,6 +175,8 @@ export class ServiceSession implements AgentSession {
         return { stopReason: 'cancelled' };
       }
       if (mine) this.model.endTurn(undefined, (error as Error).message);
+      // A dropped connection is the agent going away mid-turn, as a crashed process is.
+      if (error instanceof ServiceError && error.kind === 'dropped') throw new AgentExitedError({ code: null, signal: null, disconnected: error.message, stderrTail: '' });
       throw error;
     } finally {
       if (this.running === running) this.running = undefined;
