@@ -136,7 +136,9 @@ export class WebSocketTransport implements MessageTransport {
         if (status === 401 || status === 403) fail(new WebSocketConnectError('unauthorized', `${url} refused the credentials (HTTP ${status})`, status));
         else fail(new WebSocketConnectError('rejected', `${url} answered HTTP ${status} instead of opening a WebSocket`, status));
       });
+      let erred = false;
       socket.once('error', (error: NodeJS.ErrnoException) => {
+        erred = true;
         const code = error.code ?? '';
         if (UNTRUSTED.has(code) || /self[- ]signed|unable to verify|not the one accepted/i.test(error.message)) {
           void peerFingerprint(url).then((fp) =>
@@ -145,7 +147,8 @@ export class WebSocketTransport implements MessageTransport {
         } else if (/timed out|timeout/i.test(error.message)) fail(new WebSocketConnectError('timeout', `${url} did not answer in time`));
         else fail(new WebSocketConnectError('unreachable', `cannot reach ${url}: ${error.message}`));
       });
-      socket.once('close', (code) => fail(new WebSocketConnectError('rejected', `${url} closed the connection while opening it (${code})`)));
+      // After an error the error says why (naming an untrusted certificate takes a moment).
+      socket.once('close', (code) => erred || fail(new WebSocketConnectError('rejected', `${url} closed the connection while opening it (${code})`)));
     });
   }
 
