@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { inertMarkup } from '../core/visibleText';
 import type { AgentManager } from '../manager/agentManager';
-import { buildPromptParts, displayParts, type CodeContext } from './promptParts';
+import { buildPromptParts, displayParts, type CodeContext } from '../tasks/promptParts';
 
 export class TaskCancelled extends Error {
   constructor() {
