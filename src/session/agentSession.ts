@@ -2,6 +2,7 @@ import type { ExitInfo } from '../core/agentProcess';
 export type { AgentExtras, AgentState } from './agentExtras';
 import type { AgentCommands } from './agentCommands';
 import type { AgentExtras } from './agentExtras';
+import type { SelectionTasks } from './selectionTask';
 import type { ContentPart, SessionModel } from './sessionModel';
 
 /** What the agent accepts in a prompt (ACP `promptCapabilities`; pi RPC takes images, context as text). */
@@ -62,6 +63,8 @@ export interface AgentSession {
   readonly queue?: StreamingQueue;
   /** The agent's command surface beyond prompting ("Agent Commands…"; pi RPC). */
   readonly commands?: AgentCommands;
+  /** Selection tasks the agent runs itself from structured requests instead of a prompt (the agent service). */
+  readonly selectionTasks?: SelectionTasks;
   /** Agent-specific state the chat shows; undefined when the agent has none. */
   extras(): AgentExtras | undefined;
   /** `display`: what the transcript shows as the user's message instead of `parts` (e.g. a short label and chips). */
