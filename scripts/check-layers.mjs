@@ -22,7 +22,7 @@ const ROOMS = [
   ['src/cli/main.ts', 'root'],
   ['src/views/', 'views', 'vscode'],
   ['src/commands/', 'commands', 'vscode'],
-  ['src/prompts/', 'commands'],
+  ['src/tasks/', 'tasks'],
   ['src/manager/', 'manager', 'vscode'],
   ['src/host/vscode/', 'host', 'vscode'],
   ['src/host/', 'host'],
@@ -47,14 +47,16 @@ const ROOMS = [
 // What each floor may import besides itself. Roots import anything.
 const ALLOWED = {
   views: ['manager', 'agents', 'check', 'host', 'session', 'lifecycle', 'shared', 'core'],
-  commands: ['views', 'manager', 'agents', 'host', 'session', 'shared', 'core'],
+  commands: ['views', 'manager', 'agents', 'host', 'tasks', 'session', 'shared', 'core'],
   manager: ['session', 'lifecycle', 'core'],
   host: ['session', 'core'],
-  cli: ['agents', 'check', 'session', 'lifecycle', 'core'],
+  cli: ['agents', 'check', 'tasks', 'session', 'lifecycle', 'core'],
   // The check runs agents through the host the root lends it (CheckHost); only its host names implementations.
   check: ['agents', 'scriptedModel', 'session', 'core'],
   checkHost: ['check', 'factory', 'rpc', 'host', 'agents', 'session', 'core'],
   agents: ['session', 'core'],
+  // The selection tasks' pure parts (prompts, answers, proposals), shared by the editor's commands and the CLI.
+  tasks: ['session', 'core'],
   scriptedModel: [],
   // The adapter factory: the one place that picks src/acp or src/rpc for an agent.
   factory: ['acp', 'rpc', 'agentService', 'transport', 'agents', 'session', 'core'],

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { redactingLogger, streamLogger, type LogLevel } from '../core/log';
@@ -21,12 +22,20 @@ import type { SessionEvent } from '../session/sessionModel';
 import { TextRenderer } from '../session/transcriptText';
 import { stderr, stdout } from './terminal';
 import { runPrompt } from './runPrompt';
+import { runTask, TASK_USAGE, TASK_VERBS, type TaskVerb } from './taskCommand';
+import { parseRange } from './taskInput';
+import { languageIdOf } from '../tasks/textRanges';
+import type { TaskRange } from '../session/selectionTask';
+import type { Logger } from '../core/log';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host [options] <prompt…> -- CMD [ARG…]   (an ad-hoc agent: its command and arguments as written)
        agent-host sessions list|show|export|rename|delete … (see agent-host sessions --help)
        agent-host registry list|search, install ID, uninstall ID, installed (see agent-host install --help)
        agent-host check --preset ID [--scripted] [--format text|json|markdown] … (see agent-host check --help)
+       agent-host task explain|docstring|optimize|fix|tests --file F --range L1:C1-L2:C2 [--language en|zh]
+                       [agent options] (a selection command: prints the answer or the proposed edit as a
+                       unified diff, writes no file; see agent-host task --help)
 
 Runs one prompt against an agent and prints the session as it happens. Every session is recorded in a
 local index (title, agent, folder, a copy of the transcript) that the editor shares; an id already recorded
@@ -73,12 +82,40 @@ Exit codes: 0 end_turn, 1 error, 2 usage, 3 agent failed to start (an agent serv
             API key too), 4 agent exited mid-turn (or its connection dropped),
             5 refusal, 6 max_tokens/max_turn_requests, 7 cancelled.`;
 
+/** The options that say which agent runs and how: the prompt mode's and the task verb's. */
+const AGENT_OPTIONS = {
+  config: { type: 'string' },
+  agent: { type: 'string' },
+  command: { type: 'string' },
+  arg: { type: 'string', multiple: true },
+  env: { type: 'string', multiple: true },
+  protocol: { type: 'string' },
+  url: { type: 'string' },
+  ca: { type: 'string' },
+  fingerprint: { type: 'string' },
+  cwd: { type: 'string' },
+  'approve-all': { type: 'boolean' },
+  'approve-reads': { type: 'boolean' },
+  'deny-all': { type: 'boolean' },
+  'allow-protected': { type: 'boolean' },
+  'allow-env': { type: 'string', multiple: true },
+  'host-tools': { type: 'boolean' },
+  format: { type: 'string' },
+  timeout: { type: 'string' },
+  'log-level': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type AgentValues = {
+  [K in keyof typeof AGENT_OPTIONS]?: (typeof AGENT_OPTIONS)[K] extends { type: 'boolean' } ? boolean : (typeof AGENT_OPTIONS)[K] extends { multiple: true } ? string[] : string;
+};
+
 function fail(message: string, code: number): never {
   stderr(`agent-host: ${message}\n`);
   process.exit(code);
 }
 
-function resolveAgent(values: Record<string, unknown>, required = true): AgentConfig | undefined {
+function resolveAgent(values: Record<string, unknown>, required = true, usageText = USAGE): AgentConfig | undefined {
   if (!required && typeof values.command !== 'string' && typeof values.config !== 'string') return undefined;
   const usage = (error: unknown): never => fail((error as Error).message, TURN_EXIT_CODES.usage!);
   if (typeof values.url === 'string' || values.protocol === 'agent-service') {
@@ -98,7 +135,7 @@ function resolveAgent(values: Record<string, unknown>, required = true): AgentCo
     if (protocol !== 'acp' && protocol !== 'rpc') fail('--protocol must be acp, rpc or agent-service (with --url)', TURN_EXIT_CODES.usage!);
     return { name: 'cli', command: values.command, args: (values.arg as string[] | undefined) ?? [], env, protocol };
   }
-  if (typeof values.config !== 'string') fail(`give --config FILE or --command CMD\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
+  if (typeof values.config !== 'string') fail(`give --config FILE or --command CMD\n\n${usageText}`, TURN_EXIT_CODES.usage!);
   try {
     return agentFromFile(values.config, values.agent as string | undefined);
   } catch (error) {
@@ -106,86 +143,8 @@ function resolveAgent(values: Record<string, unknown>, required = true): AgentCo
   }
 }
 
-async function main(): Promise<number> {
-  // Registry verbs take their own options; only as the first word (a prompt may start with "install").
-  if (AGENT_VERBS.has(process.argv[2] ?? '')) {
-    return runAgentsCommand(process.argv.slice(2), { out: stdout, err: (t) => stderr(`agent-host: ${t}\n`), env: process.env });
-  }
-  if (process.argv[2] === 'check') {
-    return runCheckCommand(process.argv.slice(3), {
-      openHost: openCheckHost,
-      logger: (level) => redactingLogger(streamLogger(stderr, level as LogLevel)),
-      out: stdout,
-      err: (t) => stderr(`agent-host check: ${t}\n`),
-    });
-  }
-  const words = splitAgentWords(process.argv.slice(2));
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: words.options,
-      allowPositionals: true,
-      options: {
-        config: { type: 'string' },
-        agent: { type: 'string' },
-        command: { type: 'string' },
-        arg: { type: 'string', multiple: true },
-        env: { type: 'string', multiple: true },
-        protocol: { type: 'string' },
-        url: { type: 'string' },
-        ca: { type: 'string' },
-        fingerprint: { type: 'string' },
-        cwd: { type: 'string' },
-        'approve-all': { type: 'boolean' },
-        'approve-reads': { type: 'boolean' },
-        'deny-all': { type: 'boolean' },
-        'allow-protected': { type: 'boolean' },
-        'allow-env': { type: 'string', multiple: true },
-        'host-tools': { type: 'boolean' },
-        format: { type: 'string' },
-        timeout: { type: 'string' },
-        'log-level': { type: 'string' },
-        resume: { type: 'string' },
-        'state-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    fail(`${(error as Error).message}\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
-  }
-  const { positionals } = parsed;
-  let values = parsed.values;
-  try {
-    values = withAgentCommand(values, words.agentCommand);
-  } catch (error) {
-    fail(`${(error as Error).message}\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
-  }
-  const store = new SessionStore(values['state-dir'] ? path.resolve(values['state-dir']) : defaultStateDir());
-  if (positionals[0] === 'sessions') {
-    if (values.help || positionals.length === 1) {
-      stdout(`${SESSIONS_USAGE}\n`);
-      return values.help ? 0 : TURN_EXIT_CODES.usage!;
-    }
-    const sessionsFormat = values.format ?? 'text';
-    if (sessionsFormat !== 'text' && sessionsFormat !== 'json') fail('--format must be text or json', TURN_EXIT_CODES.usage!);
-    const named = resolveAgent(values, false);
-    const logger = redactingLogger(streamLogger(stderr, (values['log-level'] as LogLevel | undefined) ?? 'warn'));
-    const cwd = values.cwd ? path.resolve(values.cwd) : undefined;
-    return runSessions(positionals.slice(1), {
-      store,
-      ...(named ? { agent: named.name, openDirectory: () => openSessionDirectory(named, { logger, cwd: cwd ?? process.cwd() }) } : {}),
-      ...(cwd ? { cwd } : {}),
-      format: sessionsFormat,
-      out: stdout,
-      err: (t) => stderr(`agent-host: ${t}\n`),
-    });
-  }
-  if (values.help) {
-    stdout(`${USAGE}\n`);
-    return 0;
-  }
-  const prompt = positionals.join(' ').trim();
-  if (!prompt) fail(`no prompt given\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
+/** The agent and how every start of it runs, from the agent options (a usage error exits 2). */
+function agentRun(values: AgentValues, usageText: string): { agent: AgentConfig; options: AgentStartOptions; cwd: string; logger: Logger; format: 'text' | 'json' } {
   const policies = (['approve-all', 'approve-reads', 'deny-all'] as const).filter((p) => values[p]);
   if (policies.length > 1) fail('choose one of --approve-all, --approve-reads, --deny-all', TURN_EXIT_CODES.usage!);
   const policy: PolicyName = policies[0] ?? 'deny-all';
@@ -193,17 +152,9 @@ async function main(): Promise<number> {
   if (format !== 'text' && format !== 'json') fail('--format must be text or json', TURN_EXIT_CODES.usage!);
   const timeoutS = values.timeout ? Number(values.timeout) : 60;
   if (!(timeoutS > 0)) fail('--timeout must be a positive number of seconds', TURN_EXIT_CODES.usage!);
-  const agent = resolveAgent(values)!;
+  const agent = resolveAgent(values, true, usageText)!;
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const logger = redactingLogger(streamLogger(stderr, (values['log-level'] as LogLevel | undefined) ?? 'warn'));
-
-  const emit =
-    format === 'json'
-      ? (event: object) => stdout(`${JSON.stringify(event)}\n`)
-      : (() => {
-          const r = new TextRenderer(stdout);
-          return (event: object) => r.render(event as SessionEvent | { type: string });
-        })();
 
   const options: AgentStartOptions = {
     logger,
@@ -244,6 +195,124 @@ async function main(): Promise<number> {
     // An agent service's key: from the environment only, never a flag (a flag shows in `ps`).
     ...(agent.protocol === 'agent-service' && process.env.AGENT_SERVICE_API_KEY ? { apiKey: process.env.AGENT_SERVICE_API_KEY } : {}),
   };
+  return { agent, options, cwd, logger, format };
+}
+
+/** `agent-host task TASK --file F --range R [agent options]`: its own options checked (each a usage error, exit 2), then the task. */
+function runTaskVerb(argv: string[]): Promise<number> {
+  const words = splitAgentWords(argv);
+  const usage = (message: string, withUsage = false): never => fail(`task: ${message}${withUsage ? `\n\n${TASK_USAGE}` : ''}`, TURN_EXIT_CODES.usage!);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: words.options, allowPositionals: true, options: { ...AGENT_OPTIONS, file: { type: 'string' }, range: { type: 'string' }, language: { type: 'string' } } });
+  } catch (error) {
+    return usage((error as Error).message, true);
+  }
+  let values = parsed.values;
+  try {
+    values = withAgentCommand(values, words.agentCommand);
+  } catch (error) {
+    return usage((error as Error).message, true);
+  }
+  if (values.help) {
+    stdout(`${TASK_USAGE}\n`);
+    return Promise.resolve(0);
+  }
+  const [task, ...extra] = parsed.positionals;
+  if (!(TASK_VERBS as readonly string[]).includes(task ?? '')) return usage(`give one of ${TASK_VERBS.join(', ')}${task ? `, not "${task}"` : ''}`, true);
+  if (extra.length > 0) return usage(`unexpected words after the task: ${extra.join(' ')}`, true);
+  if (!values.file) return usage('give --file FILE', true);
+  if (!values.range) return usage('give --range L1:C1-L2:C2 or --range L1-L2', true);
+  const language = values.language ?? 'en';
+  if (language !== 'en' && language !== 'zh') return usage('--language must be en or zh');
+  const { agent, options, cwd, logger, format } = agentRun(values, TASK_USAGE);
+  const file = path.resolve(values.file!);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return usage(`cannot read --file ${values.file}: ${(error as Error).message}`);
+  }
+  const rel = path.relative(cwd, file);
+  // The diff names the file relative to the workspace, and the test plan looks at the workspace's files.
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return usage(`--file ${values.file} is not inside the workspace folder ${cwd} (give --cwd)`);
+  let selected: TaskRange;
+  try {
+    selected = parseRange(values.range!, text, file);
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  // Text: only the answer or the diff on stdout, so it can be piped (git apply); json: the session's events too.
+  const emit = format === 'json' ? (event: object) => stdout(`${JSON.stringify(event)}\n`) : () => undefined;
+  return runTask({ task: task as TaskVerb, file, text, languageId: languageIdOf(file), selected, language, cwd, agent, options, format, emit, logger, startAgent: startAgentSession });
+}
+
+async function main(): Promise<number> {
+  // Registry verbs take their own options; only as the first word (a prompt may start with "install").
+  if (AGENT_VERBS.has(process.argv[2] ?? '')) {
+    return runAgentsCommand(process.argv.slice(2), { out: stdout, err: (t) => stderr(`agent-host: ${t}\n`), env: process.env });
+  }
+  if (process.argv[2] === 'task') return runTaskVerb(process.argv.slice(3));
+  if (process.argv[2] === 'check') {
+    return runCheckCommand(process.argv.slice(3), {
+      openHost: openCheckHost,
+      logger: (level) => redactingLogger(streamLogger(stderr, level as LogLevel)),
+      out: stdout,
+      err: (t) => stderr(`agent-host check: ${t}\n`),
+    });
+  }
+  const words = splitAgentWords(process.argv.slice(2));
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: words.options,
+      allowPositionals: true,
+      options: { ...AGENT_OPTIONS, resume: { type: 'string' }, 'state-dir': { type: 'string' } },
+    });
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
+  }
+  const { positionals } = parsed;
+  let values = parsed.values;
+  try {
+    values = withAgentCommand(values, words.agentCommand);
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
+  }
+  const store = new SessionStore(values['state-dir'] ? path.resolve(values['state-dir']) : defaultStateDir());
+  if (positionals[0] === 'sessions') {
+    if (values.help || positionals.length === 1) {
+      stdout(`${SESSIONS_USAGE}\n`);
+      return values.help ? 0 : TURN_EXIT_CODES.usage!;
+    }
+    const sessionsFormat = values.format ?? 'text';
+    if (sessionsFormat !== 'text' && sessionsFormat !== 'json') fail('--format must be text or json', TURN_EXIT_CODES.usage!);
+    const named = resolveAgent(values, false);
+    const logger = redactingLogger(streamLogger(stderr, (values['log-level'] as LogLevel | undefined) ?? 'warn'));
+    const cwd = values.cwd ? path.resolve(values.cwd) : undefined;
+    return runSessions(positionals.slice(1), {
+      store,
+      ...(named ? { agent: named.name, openDirectory: () => openSessionDirectory(named, { logger, cwd: cwd ?? process.cwd() }) } : {}),
+      ...(cwd ? { cwd } : {}),
+      format: sessionsFormat,
+      out: stdout,
+      err: (t) => stderr(`agent-host: ${t}\n`),
+    });
+  }
+  if (values.help) {
+    stdout(`${USAGE}\n`);
+    return 0;
+  }
+  const prompt = positionals.join(' ').trim();
+  if (!prompt) fail(`no prompt given\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
+  const { agent, options, cwd, logger, format } = agentRun(values, USAGE);
+  const emit =
+    format === 'json'
+      ? (event: object) => stdout(`${JSON.stringify(event)}\n`)
+      : (() => {
+          const r = new TextRenderer(stdout);
+          return (event: object) => r.render(event as SessionEvent | { type: string });
+        })();
   return runPrompt({ agent, options, prompt, ...(values.resume ? { resume: values.resume } : {}), cwd, store, logger, format, emit, startAgent: startAgentSession });
 }
 

@@ -4,7 +4,7 @@
  * enclosing class and the definitions (and type definitions) of the symbols the code uses.
  */
 import * as vscode from 'vscode';
-import type { CodeContext } from './promptParts';
+import type { CodeContext } from '../tasks/promptParts';
 
 const FUNCTION_KINDS = new Set([vscode.SymbolKind.Function, vscode.SymbolKind.Method, vscode.SymbolKind.Constructor]);
 const CONTAINER_KINDS = new Set([vscode.SymbolKind.Class, vscode.SymbolKind.Interface, vscode.SymbolKind.Struct]);

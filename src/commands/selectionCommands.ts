@@ -8,17 +8,17 @@ import * as vscode from 'vscode';
 import type { AgentManager } from '../manager/agentManager';
 import { registerCommand } from '../views/commandRegistry';
 import { refuseInRestrictedMode } from '../views/restrictedMode';
-import { buildInstructions, docConvention, languageName, resolveAnswerLanguage, type AnswerLanguage, type PromptVars, type TaskName } from '../prompts/templates';
-import { fitReplacement, pickCodeBlock } from './codeBlocks';
-import { bodyUnchanged, docStyle, extractDocComment, spliceDocComment, stubFunction } from './docstring';
+import { buildInstructions, docConvention, languageName, resolveAnswerLanguage, type AnswerLanguage, type PromptVars, type TaskName } from '../tasks/templates';
+import { fitReplacement, pickCodeBlock } from '../tasks/codeBlocks';
+import { bodyUnchanged, docStyle, extractDocComment, spliceDocComment, stubFunction } from '../tasks/docstring';
 import { enclosingFunction, functionSymbols, resolveTarget, symbolContext, toContext, visibleContext, type Target } from './editorContext';
-import { lineSpan, type CodeContext } from './promptParts';
+import { lineSpan, type CodeContext } from '../tasks/promptParts';
 import { ProposalPreview } from './proposals';
 import { symbolsIn, taskRange, textContext } from './taskRequests';
 import type { SelectionTaskRequest } from '../session/selectionTask';
 import { TaskRunner, type TaskContext } from './taskRunner';
-import { casesAsList, casesForPrompt, parseTestCases } from './testCases';
-import { frameworksFor, planTests, type Framework } from './testFramework';
+import { casesAsList, casesForPrompt, parseTestCases } from '../tasks/testCases';
+import { frameworksFor, planTests, type Framework } from '../tasks/testFramework';
 import { pickTestCases } from './testCasePicker';
 
 export const SELECTION_COMMANDS = {

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { TaskRange, TaskSymbol, TextContext } from '../session/selectionTask';
-import type { CodeContext } from './promptParts';
+import type { CodeContext } from '../tasks/promptParts';
 
 export function taskRange(range: vscode.Range | CodeContext['range']): TaskRange {
   return { start: { line: range.start.line, character: range.start.character }, end: { line: range.end.line, character: range.end.character } };

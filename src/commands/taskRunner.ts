@@ -9,7 +9,7 @@ import type { AgentManager } from '../manager/agentManager';
 import { AgentBusyError } from '../session/agentSession';
 import { offerRetry } from '../views/busyRetry';
 import type { SelectionTaskRequest } from '../session/selectionTask';
-import { buildPromptParts, displayParts, type CodeContext } from './promptParts';
+import { buildPromptParts, displayParts, type CodeContext } from '../tasks/promptParts';
 
 export class TaskCancelled extends Error {
   constructor() {

@@ -4,7 +4,7 @@
  * written.
  */
 import * as vscode from 'vscode';
-import type { TestCase } from './testCases';
+import type { TestCase } from '../tasks/testCases';
 
 interface CaseItem extends vscode.QuickPickItem {
   index: number;

@@ -1,5 +1,5 @@
 /**
- * The scripted model's answers to Atrium's selection-command prompts (src/prompts/templates.ts), found
+ * The scripted model's answers to Atrium's selection-command prompts (src/tasks/templates.ts), found
  * by their first line `Atrium task: <task>`: an explanation, a documentation comment in the language's
  * convention (the stub with `...` as body, like a real model given devchat's prompt), a fixed or optimized
  * replacement, a JSON list of test cases (3 happy + 3 edge) and a test file in the requested framework.

@@ -1,12 +1,12 @@
 /** The selection commands' vscode-free parts: prompts, code blocks, docstring splicing, test cases, test plans. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { codeBlocks, fitReplacement, pickCodeBlock } from '../../src/commands/codeBlocks';
-import { bodyUnchanged, extractDocComment, spliceDocComment, stubFunction, withoutDocComment } from '../../src/commands/docstring';
-import { buildPromptParts, contextUri, displayParts, lineSpan, type CodeContext } from '../../src/commands/promptParts';
-import { casesAsList, parseTestCases } from '../../src/commands/testCases';
-import { planTests, type ProjectView } from '../../src/commands/testFramework';
-import { buildInstructions, renderTemplate, resolveAnswerLanguage, taskOf } from '../../src/prompts/templates';
+import { codeBlocks, fitReplacement, pickCodeBlock } from '../../src/tasks/codeBlocks';
+import { bodyUnchanged, extractDocComment, spliceDocComment, stubFunction, withoutDocComment } from '../../src/tasks/docstring';
+import { buildPromptParts, contextUri, displayParts, lineSpan, type CodeContext } from '../../src/tasks/promptParts';
+import { casesAsList, parseTestCases } from '../../src/tasks/testCases';
+import { planTests, type ProjectView } from '../../src/tasks/testFramework';
+import { buildInstructions, renderTemplate, resolveAnswerLanguage, taskOf } from '../../src/tasks/templates';
 import { taskAnswer } from '../../src/scriptedModel/tasks';
 
 const PY = `def cart_total(items):
