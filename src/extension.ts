@@ -159,7 +159,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
           agents.map((a) => ({
             label: a.name,
             description: sourceLabel(manager.agentSource(a.name)),
-            detail: `${[path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${protocolLabel(a)}`,
+            detail: `${a.url ?? [path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${protocolLabel(a)}`,
           })),
           { title: vscode.l10n.t('Atrium: choose the agent') },
         );
