@@ -71,6 +71,8 @@ export class ServiceSession implements AgentSession {
   private connection: ServiceConnection;
   private ready: Promise<ServiceConnection>;
   private stopping = false;
+  /** Connections a Stop let go of: their close is ours, not a drop. */
+  private readonly retired = new WeakSet<ServiceConnection>();
   private exited: ExitInfo | undefined;
 
   private constructor(
@@ -133,7 +135,7 @@ export class ServiceSession implements AgentSession {
   /** A dropped connection ends the session (the lifecycle connects again); a Stop's own close does not. */
   private watch(connection: ServiceConnection): void {
     void connection.transport.closed.then((reason) => {
-      if (connection !== this.connection || this.stopping) return;
+      if (this.retired.has(connection) || this.stopping) return;
       this.exited = reason;
       this.exits.fire(reason);
     });
@@ -201,6 +203,7 @@ export class ServiceSession implements AgentSession {
     running.connection.forget(running.id, 'cancelled');
     this.model.endTurn('cancelled');
     const old = running.connection;
+    this.retired.add(old);
     this.ready = ServiceSession.connect(this.config, this.options).then(
       (fresh) => {
         this.connection = fresh;
