@@ -51,9 +51,12 @@ Agent (one of):
                        agent's even when it starts with "-": --arg -c), --env K=V (repeatable)
   -- CMD [ARG…]        the same, last: every word after "--" is the agent's command and arguments
   --protocol acp|rpc   protocol of an ad-hoc agent (default acp)
-  --url ws://…         an agent service (--protocol agent-service; seed 003's WebSocket protocol): the key
-                       comes from AGENT_SERVICE_API_KEY (never a flag); a prompt is an exec_chat task;
-                       wss:// with --ca FILE (a CA to trust) or --fingerprint SHA256 (a self-signed certificate)
+  --url URL            a remote ACP agent: ws(s)://…/acp over a WebSocket, http(s)://…/acp over Streamable
+                       HTTP; the token (sent as Authorization: Bearer) comes from ACP_REMOTE_TOKEN (never a
+                       flag); --ca FILE names a CA to trust, --fingerprint SHA256 a self-signed wss:// certificate
+  --url ws://… --protocol agent-service
+                       an agent service (seed 003's WebSocket protocol): the key comes from
+                       AGENT_SERVICE_API_KEY (never a flag); a prompt is an exec_chat task
 
 Options:
   --cwd DIR            workspace folder (default: current directory)
@@ -78,8 +81,8 @@ Options:
   --timeout SECONDS    timeout of each request other than the prompt (default 60)
   --log-level LEVEL    trace|debug|info|warn|error|off for stderr (default warn)
 
-Exit codes: 0 end_turn, 1 error, 2 usage, 3 agent failed to start (an agent service that refused the
-            API key too), 4 agent exited mid-turn (or its connection dropped),
+Exit codes: 0 end_turn, 1 error, 2 usage, 3 agent failed to start (a remote agent that refused the
+            token or API key too), 4 agent exited mid-turn (or its connection dropped),
             5 refusal, 6 max_tokens/max_turn_requests, 7 cancelled.`;
 
 /** The options that say which agent runs and how: the prompt mode's and the task verb's. */
@@ -119,10 +122,18 @@ function resolveAgent(values: Record<string, unknown>, required = true, usageTex
   if (!required && typeof values.command !== 'string' && typeof values.config !== 'string') return undefined;
   const usage = (error: unknown): never => fail((error as Error).message, TURN_EXIT_CODES.usage!);
   if (typeof values.url === 'string' || values.protocol === 'agent-service') {
-    if (typeof values.url !== 'string' || !/^wss?:\/\/[^/]/.test(values.url)) fail('--protocol agent-service needs --url ws://HOST:PORT/… (or wss://)', TURN_EXIT_CODES.usage!);
+    // A URL is a remote ACP agent unless --protocol agent-service says otherwise.
+    const service = values.protocol === 'agent-service';
+    if (!service && values.protocol !== undefined && values.protocol !== 'acp') fail('--url takes --protocol acp (the default) or agent-service', TURN_EXIT_CODES.usage!);
+    const scheme = service ? /^wss?:\/\/[^/]/ : /^(wss?|https?):\/\/[^/]/;
+    if (typeof values.url !== 'string' || !scheme.test(values.url)) {
+      fail(service ? '--protocol agent-service needs --url ws://HOST:PORT/… (or wss://)' : '--url must start with ws://, wss://, http:// or https://', TURN_EXIT_CODES.usage!);
+    }
     if (typeof values.command === 'string' || typeof values.config === 'string') fail('--url names the agent: give it without --command or --config', TURN_EXIT_CODES.usage!);
+    if (!service && typeof values.fingerprint === 'string' && !values.url.startsWith('wss:')) fail('--fingerprint is for wss:// agents (give --ca FILE)', TURN_EXIT_CODES.usage!);
     const tls = { ...(typeof values.ca === 'string' ? { ca: path.resolve(values.ca) } : {}), ...(typeof values.fingerprint === 'string' ? { fingerprint: values.fingerprint } : {}) };
-    return { name: 'agent-service', command: values.url, url: values.url, protocol: 'agent-service', ...(Object.keys(tls).length ? { tls } : {}) };
+    const name = service ? 'agent-service' : 'remote';
+    return { name, command: values.url, url: values.url, protocol: service ? 'agent-service' : 'acp', ...(Object.keys(tls).length ? { tls } : {}) };
   }
   if (typeof values.command === 'string') {
     let env: Record<string, string> = {};
@@ -141,6 +152,12 @@ function resolveAgent(values: Record<string, unknown>, required = true, usageTex
   } catch (error) {
     return usage(error);
   }
+}
+
+/** The agent service's key (AGENT_SERVICE_API_KEY) or a remote ACP agent's token (ACP_REMOTE_TOKEN). */
+function remoteSecret(agent: AgentConfig): { apiKey?: string } {
+  const secret = agent.protocol === 'agent-service' ? process.env.AGENT_SERVICE_API_KEY : agent.url ? process.env.ACP_REMOTE_TOKEN : undefined;
+  return secret ? { apiKey: secret } : {};
 }
 
 /** The agent and how every start of it runs, from the agent options (a usage error exits 2). */
@@ -192,8 +209,8 @@ function agentRun(values: AgentValues, usageText: string): { agent: AgentConfig;
     ...(values['host-tools'] ? { ideTools: { tools: workspaceFileTools(cwd), mcpServer: async () => undefined } } : {}),
     requestTimeoutMs: timeoutS * 1000,
     initializeTimeoutMs: timeoutS * 1000,
-    // An agent service's key: from the environment only, never a flag (a flag shows in `ps`).
-    ...(agent.protocol === 'agent-service' && process.env.AGENT_SERVICE_API_KEY ? { apiKey: process.env.AGENT_SERVICE_API_KEY } : {}),
+    // A remote agent's secret: from the environment only, never a flag (a flag shows in `ps`).
+    ...remoteSecret(agent),
   };
   return { agent, options, cwd, logger, format };
 }

@@ -46,7 +46,7 @@ const frames = (server: AgentServiceServer, cmd: string) => server.received.map(
 
 test('a prompt is an exec_chat task: the answer streams whole and in order, though its frames came shuffled', async () => {
   await withServer({ chunks: 40, shuffle: true }, async (server) => {
-    const run = await runCli(['--url', server.url, '--format', 'json', 'Tell me about next_turn'], work, env());
+    const run = await runCli(['--protocol', 'agent-service', '--url', server.url, '--format', 'json', 'Tell me about next_turn'], work, env());
     assert.equal(run.code, 0, run.stderr);
     const events = run.stdout
       .trim()
@@ -70,7 +70,7 @@ test('a prompt is an exec_chat task: the answer streams whole and in order, thou
 test('agent-host task explain, docstring, optimize, fix and tests run as exec_* tasks and print the answer or a diff that applies', async () => {
   await withServer({ chunks: 3 }, async (server) => {
     const file = 'shop/pricing.py';
-    const explain = await runCli(['task', 'explain', '--url', server.url, '--file', file, '--range', '6:1-10:17'], work, env());
+    const explain = await runCli(['task', 'explain', '--protocol', 'agent-service', '--url', server.url, '--file', file, '--range', '6:1-10:17'], work, env());
     assert.equal(explain.code, 0, explain.stderr);
     const sent = frames(server, 'exec_explain')[0]!;
     const selected = sent.selected_text as { filepath: string; range: unknown; text: string };
@@ -81,7 +81,7 @@ test('agent-host task explain, docstring, optimize, fix and tests run as exec_* 
     assert.match(explain.stdout, /def cart_total\(items\):/, 'the answer printed');
 
     for (const task of ['docstring', 'optimize', 'fix'] as const) {
-      const run = await runCli(['task', task, '--url', server.url, '--file', file, '--range', '6-10', '--language', 'zh'], work, env());
+      const run = await runCli(['task', task, '--protocol', 'agent-service', '--url', server.url, '--file', file, '--range', '6-10', '--language', 'zh'], work, env());
       assert.equal(run.code, 0, `${task}: ${run.stderr}`);
       const frame = frames(server, `exec_${task}`)[0]!;
       assert.equal(frame.language, 'zh');
@@ -91,7 +91,7 @@ test('agent-host task explain, docstring, optimize, fix and tests run as exec_* 
     }
     assert.equal(readFileSync(path.join(work, file), 'utf8'), readFileSync(path.join(fixturesDir, 'selection', file), 'utf8'), 'nothing written');
 
-    const tests = await runCli(['task', 'tests', '--url', server.url, '--file', file, '--range', '6:5-6:5'], work, env());
+    const tests = await runCli(['task', 'tests', '--protocol', 'agent-service', '--url', server.url, '--file', file, '--range', '6:5-6:5'], work, env());
     assert.equal(tests.code, 0, tests.stderr);
     const recommend = frames(server, 'exec_unittest_recommend')[0]!;
     assert.equal(recommend.func_name, 'cart_total');
@@ -104,13 +104,13 @@ test('agent-host task explain, docstring, optimize, fix and tests run as exec_* 
 
 test('a refused key exits 3 and says so; no key names the variable; the key is never a flag', async () => {
   await withServer({ authFailure: 'close' }, async (server) => {
-    const wrong = await runCli(['--url', server.url, 'hi'], work, env('not-a-key'));
+    const wrong = await runCli(['--protocol', 'agent-service', '--url', server.url, 'hi'], work, env('not-a-key'));
     assert.equal(wrong.code, 3);
     assert.match(wrong.stderr, /the agent service refused the API key/);
-    const none = await runCli(['--url', server.url, 'hi'], work, env(null));
+    const none = await runCli(['--protocol', 'agent-service', '--url', server.url, 'hi'], work, env(null));
     assert.equal(none.code, 3);
     assert.match(none.stderr, /AGENT_SERVICE_API_KEY/);
-    const flag = await runCli(['--url', server.url, '--api-key', KEY, 'hi'], work, env(null));
+    const flag = await runCli(['--protocol', 'agent-service', '--url', server.url, '--api-key', KEY, 'hi'], work, env(null));
     assert.equal(flag.code, 2);
     assert.equal(frames(server, 'exec_chat').length, 0);
   });
@@ -118,11 +118,11 @@ test('a refused key exits 3 and says so; no key names the variable; the key is n
 
 test('a connection dropped mid-task exits 4, and the task is not sent again', async () => {
   await withServer({ chunks: 10, dropAfterFrames: 4, frameDelayMs: 5 }, async (server) => {
-    const run = await runCli(['--url', server.url, 'hello'], work, env());
+    const run = await runCli(['--protocol', 'agent-service', '--url', server.url, 'hello'], work, env());
     assert.equal(run.code, 4, run.stderr);
     assert.match(run.stderr, /dropped/);
     assert.equal(frames(server, 'exec_chat').length, 1);
-    const task = await runCli(['task', 'explain', '--url', server.url, '--file', 'shop/pricing.py', '--range', '6-10'], work, env());
+    const task = await runCli(['task', 'explain', '--protocol', 'agent-service', '--url', server.url, '--file', 'shop/pricing.py', '--range', '6-10'], work, env());
     assert.equal(task.code, 4, task.stderr);
   });
 });
