@@ -46,8 +46,8 @@ const SESSION_STREAM_CLOSED = 'ACP session SSE stream closed';
 
 type SdkStream = { readable: ReadableStream<object>; writable: WritableStream<object> };
 
-/** A `fetch` over Node's http/https with one keep-alive agent (and the entry's CA). */
-function nodeFetch(agent: http.Agent): typeof fetch {
+/** A `fetch` over Node's http/https with one keep-alive agent (and the entry's CA); `received` counts the bytes of each body. */
+function nodeFetch(agent: http.Agent, received: (bytes: number) => void): typeof fetch {
   return (input, init = {}) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(String(input instanceof Request ? input.url : input));
@@ -59,6 +59,7 @@ function nodeFetch(agent: http.Agent): typeof fetch {
         const status = res.statusCode ?? 0;
         const empty = status === 204 || status === 205 || status === 304;
         if (empty) res.resume();
+        res.on('data', (chunk: Buffer) => received(chunk.length));
         resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage ?? '', headers: h }));
       });
       const signal = init.signal;
@@ -77,22 +78,25 @@ export class HttpStreamTransport implements MessageTransport {
   failure: HttpStreamError | undefined;
   private readonly counts = { bytesIn: 0, bytesOut: 0, messagesIn: 0, messagesOut: 0, linesDropped: 0 };
   private readonly stalls = new Listeners<{ bytes: number; ms: number }>();
+  private readonly stream: SdkStream;
   private readonly writer: WritableStreamDefaultWriter<object>;
   private receiver: StreamReceiver | undefined;
   private settle!: (reason: CloseReason) => void;
   private done = false;
   private closing = false;
+  private reading = false;
   /** A post failed: the connection is ending (the read side says why). */
   private broken = false;
 
   private constructor(
-    private readonly stream: SdkStream,
+    stream: (received: (bytes: number) => void) => SdkStream,
     readonly url: string,
     private readonly logger: Logger,
     private readonly agent: http.Agent,
   ) {
     this.closed = new Promise((resolve) => (this.settle = resolve));
-    this.writer = stream.writable.getWriter();
+    this.stream = stream((bytes) => (this.counts.bytesIn += bytes));
+    this.writer = this.stream.writable.getWriter();
     this.writer.closed.catch(() => undefined);
   }
 
@@ -101,12 +105,13 @@ export class HttpStreamTransport implements MessageTransport {
     // ESM only: loaded at run time from CommonJS (esbuild bundles it).
     const { createHttpStream } = await import('@agentclientprotocol/sdk/experimental/http-client');
     const agent = url.startsWith('https:') ? new https.Agent({ keepAlive: true, ...(options.ca ? { ca: options.ca } : {}) }) : new http.Agent({ keepAlive: true });
-    const stream = createHttpStream(url, {
-      fetch: nodeFetch(agent),
-      headers: options.headers ?? {},
-      ...(options.cookies ? { cookieStore: options.cookies } : {}),
-      ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
-    }) as unknown as SdkStream;
+    const stream = (received: (bytes: number) => void) =>
+      createHttpStream(url, {
+        fetch: nodeFetch(agent, received),
+        headers: options.headers ?? {},
+        ...(options.cookies ? { cookieStore: options.cookies } : {}),
+        ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
+      }) as unknown as SdkStream;
     return new HttpStreamTransport(stream, url, logger, agent);
   }
 
@@ -163,13 +168,19 @@ export class HttpStreamTransport implements MessageTransport {
         // The server ended the event stream a request waits on: the connection counts as dropped (the lifecycle
         // reconnects and reattaches), not as one failed request.
         if (error?.message === SESSION_STREAM_CLOSED && error.data === undefined) throw new HttpStreamError('closed', `${this.url} ended the session's event stream`);
-        this.counts.bytesIn += JSON.stringify(value).length;
         this.counts.messagesIn++;
         if (this.receiver !== receiver) continue;
-        receiver.read?.();
+        // The messages that arrive before the event loop turns are one read (adjacent chunks merge).
+        if (!this.reading) {
+          this.reading = true;
+          receiver.read?.();
+          setImmediate(() => {
+            this.reading = false;
+            this.receiver?.readDone?.();
+          });
+        }
         if (value && typeof value === 'object' && !Array.isArray(value)) receiver.message(value);
         else receiver.malformed(new FramingError('a message that is not a JSON object', JSON.stringify(value).slice(0, 200)));
-        receiver.readDone?.();
       }
       if (!this.closing) this.fail(new HttpStreamError('closed', `${this.url} ended the connection`));
     } catch (error) {

@@ -88,6 +88,8 @@ export class WebSocketTransport implements MessageTransport {
   private receiver: StreamReceiver | undefined;
   private settle!: (reason: CloseReason) => void;
   private stallTimer: ReturnType<typeof setInterval> | undefined;
+  /** A read is open: the frames that arrive before the event loop turns are one read (adjacent chunks merge). */
+  private reading = false;
   /** Why the socket failed (said in the close reason): a frame over the limit, a reset. */
   private failure: string | undefined;
 
@@ -209,7 +211,14 @@ export class WebSocketTransport implements MessageTransport {
     this.counts.bytesIn += buffer.length;
     const receiver = this.receiver;
     if (!receiver) return;
-    receiver.read?.();
+    if (!this.reading) {
+      this.reading = true;
+      receiver.read?.();
+      setImmediate(() => {
+        this.reading = false;
+        this.receiver?.readDone?.();
+      });
+    }
     const text = buffer.toString('utf8');
     let value: unknown;
     try {
@@ -229,7 +238,6 @@ export class WebSocketTransport implements MessageTransport {
       this.counts.linesDropped++;
       receiver.malformed(new FramingError(isBinary ? 'a binary frame (only JSON text frames are read)' : 'a frame that is not a JSON object', text.slice(0, 200)));
     }
-    receiver.readDone?.();
   }
 
   private finish(how: string, code: number): void {
