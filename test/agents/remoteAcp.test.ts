@@ -91,7 +91,8 @@ describe('remote ACP agents through the SDK reference server', { concurrency: fa
     test(`${scheme}: a turn writes the file the model asks for; the server's cookie comes back; the agent ends with the session`, { timeout: 60_000 }, () =>
       withServer(async (server) => {
         const file = path.join(workspace, `${scheme}-hello.txt`);
-        const o = options();
+        // As the editor starts it (shareProcess): a remote agent is never pooled, each session has its own connection.
+        const o = options({ shareProcess: true });
         const session = (await startAgentSession(entry(server.url(scheme)), o)) as AcpSession;
         try {
           const { stopReason } = await session.prompt([{ type: 'text', text: scenario('write', { path: file, content: `over ${scheme}\n` }) }]);
@@ -102,6 +103,12 @@ describe('remote ACP agents through the SDK reference server', { concurrency: fa
             'the permission request came through',
           );
           assert.equal(session.client.transport.constructor.name, scheme === 'ws' ? 'WebSocketTransport' : 'HttpStreamTransport');
+          const stats = session.client.transport.stats;
+          assert.ok(stats.bytesIn > 1000 && stats.messagesIn > 5 && stats.bytesOut > 100, `the traffic counters count: ${JSON.stringify(stats)}`);
+          const second = (await startAgentSession(entry(server.url(scheme)), options({ shareProcess: true }))) as AcpSession;
+          assert.notEqual(second.client, session.client, 'two sessions, two connections');
+          assert.equal(server.agents.size, 2);
+          await second.shutdown();
         } finally {
           await session.shutdown();
         }
@@ -111,11 +118,7 @@ describe('remote ACP agents through the SDK reference server', { concurrency: fa
             server.cookies.slice(1).every((c) => c === 'lb=backend-7'),
             JSON.stringify(server.cookies),
           );
-        else {
-          const again = (await startAgentSession(entry(server.url(scheme)), options())) as AcpSession;
-          await again.shutdown();
-          assert.equal(server.cookies.at(-1), 'lb=backend-7');
-        }
+        else assert.deepEqual(server.cookies, [undefined, 'lb=backend-7']);
         await until(() => server.agents.size === 0, { what: 'the agent behind the connection to end', timeoutMs: 10_000 });
       }),
     );
