@@ -156,6 +156,19 @@ describe('remote ACP agents through the SDK reference server', { concurrency: fa
     );
   }
 
+  test('http: the session event stream ended under a turn counts as a drop: the turn fails at once', { timeout: 60_000 }, () =>
+    withServer(async (server) => {
+      const session = (await startAgentSession(entry(server.url('http')), options())) as AcpSession;
+      const turn = session.prompt([{ type: 'text', text: scenario('shell', { command: 'sleep 60' }) }]);
+      turn.catch(() => undefined);
+      await until(() => session.model.timeline().some((e) => e.kind === 'tool_call'), { what: 'the shell tool call', timeoutMs: 40_000 });
+      assert.equal(server.endSessionStreams(), 1);
+      await assert.rejects(turn, (e: Error) => e instanceof AgentExitedError && /ended the session's event stream/.test(e.message));
+      assert.deepEqual(session.client.outstanding().requests, []);
+      await session.shutdown();
+    }),
+  );
+
   test('CLI: a turn over each transport writes the file; the server gone mid-turn exits 4 with one line', { timeout: 90_000 }, () =>
     withServer(async (server) => {
       for (const scheme of SCHEMES) {
@@ -182,7 +195,7 @@ describe('remote ACP agents through the SDK reference server', { concurrency: fa
   );
 
   for (const scheme of SCHEMES) {
-    test(`${scheme}: the server gone between turns and back: the lifecycle reconnects and reattaches the session`, { timeout: 90_000 }, () =>
+    test(`${scheme}: the server gone between turns and back: the lifecycle reconnects with its backoff and reattaches the session`, { timeout: 90_000 }, () =>
       withServer(async (server) => {
         const o = options();
         const config = entry(server.url(scheme));
@@ -192,10 +205,12 @@ describe('remote ACP agents through the SDK reference server', { concurrency: fa
           const first = await life.ensureStarted();
           assert.equal(await life.prompt([{ type: 'text', text: `The code word is ${word}.\nSCENARIO: answer {"text": "noted"}` }]), 'end_turn');
           await server.kill();
-          await until(() => life.pendingRestart !== undefined, {
-            what: () => `the lifecycle to schedule a reconnect (state ${life.state}: ${life.error}; log ${o.log.slice(-5).join(' | ')})`,
+          // Still gone at the first try (1 s): a server that cannot be reached counts as a drop, tried again after 2 s.
+          await until(() => o.log.some((l) => /Restart after a crash failed: .*cannot reach/.test(l)), {
+            what: () => `a first reconnect to fail (state ${life.state}: ${life.error})`,
             timeoutMs: 10_000,
           });
+          assert.ok(life.pendingRestart, 'another reconnect is scheduled');
           await server.revive();
           const second = await life.pendingRestart!;
           assert.equal(second.sessionId, first.sessionId);

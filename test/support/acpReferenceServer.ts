@@ -40,6 +40,8 @@ export class ReferenceServer {
   private http: http.Server | undefined;
   private acp: { close(): Promise<void> } | undefined;
   private readonly sockets = new Set<Socket>();
+  /** Open session event streams (Streamable HTTP `GET` with `Acp-Session-Id`). */
+  private readonly sessionStreams = new Set<http.ServerResponse>();
   private port = 0;
   private ndJson: typeof import('@agentclientprotocol/sdk', { with: { 'resolution-mode': 'import' }}).ndJsonStream | undefined;
 
@@ -64,6 +66,13 @@ export class ReferenceServer {
     await new Promise<void>((resolve) => (this.http ? this.http.close(() => resolve()) : resolve()));
     this.http = undefined;
     await this.acp?.close().catch(() => undefined);
+  }
+
+  /** Ends every session event stream cleanly (as a proxy's idle timeout does); the connection stays. */
+  endSessionStreams(): number {
+    const n = this.sessionStreams.size;
+    for (const res of this.sessionStreams) res.end();
+    return n;
   }
 
   /** Back on the same port. */
@@ -99,6 +108,10 @@ export class ReferenceServer {
         return;
       }
       res.setHeader('Set-Cookie', 'lb=backend-7; Path=/; HttpOnly');
+      if (req.method === 'GET' && req.headers['acp-session-id']) {
+        this.sessionStreams.add(res);
+        res.once('close', () => this.sessionStreams.delete(res));
+      }
       handle(req, res);
     });
     server.on('upgrade', (req, socket, head) => {
