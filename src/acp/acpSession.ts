@@ -72,7 +72,8 @@ export class AcpSession implements AgentSession {
     this.offExit = client.onExit((exit) => {
       options.terminals?.disposeAll();
       this.model.failUnfinishedToolCalls(`${describeExit(exit).split('\n')[0]} before this finished.`);
-      if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', 'Agent exited', describeExit(exit));
+      // A remote agent's dropped connection is said as such, not as an exit.
+      if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', exit.disconnected ? 'Connection lost' : 'Agent exited', describeExit(exit));
     });
   }
 

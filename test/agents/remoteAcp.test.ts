@@ -151,6 +151,8 @@ describe('remote ACP agents through the SDK reference server', { concurrency: fa
         assert.ok(Date.now() - t0 < 3000, `the turn failed ${Date.now() - t0} ms after the server went`);
         assert.deepEqual(session.client.outstanding().requests, []);
         assert.equal(((await exited) as { code: unknown }).code === 0, false, 'a drop is not a clean exit');
+        const notice = session.model.timeline().find((e) => e.kind === 'notice' && e.title === 'Connection lost');
+        assert.ok(notice, 'the chat says the connection was lost');
         await session.shutdown();
       }),
     );
