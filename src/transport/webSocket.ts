@@ -207,7 +207,8 @@ export class WebSocketTransport implements MessageTransport {
   }
 
   private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
-    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    // ws hands a Buffer (binaryType nodebuffer): read as it is, not copied.
+    const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     this.counts.bytesIn += buffer.length;
     const receiver = this.receiver;
     if (!receiver) return;
