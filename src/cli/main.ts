@@ -124,7 +124,7 @@ function resolveAgent(values: Record<string, unknown>, required = true, usageTex
   if (typeof values.url === 'string' || values.protocol === 'agent-service') {
     // A URL is a remote ACP agent unless --protocol agent-service says otherwise.
     const service = values.protocol === 'agent-service';
-    if (!service && values.protocol !== undefined && values.protocol !== 'acp') fail('--url takes --protocol acp (the default) or agent-service', TURN_EXIT_CODES.usage!);
+    if (![undefined, 'acp', 'agent-service'].includes(values.protocol as string | undefined)) fail('--url takes --protocol acp (the default) or agent-service', TURN_EXIT_CODES.usage!);
     const scheme = service ? /^wss?:\/\/[^/]/ : /^(wss?|https?):\/\/[^/]/;
     if (typeof values.url !== 'string' || !scheme.test(values.url)) {
       fail(service ? '--protocol agent-service needs --url ws://HOST:PORT/… (or wss://)' : '--url must start with ws://, wss://, http:// or https://', TURN_EXIT_CODES.usage!);

@@ -28,6 +28,7 @@ test('wrong remote entries are refused, saying what is wrong', () => {
   assert.throws(() => parseAgentConfigs([{ name: 'r', url: 'ws://h/acp', command: 'codex-acp' }]), /give "url" \(a remote agent\) or "command" \(a local one\), not both/);
   assert.throws(() => parseAgentConfigs([{ name: 'r', url: 'https://h/acp', tls: { fingerprint: 'AB:CD' } }]), /"tls.fingerprint" is for wss:\/\/ agents/);
   assert.throws(() => parseAgentConfigs([{ name: 's', url: 'http://h/ws', protocol: 'agent-service' }]), /"agent-service" agent needs a "url" starting with ws:\/\/ or wss:\/\//);
+  assert.throws(() => parseAgentConfigs([{ name: 'p', url: 'ws://h/acp', protocol: 'rpc', command: 'pi' }]), /"url" is for a remote agent: protocol "acp" \(the default\) or "agent-service"/);
 });
 
 test("the cookie jar keeps what servers set and sends it back, the caller's own cookie winning", () => {
