@@ -48,7 +48,6 @@ interface Task {
 }
 interface PendingIde {
   record: IdeReplyRecord;
-  sentAt: number;
   done: () => void;
 }
 
@@ -68,7 +67,6 @@ export class AgentServiceServer extends EventEmitter {
   private readonly open = new Set<Connection>();
   private readonly queue: Task[] = [];
   private readonly pendingIde = new Map<string, PendingIde>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   private running = 0;
   private nextConnection = 0;
   private nextIde = 0;
@@ -171,15 +169,10 @@ export class AgentServiceServer extends EventEmitter {
   async close(): Promise<void> {
     this.closing = true;
     this.emit('closed');
-    for (const conn of this.open) this.endTask(conn, 'aborted', false);
-    for (const pending of this.pendingIde.values()) pending.done();
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
     this.dropAll();
+    // ws calls back once every socket has closed, and so every task has ended (its connection's close ends it).
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-    const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
-    this.http.closeAllConnections();
-    await closed;
+    await new Promise<void>((resolve) => this.http.close(() => resolve()));
   }
 
   private logLine(line: string): void {
@@ -219,7 +212,6 @@ export class AgentServiceServer extends EventEmitter {
       this.open.delete(conn);
       record.state = 'closed';
       this.endTask(conn, 'aborted', false);
-      for (const pending of this.pendingIde.values()) if (pending.record.connection === record.id) pending.done();
       this.logLine(`connection ${record.id}: closed`);
       this.changed();
     });
@@ -372,10 +364,8 @@ export class AgentServiceServer extends EventEmitter {
         record.timedOut = true;
         done();
       }, timeoutMs);
-      this.timers.add(timer);
       const done = () => {
         clearTimeout(timer);
-        this.timers.delete(timer);
         this.pendingIde.delete(requestId);
         task.abort.signal.removeEventListener('abort', done);
         record.ms = Date.now() - sentAt;
@@ -383,7 +373,7 @@ export class AgentServiceServer extends EventEmitter {
         resolve(ideNote(call.cmd, record, timeoutMs));
       };
       task.abort.signal.addEventListener('abort', done);
-      this.pendingIde.set(requestId, { record, sentAt, done });
+      this.pendingIde.set(requestId, { record, done });
       this.send(task.conn, frame);
     });
   }
@@ -404,10 +394,8 @@ export class AgentServiceServer extends EventEmitter {
     if (ms <= 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(true), ms);
-      this.timers.add(timer);
       const finish = (ran: boolean) => {
         clearTimeout(timer);
-        this.timers.delete(timer);
         signal.removeEventListener('abort', onAbort);
         resolve(ran && !signal.aborted);
       };
