@@ -148,6 +148,12 @@ describe('agent service test server', () => {
     assert.equal(single.msg, answer);
     c.send(explain(9, { language: 'zh' }));
     assert.match(String((await done(c, 9)).msg), /代码解释.*example\\game\.py/);
+    server.options.singleFrameStreamFields = true;
+    server.options.honourStream = false;
+    server.options.answers = { exec_explain: (req) => `custom for ${String(req.request_id)}` };
+    c.send(explain(10, { stream: true }));
+    assert.deepEqual(await done(c, 10), { request_id: 10, msg: 'custom for 10', stream_seq_id: 0, stream_finish: true });
+    assert.equal(c.forId(10).length, 1);
   });
 
   it('shuffle swaps neighbouring frames (the finish frame before the last delta), dropSeq leaves a gap, dropAfterFrames terminates mid-answer', async () => {
@@ -216,6 +222,25 @@ describe('agent service test server', () => {
       server.tasks.map((t) => t.state),
       ['cancelled', 'done'],
     );
+    server.options.taskMs = 300;
+    const busy = await Client.connect(server.url);
+    busy.send(explain('busy'));
+    await server.taskStarted(undefined, 3);
+    c.send(explain(3));
+    await until(() => server.tasks.length === 4, { what: '3 queued', timeoutMs: 2000, intervalMs: 10 });
+    c.send(explain(4));
+    assert.deepEqual(await c.next((f) => f.request_id === 3, 'the queued task cancelled'), { request_id: 3, error: 'cancelled' });
+    await done(c, 4);
+    assert.deepEqual(
+      server.tasks.map((t) => [t.requestId, t.state, t.startedAt === undefined]),
+      [
+        [1, 'cancelled', false],
+        [2, 'done', false],
+        ['busy', 'done', false],
+        [3, 'cancelled', true],
+        [4, 'done', false],
+      ],
+    );
   });
 
   it('closes the 6th connection of a key ("too many connections"); another key, or a freed place, gets in', async () => {
@@ -267,7 +292,8 @@ describe('agent service test server', () => {
       ],
     );
     c.send({ ...recommend, request_id: 12 });
-    assert.match(String((await done(c, 12)).msg), /IDE: get_document_symbols timed out after 200 ms, find_type_def_locations timed out after 200 ms$/);
+    c.send({ request_id: (await c.next((f) => f.request_id === 'ide-3', 'the third call')).request_id, error: 'no such file' });
+    assert.match(String((await done(c, 12)).msg), /IDE: get_document_symbols failed: no such file, find_type_def_locations timed out after 200 ms$/);
     c.send({ cmd: 'exec_unittest_code', request_id: 13, test_cases_str: JSON.stringify(cases), function_name: 'next_turn', file_path: 'tests/test_game.py' });
     const code = String((await done(c, 13)).msg);
     assert.ok(code.startsWith('6 tests for `next_turn`:'), code);
