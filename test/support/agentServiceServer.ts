@@ -1,5 +1,5 @@
 /**
- * A test server for the agent service, written from its document (/work/notes/seed003.txt; docs/agent-service.md,
+ * A test server for the agent service, written from its protocol document (issue 26; docs/agent-service.md,
  * "The test server"), for the adapter's tests, the benchmark and runs of the CLI. Readings of the document:
  * - Listens on a loopback address only (127.0.0.1 unless `host` is "::1" or "localhost"), any path (the document's is /ws).
  * - A wrong or missing X-Api-Key: "agent主动断开连接" — the upgrade is accepted and the socket closed at once with
@@ -81,6 +81,8 @@ export class AgentServiceServer extends EventEmitter {
 
   private constructor(readonly options: AgentServiceServerOptions) {
     super();
+    // Every waitUntil listens for changes; tests may hold many at once.
+    this.setMaxListeners(0);
     const host = options.host ?? '127.0.0.1';
     if (!LOOPBACK.includes(host)) throw new Error(`the test agent service listens on a loopback address only, not ${host}`);
     if (options.tls) {
@@ -125,11 +127,17 @@ export class AgentServiceServer extends EventEmitter {
   waitUntil<T>(check: () => T | undefined | false | null, what: string, timeoutMs = 5000): Promise<T> {
     return new Promise((resolve, reject) => {
       const probe = () => {
-        const value = check();
-        if (!value) return false;
+        let value: T | undefined | false | null;
+        try {
+          value = check();
+        } catch (error) {
+          finish();
+          reject(error);
+          return;
+        }
+        if (!value) return;
         finish();
         resolve(value);
-        return true;
       };
       const timer = setTimeout(() => {
         finish();
@@ -186,8 +194,10 @@ export class AgentServiceServer extends EventEmitter {
   private accept(ws: WebSocket, apiKey: string | undefined, valid: boolean, urlPath: string): void {
     const record: ConnectionRecord = { id: ++this.nextConnection, apiKey, path: urlPath, state: 'open' };
     this.connectionLog.push(record);
-    if (this.closing) ws.terminate();
-    else if (!valid) {
+    if (this.closing) {
+      record.state = 'closed';
+      ws.terminate();
+    } else if (!valid) {
       record.state = 'rejected-key';
       this.logLine(`connection ${record.id}: invalid api key (${this.options.authFailure ?? 'close'})`);
       if (this.options.authFailure === 'terminate') ws.terminate();
@@ -315,9 +325,16 @@ export class AgentServiceServer extends EventEmitter {
     }
     if (!(await this.sleep(this.options.taskMs ?? 0, signal))) return;
     const override = this.options.answers?.[record.cmd];
-    const answer = typeof override === 'function' ? await override(req) : (override ?? defaultAnswer(record.cmd, req, this.options.unittestEnglishOnly ?? true));
+    let answer: string | Error;
+    try {
+      answer = typeof override === 'function' ? await override(req) : (override ?? defaultAnswer(record.cmd, req, this.options.unittestEnglishOnly ?? true));
+    } catch (error) {
+      answer = error as Error;
+    }
     if (signal.aborted) return;
-    await this.answer(task, notes.length > 0 ? `${answer}\n\nIDE: ${notes.join(', ')}` : answer);
+    // An answers function that throws stands for the model failing: the task ends with its message as the error.
+    if (answer instanceof Error) this.send(conn, { request_id: record.requestId, error: answer.message });
+    else await this.answer(task, notes.length > 0 ? `${answer}\n\nIDE: ${notes.join(', ')}` : answer);
     if (signal.aborted) return;
     conn.task = undefined;
     record.state = 'done';

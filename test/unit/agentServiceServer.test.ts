@@ -154,6 +154,13 @@ describe('agent service test server', () => {
     c.send(explain(10, { stream: true }));
     assert.deepEqual(await done(c, 10), { request_id: 10, msg: 'custom for 10', stream_seq_id: 0, stream_finish: true });
     assert.equal(c.forId(10).length, 1);
+    server.options.answers = {
+      exec_explain: () => {
+        throw new Error('model overloaded');
+      },
+    };
+    c.send(explain(11));
+    assert.deepEqual(await done(c, 11), { request_id: 11, error: 'model overloaded' });
   });
 
   it('shuffle swaps neighbouring frames (the finish frame before the last delta), dropSeq leaves a gap, dropAfterFrames terminates mid-answer', async () => {
