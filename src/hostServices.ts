@@ -27,6 +27,7 @@ import { registerCommand } from './views/commandRegistry';
 import { modalPermissionPresenter } from './views/permissionDialog';
 import { confirmProtectedWrite } from './views/protectedWriteDialog';
 import { questionDialogs } from './views/questionDialogs';
+import { ServiceKeys } from './views/serviceKeys';
 import { signInDialogs } from './views/signInDialogs';
 import { showDiff, VirtualDocuments } from './views/virtualDocuments';
 import { diffWriteReview } from './views/writeReview';
@@ -91,6 +92,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   const terminals = new AgentTerminals();
   const ideTools = new IdeToolProvider(roots);
   const signIn = new AgentSignIn(context.secrets, signInDialogs, log, () => roots()[0]);
+  const serviceKeys = new ServiceKeys(context.secrets, log);
   let endpoint: ToolEndpoint | undefined;
   const toolEndpoint = (): ToolEndpoint => {
     if (!endpoint) {
@@ -130,6 +132,15 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       ...questionServices(questionDialogs, agent.name, log),
       ...(config().get<boolean>('ideTools.enabled', true) ? { ideTools: ideToolsService } : {}),
     })),
+    // An agent service's key: asked once, kept in SecretStorage; a refused one is forgotten and asked again.
+    manager.addSessionServices(async (agent) =>
+      agent.protocol === 'agent-service'
+        ? {
+            ...(await serviceKeys.get(agent).then((apiKey) => (apiKey ? { apiKey } : {}))),
+            onKeyRefused: () => void serviceKeys.refused(agent, () => manager.restart().catch(() => undefined)),
+          }
+        : {},
+    ),
   );
 
   disposables.push(

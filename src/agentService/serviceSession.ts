@@ -13,14 +13,14 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { ExitInfo } from '../core/agentProcess';
+import { AgentExitedError, type ExitInfo } from '../core/agentProcess';
 import { Listeners } from '../core/listeners';
 import type { AgentConfig } from '../session/agentConfig';
-import type { AgentExtras, AgentHealth, AgentSession, AttachInfo, PromptCapabilities } from '../session/agentSession';
+import { AgentBusyError, type AgentExtras, type AgentHealth, type AgentSession, type AttachInfo, type PromptCapabilities } from '../session/agentSession';
 import type { SelectionTaskRequest, SelectionTasks } from '../session/selectionTask';
 import type { AgentStartOptions } from '../session/sessionHost';
 import { type ContentPart, SessionModel } from '../session/sessionModel';
-import { WebSocketTransport } from '../transport/webSocket';
+import { WebSocketConnectError, WebSocketTransport } from '../transport/webSocket';
 import { ServiceConnection, ServiceError } from './serviceConnection';
 import { taskFrame } from './serviceRequests';
 
@@ -89,12 +89,20 @@ export class ServiceSession implements AgentSession {
   }
 
   static async start(config: AgentConfig, options: AgentStartOptions): Promise<ServiceSession> {
-    const connection = await ServiceSession.connect(config, options);
+    let connection: ServiceConnection;
     let listed: Record<string, unknown>;
     try {
-      listed = await within(connection.request('list_model', {}), LIST_MODEL_TIMEOUT_MS, 'the agent service did not answer list_model');
+      connection = await ServiceSession.connect(config, options);
+      listed = await within(connection.request('list_model', {}), LIST_MODEL_TIMEOUT_MS, 'the agent service did not answer list_model').catch(async (error: Error) => {
+        await connection.transport.close();
+        throw error;
+      });
     } catch (error) {
-      await connection.transport.close();
+      const refused = (error instanceof ServiceError && error.kind === 'refused_key') || (error instanceof WebSocketConnectError && error.kind === 'unauthorized');
+      if (refused) {
+        options.onKeyRefused?.();
+        throw error instanceof ServiceError ? error : new ServiceError('refused_key', `the agent service refused the API key (${(error as Error).message})`);
+      }
       throw error;
     }
     const models = Array.isArray(listed.models) ? listed.models.filter((m): m is string => typeof m === 'string' && m !== '') : [];
@@ -175,6 +183,9 @@ export class ServiceSession implements AgentSession {
         return { stopReason: 'cancelled' };
       }
       if (mine) this.model.endTurn(undefined, (error as Error).message);
+      if (error instanceof ServiceError && error.kind === 'queue_full') throw new AgentBusyError(`the agent service's queue is full (${error.message})`);
+      // A dropped connection is the agent going away mid-turn, as a crashed process is.
+      if (error instanceof ServiceError && error.kind === 'dropped') throw new AgentExitedError({ code: null, signal: null, disconnected: error.message, stderrTail: '' });
       throw error;
     } finally {
       if (this.running === running) this.running = undefined;

@@ -42,6 +42,9 @@ Agent (one of):
                        agent's even when it starts with "-": --arg -c), --env K=V (repeatable)
   -- CMD [ARG…]        the same, last: every word after "--" is the agent's command and arguments
   --protocol acp|rpc   protocol of an ad-hoc agent (default acp)
+  --url ws://…         an agent service (--protocol agent-service; seed 003's WebSocket protocol): the key
+                       comes from AGENT_SERVICE_API_KEY (never a flag); a prompt is an exec_chat task;
+                       wss:// with --ca FILE (a CA to trust) or --fingerprint SHA256 (a self-signed certificate)
 
 Options:
   --cwd DIR            workspace folder (default: current directory)
@@ -66,7 +69,8 @@ Options:
   --timeout SECONDS    timeout of each request other than the prompt (default 60)
   --log-level LEVEL    trace|debug|info|warn|error|off for stderr (default warn)
 
-Exit codes: 0 end_turn, 1 error, 2 usage, 3 agent failed to start, 4 agent exited mid-turn,
+Exit codes: 0 end_turn, 1 error, 2 usage, 3 agent failed to start (an agent service that refused the
+            API key too), 4 agent exited mid-turn (or its connection dropped),
             5 refusal, 6 max_tokens/max_turn_requests, 7 cancelled.`;
 
 function fail(message: string, code: number): never {
@@ -77,6 +81,12 @@ function fail(message: string, code: number): never {
 function resolveAgent(values: Record<string, unknown>, required = true): AgentConfig | undefined {
   if (!required && typeof values.command !== 'string' && typeof values.config !== 'string') return undefined;
   const usage = (error: unknown): never => fail((error as Error).message, TURN_EXIT_CODES.usage!);
+  if (typeof values.url === 'string' || values.protocol === 'agent-service') {
+    if (typeof values.url !== 'string' || !/^wss?:\/\/[^/]/.test(values.url)) fail('--protocol agent-service needs --url ws://HOST:PORT/… (or wss://)', TURN_EXIT_CODES.usage!);
+    if (typeof values.command === 'string' || typeof values.config === 'string') fail('--url names the agent: give it without --command or --config', TURN_EXIT_CODES.usage!);
+    const tls = { ...(typeof values.ca === 'string' ? { ca: path.resolve(values.ca) } : {}), ...(typeof values.fingerprint === 'string' ? { fingerprint: values.fingerprint } : {}) };
+    return { name: 'agent-service', command: values.url, url: values.url, protocol: 'agent-service', ...(Object.keys(tls).length ? { tls } : {}) };
+  }
   if (typeof values.command === 'string') {
     let env: Record<string, string> = {};
     try {
@@ -85,7 +95,7 @@ function resolveAgent(values: Record<string, unknown>, required = true): AgentCo
       usage(error);
     }
     const protocol = (values.protocol as string | undefined) ?? 'acp';
-    if (protocol !== 'acp' && protocol !== 'rpc') fail('--protocol must be acp or rpc', TURN_EXIT_CODES.usage!);
+    if (protocol !== 'acp' && protocol !== 'rpc') fail('--protocol must be acp, rpc or agent-service (with --url)', TURN_EXIT_CODES.usage!);
     return { name: 'cli', command: values.command, args: (values.arg as string[] | undefined) ?? [], env, protocol };
   }
   if (typeof values.config !== 'string') fail(`give --config FILE or --command CMD\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
@@ -123,6 +133,9 @@ async function main(): Promise<number> {
         arg: { type: 'string', multiple: true },
         env: { type: 'string', multiple: true },
         protocol: { type: 'string' },
+        url: { type: 'string' },
+        ca: { type: 'string' },
+        fingerprint: { type: 'string' },
         cwd: { type: 'string' },
         'approve-all': { type: 'boolean' },
         'approve-reads': { type: 'boolean' },
@@ -229,6 +242,8 @@ async function main(): Promise<number> {
     ...(values['host-tools'] ? { ideTools: { tools: workspaceFileTools(cwd), mcpServer: async () => undefined } } : {}),
     requestTimeoutMs: timeoutS * 1000,
     initializeTimeoutMs: timeoutS * 1000,
+    // An agent service's key: from the environment only, never a flag (a flag shows in `ps`).
+    ...(agent.protocol === 'agent-service' && process.env.AGENT_SERVICE_API_KEY ? { apiKey: process.env.AGENT_SERVICE_API_KEY } : {}),
   };
   return runPrompt({ agent, options, prompt, ...(values.resume ? { resume: values.resume } : {}), cwd, store, logger, format, emit, startAgent: startAgentSession });
 }

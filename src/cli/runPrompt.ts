@@ -111,7 +111,8 @@ export async function runPrompt(run: PromptRun): Promise<number> {
       error = (e as Error).message;
       outcome = e instanceof AgentExitedError ? 'agent_exited' : 'error';
       const restart = life.pendingRestart;
-      if (!(e instanceof TurnInterruptedError) || restarted || !restart) break;
+      // A task on its own (the agent service) is not sent again: the connection that dropped cut it.
+      if (!(e instanceof TurnInterruptedError) || restarted || !restart || session.statelessTasks) break;
       restarted = true;
       record();
       const exit = e.exit;

@@ -14,6 +14,8 @@ import { bodyUnchanged, docStyle, extractDocComment, spliceDocComment, stubFunct
 import { enclosingFunction, functionSymbols, resolveTarget, symbolContext, toContext, visibleContext, type Target } from './editorContext';
 import { lineSpan, type CodeContext } from './promptParts';
 import { ProposalPreview } from './proposals';
+import { symbolsIn, taskRange, textContext } from './taskRequests';
+import type { SelectionTaskRequest } from '../session/selectionTask';
 import { TaskRunner, type TaskContext } from './taskRunner';
 import { casesAsList, casesForPrompt, parseTestCases } from './testCases';
 import { frameworksFor, planTests, type Framework } from './testFramework';
@@ -109,11 +111,19 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
     return [toContext('selection', target.document, target.range), ...(visible ? [visible] : [])];
   };
 
+  /** The selection and the visible code as the agent service takes them (the selection stands for code not on screen). */
+  const selectedAndVisible = (contexts: CodeContext[]) => {
+    const selected = textContext(contexts[0]!);
+    return { selected, visible: contexts[1] ? textContext(contexts[1]) : selected };
+  };
+
   const explain = withTarget(async (target, diagnostic) => {
     await showChat();
     await runner.run(vscode.l10n.t('Explaining {0}', path.basename(target.document.uri.fsPath)), async (ctx) => {
       const vars = { ...baseVars(target), diagnosticText: diagnosticText(diagnostic) };
-      await ctx.ask(instructions('explain', vars), selectionContexts(target), chatLabel('explain', vars));
+      const contexts = selectionContexts(target);
+      const diag = typeof diagnostic === 'string' && diagnostic ? { diagnostic } : {};
+      await ctx.ask(instructions('explain', vars), contexts, chatLabel('explain', vars), { task: 'explain', language: answerLanguage(), ...selectedAndVisible(contexts), ...diag });
     });
   });
 
@@ -123,7 +133,10 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
       await runner.run(title, async (ctx) => {
         const original = target.document.getText(target.range);
         const vars = { ...baseVars(target), diagnosticText: diagnosticText(diagnostic) };
-        const answer = await ctx.ask(instructions(task, vars), selectionContexts(target), chatLabel(task, vars));
+        const contexts = selectionContexts(target);
+        const request: SelectionTaskRequest =
+          task === 'fix' ? { task, language: answerLanguage(), ...selectedAndVisible(contexts) } : { task, language: answerLanguage(), selected: textContext(contexts[0]!) };
+        const answer = await ctx.ask(instructions(task, vars), contexts, chatLabel(task, vars), request);
         const block = pickCodeBlock(answer, target.document.languageId);
         if (!block) throw new Error(vscode.l10n.t('the answer holds no code block'));
         const replacement = fitReplacement(original, block.code);
@@ -151,7 +164,8 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
         stub: stubFunction(original, document.languageId),
         docConvention: docConvention(document.languageId),
       };
-      const answer = await ctx.ask(instructions('docstring', vars), [toContext('selection', document, range)], chatLabel('docstring', vars));
+      const selection = toContext('selection', document, range);
+      const answer = await ctx.ask(instructions('docstring', vars), [selection], chatLabel('docstring', vars), { task: 'docstring', language: answerLanguage(), selected: textContext(selection) });
       const block = pickCodeBlock(answer, document.languageId);
       const doc = extractDocComment(block?.code ?? answer, document.languageId);
       if (!doc) throw new Error(vscode.l10n.t('the answer holds no documentation comment'));
@@ -173,7 +187,16 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
       const symbols = await symbolContext(tgt);
       const vars = baseVars(tgt);
       ctx.report(vscode.l10n.t('proposing test cases'));
-      const casesAnswer = await ctx.ask(instructions('testCases', vars), [...selectionContexts(tgt), ...symbols], chatLabel('testCases', vars));
+      const casesRequest: SelectionTaskRequest = {
+        task: 'testCases',
+        language: answerLanguage(),
+        filepath: document.uri.fsPath,
+        fileContent: document.getText(),
+        funcName: tgt.fn?.name ?? '',
+        funcLocation: taskRange(tgt.range),
+        funcSymbols: await symbolsIn(document, tgt.range),
+      };
+      const casesAnswer = await ctx.ask(instructions('testCases', vars), [...selectionContexts(tgt), ...symbols], chatLabel('testCases', vars), casesRequest);
       const proposed = parseTestCases(casesAnswer);
       // The agent's answer is JSON; the transcript also gets the cases as a list one can read.
       ctx.note(vscode.l10n.t('Proposed test cases for {0} ({1})', vars.symbolName || path.basename(document.uri.fsPath), proposed.length), casesAsList(proposed));
@@ -195,9 +218,11 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
       } catch {
         // a new file
       }
+      let referenceContent: string | undefined;
       if (plan.reference && plan.reference !== plan.testPath) {
         const refDoc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, plan.reference));
         contexts.push(toContext('reference test file', refDoc, wholeDocument(refDoc)));
+        referenceContent = refDoc.getText();
       }
       ctx.report(vscode.l10n.t('writing the tests'));
       const codeAnswer = await ctx.ask(
@@ -212,6 +237,15 @@ export function registerSelectionCommands(manager: AgentManager, log: vscode.Log
         }),
         contexts,
         `${chatLabel('testCode', vars)} → ${plan.testPath}`,
+        {
+          task: 'testCode',
+          language: answerLanguage(),
+          testCasesStr: casesForPrompt(chosen),
+          ...(vars.symbolName ? { functionName: vars.symbolName } : {}),
+          filePath: plan.testPath,
+          relevantContent: document.getText(tgt.range),
+          ...(referenceContent ? { referenceContent } : {}),
+        },
       );
       const block = pickCodeBlock(codeAnswer, document.languageId);
       if (!block) throw new Error(vscode.l10n.t('the answer holds no code block'));

@@ -6,6 +6,9 @@
 import * as vscode from 'vscode';
 import { inertMarkup } from '../core/visibleText';
 import type { AgentManager } from '../manager/agentManager';
+import { AgentBusyError } from '../session/agentSession';
+import { offerRetry } from '../views/busyRetry';
+import type { SelectionTaskRequest } from '../session/selectionTask';
 import { buildPromptParts, displayParts, type CodeContext } from './promptParts';
 
 export class TaskCancelled extends Error {
@@ -19,9 +22,10 @@ export interface TaskContext {
   report(message: string): void;
   /**
    * Sends the instructions with the code context; resolves with the text of the agent's answer. The chat
-   * shows `label` (with the context as a chip) as the user's message, not the instructions.
+   * shows `label` (with the context as a chip) as the user's message, not the instructions. `request`: the same
+   * task as a structured request, sent instead to an agent that runs selection tasks itself (the agent service).
    */
-  ask(instructions: string, contexts: CodeContext[], label?: string): Promise<string>;
+  ask(instructions: string, contexts: CodeContext[], label?: string, request?: SelectionTaskRequest): Promise<string>;
   /** A line in the chat's transcript (e.g. the proposed test cases as a readable list). */
   note(title: string, detail: string): void;
 }
@@ -74,7 +78,7 @@ export class TaskRunner implements vscode.Disposable {
       const ctx: TaskContext = {
         token: cts.token,
         report: (message) => progress.report({ message: inertMarkup(message) }),
-        ask: (instructions, contexts, label) => this.ask(instructions, contexts, label, cts.token),
+        ask: (instructions, contexts, label, request) => this.ask(instructions, contexts, label, cts.token, request),
         note: (noteTitle, detail) => void this.manager.current?.model.notice('info', noteTitle, detail),
       };
       try {
@@ -86,6 +90,8 @@ export class TaskRunner implements vscode.Disposable {
         }
         const message = (error as Error).message;
         this.log.error(`Task "${title}" failed: ${message}`);
+        // The agent's queue is full (the agent service): the same task may go through a moment later.
+        if (error instanceof AgentBusyError) return offerRetry(title, message, () => void this.run(title, work));
         void vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('Atrium: {0} failed: {1}', title, message)));
       } finally {
         sub.dispose();
@@ -93,7 +99,7 @@ export class TaskRunner implements vscode.Disposable {
     });
   }
 
-  private async ask(instructions: string, contexts: CodeContext[], label: string | undefined, token: vscode.CancellationToken): Promise<string> {
+  private async ask(instructions: string, contexts: CodeContext[], label: string | undefined, token: vscode.CancellationToken, request?: SelectionTaskRequest): Promise<string> {
     if (token.isCancellationRequested) throw new TaskCancelled();
     const session = await this.manager.ensureStarted();
     const embedded = session.promptCapabilities.embeddedContext;
@@ -101,7 +107,7 @@ export class TaskRunner implements vscode.Disposable {
     const cancel = token.onCancellationRequested(() => void this.manager.cancel());
     let stopReason: string;
     try {
-      stopReason = await this.manager.prompt(buildPromptParts(instructions, contexts, embedded), label ? displayParts(label, contexts) : undefined);
+      stopReason = await this.manager.prompt(buildPromptParts(instructions, contexts, embedded), label ? displayParts(label, contexts) : undefined, request);
     } finally {
       cancel.dispose();
     }

@@ -3,6 +3,7 @@ import type { AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
 import type { SignInHandler } from '../session/sessionHost';
 import type { ContentPart, SessionEvent } from '../session/sessionModel';
+import type { SelectionTaskRequest } from '../session/selectionTask';
 import type { TrafficLog } from '../session/traffic';
 import { AgentDefaults, type AgentChoices } from './agentDefaults';
 import { AgentSlot, type LastSession, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention } from './agentSlot';
@@ -182,8 +183,8 @@ export class AgentManager implements vscode.Disposable {
   stop(next: Parameters<AgentSlot['stop']>[0] = {}): Promise<void> {
     return this.active.stop(next);
   }
-  prompt(input: string | ContentPart[], display?: ContentPart[]): Promise<string> {
-    return this.active.prompt(input, display);
+  prompt(input: string | ContentPart[], display?: ContentPart[], task?: SelectionTaskRequest): Promise<string> {
+    return this.active.prompt(input, display, task);
   }
   cancel(): Promise<void> {
     return this.active.cancel();

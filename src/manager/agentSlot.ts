@@ -4,6 +4,7 @@ import type { AgentConfig } from '../session/agentConfig';
 import type { AgentSession, AgentState } from '../session/agentSession';
 import { AgentLifecycle, type AttachRequest, type LastSession, type StartPlan } from '../session/lifecycle';
 import type { ContentPart, SessionEvent } from '../session/sessionModel';
+import type { SelectionTaskRequest } from '../session/selectionTask';
 import { titleFrom } from '../session/sessionStore';
 import { TrafficLog } from '../session/traffic';
 import { failureText, launchAgent, LIFECYCLE_TEXTS, type SlotHost } from './slotStart';
@@ -154,10 +155,10 @@ export class AgentSlot implements vscode.Disposable {
    * Sends one prompt (text, or content blocks with context) and resolves with the stop reason. `display`: what
    * the transcript shows as the user's message instead (ACP sessions; RPC agents echo the prompt themselves).
    */
-  prompt(input: string | ContentPart[], display?: ContentPart[]): Promise<string> {
+  prompt(input: string | ContentPart[], display?: ContentPart[], task?: SelectionTaskRequest): Promise<string> {
     const parts = typeof input === 'string' ? [{ type: 'text', text: input }] : input;
     const before = () => Promise.all(this.host.beforeTurn().map((hook) => hook().catch((error: Error) => this.host.log.warn(`Before the turn: ${error.message}`)))).then(() => undefined);
-    return this.life.prompt(parts as ContentPart[], display, before);
+    return this.life.prompt(parts as ContentPart[], display, before, task);
   }
 
   /** The tab closes: its session is closed (when the agent offers it), then its process stops. */

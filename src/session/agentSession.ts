@@ -102,6 +102,14 @@ export interface AgentSessionDirectory {
   close(): Promise<void>;
 }
 
+/** The agent refused the work for now (the agent service's full queue): the same request may go through later. */
+export class AgentBusyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AgentBusyError';
+  }
+}
+
 /** How a turn ended, as the CLI's exit code tells it. */
 export const TURN_EXIT_CODES: Record<string, number> = {
   end_turn: 0,

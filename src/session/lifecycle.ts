@@ -9,6 +9,7 @@ import { Listeners } from '../core/listeners';
 import type { Logger } from '../core/log';
 import type { AgentSession, AgentState } from './agentSession';
 import type { ContentPart } from './sessionModel';
+import type { SelectionTaskRequest } from './selectionTask';
 
 /** Time as the lifecycle sees it: the system's, or one a test moves by hand. */
 export interface Clock {
@@ -257,14 +258,16 @@ export class AgentLifecycle<P extends StartPlan = StartPlan> {
   }
 
   /** Sends one prompt and resolves with the stop reason; `before` runs once the agent is ready, before the prompt goes. */
-  async prompt(parts: ContentPart[], display?: ContentPart[], before?: () => Promise<void>): Promise<string> {
+  /** `task`: the same request as a structured selection task, sent as such to an agent that runs them itself. */
+  async prompt(parts: ContentPart[], display?: ContentPart[], before?: () => Promise<void>, task?: SelectionTaskRequest): Promise<string> {
     const session = await this.ensureStarted();
     const agent = session.agentInfo.name;
     this.setState('busy');
     this.turns++;
     try {
       await before?.();
-      return (await session.prompt(parts, display)).stopReason;
+      const tasks = task ? session.selectionTasks : undefined;
+      return (await (tasks ? tasks.run(task!, display ?? parts) : session.prompt(parts, display))).stopReason;
     } catch (error) {
       if (!(error instanceof AgentExitedError) || error instanceof TurnInterruptedError || error instanceof TurnStoppedError) throw error;
       // The exit is taken (crash counted, restart scheduled) before the caller hears of the lost turn.

@@ -219,6 +219,8 @@ export interface AgentStartOptions {
   env?: Record<string, string>;
   /** A remote agent's API key (the agent service's `X-Api-Key` header): from SecretStorage, or AGENT_SERVICE_API_KEY in the CLI. */
   apiKey?: string;
+  /** The remote agent refused `apiKey` (the key is then forgotten and asked for again). */
+  onKeyRefused?: () => void;
   /** Sign-in when the agent asks for it; without it the start fails with AuthRequiredError. */
   signIn?: SignInService;
   requestTimeoutMs?: number;

@@ -19,6 +19,7 @@ interface Schema {
   scope?: string;
   required?: string[];
   properties?: Record<string, Schema>;
+  anyOf?: unknown[];
   items?: Schema;
   additionalProperties?: boolean | Schema;
 }
@@ -67,9 +68,15 @@ test('the schema of an agentHost.agents entry names exactly the fields the parse
     defaults: { mode: 'm', model: 'n', config: { o: true } },
   };
   const [parsed] = parseAgentConfigs([full]);
-  assert.deepEqual(Object.keys(item.properties!).sort(), Object.keys(parsed!).sort());
+  // An agent service's own fields (url, tls) are kept for its entries only; the schema names both kinds.
+  const [remote] = parseAgentConfigs([{ name: 'r', protocol: 'agent-service', url: 'wss://h/ws', tls: { ca: 'ca.pem', fingerprint: 'AB' } }]);
+  assert.deepEqual(Object.keys(item.properties!).sort(), [...new Set([...Object.keys(parsed!), ...Object.keys(remote!)])].sort());
+  assert.deepEqual(Object.keys(item.properties!.tls!.properties!).sort(), Object.keys(remote!.tls!).sort());
   assert.deepEqual(Object.keys(item.properties!.defaults!.properties!).sort(), Object.keys(parsed!.defaults!).sort());
-  assert.deepEqual(item.required, ['name', 'command']);
+  assert.deepEqual(item.required, ['name']);
+  assert.deepEqual(item.anyOf, [{ required: ['command'] }, { required: ['url'], properties: { protocol: { const: 'agent-service' } } }]);
+  assert.throws(() => parseAgentConfigs([{ name: 'r', protocol: 'agent-service' }]), /url/);
+  assert.throws(() => parseAgentConfigs([{ name: 'r', protocol: 'agent-service', url: 'http://h' }]), /ws:\/\//);
   assert.equal(item.additionalProperties, false);
   // What the schema requires, the parser requires too.
   assert.throws(() => parseAgentConfigs([{ name: 'a' }]), /command/);

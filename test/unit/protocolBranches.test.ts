@@ -12,7 +12,7 @@ import { repoRoot } from '../support/paths';
 
 const BRANCH = /\bprotocol\s*[!=]==\s*'(acp|rpc)'/;
 /** Checking a user's --protocol value is not a branch on the adapter. */
-const VALIDATION = /protocol !== 'acp' && protocol !== 'rpc'\) (return usage\(|fail\(|throw new Error\()/;
+const VALIDATION = /protocol !== 'acp' && protocol !== 'rpc'( && protocol !== 'agent-service')?\) (return usage\(|fail\(|throw new Error\()/;
 const ALLOWED = ['src/adapters/', 'src/check/checkHandshake.ts', 'src/check/checkRun.ts', 'src/check/checkTurns.ts'];
 
 test("no protocol === or !== 'acp' | 'rpc' outside the adapter factory (and the check's per-protocol rows)", () => {

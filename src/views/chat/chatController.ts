@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { PermissionBroker } from '../../host/permissionBroker';
 import { RestrictedModeError, SupersededStartError, type AgentManager, unlessSuperseded } from '../../manager/agentManager';
-import type { AgentSession, PromptCapabilities } from '../../session/agentSession';
+import { AgentBusyError, type AgentSession, type PromptCapabilities } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
 import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, RpcChatState, Snapshot } from '../../shared/chatProtocol';
 import { runCommand } from '../commandRegistry';
@@ -15,6 +15,7 @@ import { boundedHistory } from '../../session/transcriptCopy';
 import { ChatBatch } from './chatBatch';
 import { chatStrings } from './chatStrings';
 import { EditorActions } from './editorActions';
+import { offerRetry } from '../busyRetry';
 
 type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<ChatRequests[M][1]> | ChatRequests[M][1] };
 
@@ -291,6 +292,7 @@ export class ChatController implements vscode.Disposable {
       .prompt(parts)
       .catch((error: Error) => {
         this.log.error(`Chat prompt failed: ${error.message}`);
+        if (error instanceof AgentBusyError && tab === this.tabId) offerRetry(vscode.l10n.t('Your message'), error.message, () => this.send(text, context));
         // An agent that exited mid-turn leaves its own notice in the model (perhaps a moment after this): one per exit.
         const exited = error.name === 'AgentExitedError' && this.model !== undefined;
         if (tab === this.tabId && !exited && (!this.model || this.manager.current?.model !== this.model || this.model.timeline().at(-1)?.kind !== 'notice')) {
