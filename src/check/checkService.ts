@@ -175,12 +175,9 @@ function startFailed(frames: TappedFrame[], error: Error): CheckResult[] {
       result('service.listModel', 'failed', `list_model: ${error.message}.`, proof),
     ];
   }
-  const refused = /refused the (API key|credentials)/i.test(error.message);
-  const said = `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
-  const text = refused
-    ? /refused the API key/i.test(error.message)
-      ? said
-      : `Refused the API key: ${error.message}.`
+  // The adapter names a refused key itself ("the agent service refused the API key (…)"), closed or HTTP 401.
+  const text = /refused the API key/i.test(error.message)
+    ? `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`
     : error instanceof CheckTimeoutError
       ? `No connection: ${error.message}.`
       : `Could not connect: ${error.message}.`;

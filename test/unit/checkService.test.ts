@@ -83,7 +83,7 @@ describe('agent-host check --protocol agent-service', () => {
     assert.equal(code, 1, stdout);
     const connect = row(JSON.parse(stdout) as CompatReport, 'service.connect');
     assert.equal(connect.status, 'failed');
-    assert.match(connect.evidence.text, /^Refused the API key: .* refused the credentials \(HTTP 401\)/);
+    assert.match(connect.evidence.text, /^The agent service refused the API key \(.* refused the credentials \(HTTP 401\)\)/);
   });
 
   test('no key: a usage error that names AGENT_SERVICE_API_KEY, and no connection is made', async () => {
