@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// One streamed reply of N chunks of 40 characters, spawn to exit of the client process, by two paths in the same run:
-//   service — the agent service adapter: the test server (test/support/agentServiceServer.ts, in this process)
-//             answers exec_chat with N `{request_id, msg, stream_seq_id, stream_finish}` frames;
+// One streamed reply of N chunks of 40 characters, spawn to exit of the client process, by three paths in the same run:
+//   service — the agent service adapter against the test server (test/support/agentServiceServer.ts, in this
+//             process) answering exec_chat with N `{request_id, msg, stream_seq_id, stream_finish}` frames;
+//   flood   — the same adapter against a flood WebSocket server here (the frames made beforehand, sent at once:
+//             shows whether the test server's bookkeeping is the bottleneck);
 //   acp     — stdio ACP: a flood agent (this file with --acp-agent N) streams the same N chunks as
 //             `agent_message_chunk` updates.
 // The client is what users run: the headless CLI (`dist/cli.js … --format json "go"`, the key in
@@ -79,6 +81,36 @@ async function libClient({ config, cwd }) {
   process.exit(0);
 }
 
+/**
+ * The service side without the test server's bookkeeping (it records every frame and awaits between them): a
+ * WebSocket server that answers list_model and sends an exec_chat's N frames, made before the request, at once.
+ */
+async function floodService(textOf) {
+  const { WebSocketServer } = require(path.join(root, 'node_modules/ws'));
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((resolve) => wss.once('listening', resolve));
+  let frames = { n: 0, list: [] };
+  wss.on('connection', (ws) => {
+    ws.on('message', (data) => {
+      const req = JSON.parse(data.toString());
+      if (req.cmd === 'list_model') ws.send(JSON.stringify({ request_id: req.request_id, models: ['flood'] }));
+      else if (req.cmd === 'exec_chat') for (const frame of frames.list) ws.send(frame.replace('"request_id":0', `"request_id":${JSON.stringify(req.request_id)}`));
+    });
+  });
+  return {
+    url: `ws://127.0.0.1:${wss.address().port}/ws`,
+    /** Makes the N frames of the next answer. */
+    prepare(n) {
+      if (frames.n === n) return;
+      const text = textOf(n);
+      const list = [];
+      for (let i = 0; i < n; i++) list.push(JSON.stringify({ request_id: 0, msg: text.slice(i * 40, i * 40 + 40), stream_seq_id: i, stream_finish: i === n - 1 }));
+      frames = { n, list };
+    },
+    close: () => new Promise((resolve) => wss.close(resolve)),
+  };
+}
+
 /** The agent's text in the CLI's JSON events: each agent message's entity text, then its appends. */
 function textOfJson(out) {
   const messages = new Map();
@@ -103,24 +135,26 @@ async function bench() {
   const sizes = (process.env.BENCH_SIZES ?? '10000,50000,100000').split(',').map(Number);
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'agent-host-service-bench-'));
   const texts = new Map(sizes.map((n) => [n, fullText(n)]));
-  const server = await AgentServiceServer.start({ chunks: 1, answers: { exec_chat: () => texts.get(current) } });
   let current = sizes[0];
+  const server = await AgentServiceServer.start({ chunks: 1, answers: { exec_chat: () => texts.get(current) } });
+  const flood = await floodService((n) => texts.get(n));
 
   /** One client process, spawn to exit: wall ms, peak RSS (VmHWM, polled) and the text it ended with. */
   async function once(path_, n) {
     current = n;
     server.options.chunks = n;
-    const config = path_ === 'service' ? { name: 'bench-service', command: server.url, url: server.url, protocol: 'agent-service' } : { name: 'bench-acp', command: process.execPath, args: [self, '--acp-agent', String(n)] };
+    flood.prepare(n);
+    const url = path_ === 'service' ? server.url : flood.url;
+    const config = path_ === 'acp' ? { name: 'bench-acp', command: process.execPath, args: [self, '--acp-agent', String(n)] } : { name: 'bench-service', command: url, url, protocol: 'agent-service' };
     const common = ['--format', 'json', '--state-dir', path.join(scratch, 'state'), '--cwd', scratch];
     const args =
       client === 'lib'
         ? [self, '--lib-client', JSON.stringify({ config, cwd: scratch })]
-        : path_ === 'service'
-          ? [cli, '--protocol', 'agent-service', '--url', server.url, ...common, 'go']
-          : [cli, ...common, 'go', '--', process.execPath, self, '--acp-agent', String(n)];
+        : path_ === 'acp'
+          ? [cli, ...common, 'go', '--', process.execPath, self, '--acp-agent', String(n)]
+          : [cli, '--protocol', 'agent-service', '--url', url, ...common, 'go'];
     const out = path.join(scratch, 'out.txt');
     const fd = openSync(out, 'w');
-    const sentBefore = server.sent.length;
     const t0 = process.hrtime.bigint();
     const child = spawn(process.execPath, args, { cwd: scratch, env: { ...process.env, AGENT_SERVICE_API_KEY: KEY }, stdio: ['ignore', fd, 'pipe'] });
     let stderr = '';
@@ -146,51 +180,53 @@ async function bench() {
     const want = createHash('sha256').update(texts.get(n)).digest('hex');
     if (code !== 0 || got.sha256 !== want || !/end_turn/.test(String(got.stopReason)))
       throw new Error(`${path_} ${n}: exit ${code}, ${got.stopReason}, ${got.chars} of ${texts.get(n).length} characters${got.sha256 === want ? '' : ' (text differs)'}\n${stderr.slice(-2000)}`);
-    // How long the server took from the request to its last frame: the source's own share of the wall time.
-    const frames = server.sent.slice(sentBefore).filter((f) => f.frame.msg !== undefined);
+    // The test server's time from its first frame of the answer to its last: its share of the wall time.
+    const frames = server.sent.filter((f) => f.frame.msg !== undefined);
     const sourceMs = path_ === 'service' && frames.length ? frames.at(-1).at - frames[0].at : undefined;
     server.sent.length = 0;
     server.received.length = 0;
     return { ms, rssMiB: peakKiB / 1024, sourceMs };
   }
 
-  const PATHS = ['service', 'acp'];
+  const PATHS = ['service', 'flood', 'acp'];
   const results = Object.fromEntries(sizes.map((n) => [n, Object.fromEntries(PATHS.map((p) => [p, []]))]));
   try {
     for (const p of PATHS) await once(p, sizes[0]); // warm-up (file cache, JIT)
     for (const n of sizes) {
       for (let r = 0; r < runs; r++) {
-        const order = r % 2 === 0 ? PATHS : [...PATHS].reverse();
+        const order = PATHS.map((_, k) => PATHS[(k + r) % PATHS.length]);
         for (const p of order) results[n][p].push(await once(p, n));
         console.log(`${n} chunks, round ${r + 1}: ${PATHS.map((p) => `${p} ${Math.round(results[n][p].at(-1).ms)} ms ${Math.round(results[n][p].at(-1).rssMiB)} MiB`).join(', ')}`);
       }
     }
   } finally {
     await server.close();
+    await flood.close();
     rmSync(scratch, { recursive: true, force: true });
   }
 
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const stat = (n, p, key) => median(results[n][p].map((x) => x[key]));
-  /** Median over rounds of service/acp, pair by pair within a round. */
-  const ratio = (n, key) => median(results[n].service.map((x, k) => x[key] / results[n].acp[k][key]));
-  const LABEL = { service: 'agent service (WebSocket, test server)', acp: 'stdio ACP (flood agent)' };
+  /** Median over rounds of a/b, pair by pair within a round. */
+  const ratio = (n, a, b, key) => median(results[n][a].map((x, k) => x[key] / results[n][b][k][key]));
+  const LABEL = { service: 'agent service, test server', flood: 'agent service, flood server', acp: 'stdio ACP, flood agent' };
   const heading = '## One streamed reply through the agent service vs stdio ACP';
   const clientLine =
     client === 'lib'
       ? 'a bare client on the library (`startAgentSession` from `out/src/adapters/factory.js`, one prompt, `shutdown`)'
-      : 'the headless CLI as users run it (`dist/cli.js --protocol agent-service --url … --format json "go"` with the key in `AGENT_SERVICE_API_KEY`, and `dist/cli.js --format json "go" -- node serviceStream.mjs --acp-agent N`), output to a file';
+      : 'the headless CLI as users run it (`dist/cli.js --protocol agent-service --url … --format json "go"` with the key in `AGENT_SERVICE_API_KEY`; `dist/cli.js --format json "go" -- node bench/serviceStream.mjs --acp-agent N`), output to a file';
   const section = `${heading}
 
 Written by \`node bench/serviceStream.mjs\`${client === 'lib' ? ' with `BENCH_CLIENT=lib`' : ''} on ${new Date().toISOString().slice(0, 10)}.
 Machine: ${machine()}.
 
-N chunks of 40 characters, the same text on both paths: the test agent service (\`test/support/agentServiceServer.ts\`,
-in the bench's process) answering \`exec_chat\` with N \`{request_id, msg, stream_seq_id, stream_finish}\` frames, and
-an ACP flood agent (\`bench/serviceStream.mjs --acp-agent N\`, its own process) streaming N \`agent_message_chunk\`
-updates. The client is ${clientLine}; timed from spawn to exit, the full text checked exact, peak RSS of the client
-process (VmHWM). ${runs} rounds per size after a warm-up, the order alternated. "source ms": the test server's time
-from its first frame to its last (its share of the service wall time).
+N chunks of 40 characters, the same text on every path: the test agent service (\`test/support/agentServiceServer.ts\`,
+in the bench's process) answering \`exec_chat\` with N \`{request_id, msg, stream_seq_id, stream_finish}\` frames; a flood
+WebSocket server (in the bench's process: list_model, then the N frames made beforehand and sent at once, nothing
+recorded); and an ACP flood agent (\`bench/serviceStream.mjs --acp-agent N\`, its own process, updates written 1,000
+lines at a time) streaming N \`agent_message_chunk\` updates. The client is ${clientLine}; timed from spawn to exit, the
+full text checked exact, peak RSS of the client process (VmHWM). ${runs} rounds per size after a warm-up, the order
+rotated. "source ms": the test server's time from its first frame of the answer to its last.
 
 | chunks | path | median ms | min–max ms | median peak RSS MiB | source ms |
 |---|---|---|---|---|---|
@@ -204,7 +240,8 @@ ${sizes
   )
   .join('\n')}
 
-Service / ACP, pair by pair within a round (median): ${sizes.map((n) => `${n.toLocaleString('en')} chunks **${ratio(n, 'ms').toFixed(2)}×** the wall time, ${ratio(n, 'rssMiB').toFixed(2)}× the peak RSS`).join('; ')}.
+Agent service / stdio ACP, pair by pair within a round (median wall time; peak RSS):
+${sizes.map((n) => `- ${n.toLocaleString('en')} chunks: test server **${ratio(n, 'service', 'acp', 'ms').toFixed(2)}×**, flood server **${ratio(n, 'flood', 'acp', 'ms').toFixed(2)}×**; RSS ${ratio(n, 'service', 'acp', 'rssMiB').toFixed(2)}×, ${ratio(n, 'flood', 'acp', 'rssMiB').toFixed(2)}×.`).join('\n')}
 `;
   process.stdout.write(`\n${section}`);
   if (process.env.BENCH_WRITE === '0') return;
