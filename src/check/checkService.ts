@@ -26,7 +26,7 @@ export interface ServiceCheckOptions {
 
 const IDE_COMMANDS = ['get_document_symbols', 'find_def_locations', 'find_type_def_locations'];
 /** The selection task's file, made in the workspace and removed after (Python: the document's examples are). */
-const SELECTION_FILE = 'check_service.py';
+export const SELECTION_FILE = 'check_service.py';
 const SELECTION_CODE =
   'WIDTH = 8\n\n\ndef next_turn(board, player):\n    """Pass the turn."""\n    moves = [m for m in board if m.owner == player]\n    return "white" if player == "black" else "black"\n';
 /** Lines of SELECTION_CODE the selection covers (0-based, inclusive). */
@@ -50,9 +50,14 @@ export async function runServiceCheck(o: ServiceCheckOptions): Promise<CompatRep
   const workspace = o.cwd ? path.resolve(o.cwd) : path.join(scratch, 'workspace');
   fs.mkdirSync(workspace, { recursive: true });
   const file = path.join(workspace, SELECTION_FILE);
+  // The file is removed after the run: one of the person's own is never overwritten.
+  if (fs.existsSync(file)) {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    throw new Error(`${file} exists: the check writes a file of that name for the selection task and removes it after; give another --cwd`);
+  }
   let host: CheckHost | undefined;
   try {
-    fs.writeFileSync(file, SELECTION_CODE);
+    fs.writeFileSync(file, SELECTION_CODE, { flag: 'wx' });
     host = await o.openHost(workspace);
     const frames: TappedFrame[] = [];
     const start = host.start(o.config, {

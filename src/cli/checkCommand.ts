@@ -3,6 +3,7 @@
  * entry of a config file, an ad-hoc command, or an agent service's URL), runs src/check/checkRun.ts with the host the root lends,
  * and prints the report as text, JSON or Markdown.
  */
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from '../core/log';
@@ -10,6 +11,7 @@ import { presetById, presetConfig, presetFor, type AgentPreset } from '../agents
 import { hasScriptedSetup } from '../agents/scripted';
 import { render } from '../check/checkReport';
 import { runCompatCheck } from '../check/checkRun';
+import { SELECTION_FILE } from '../check/checkService';
 import type { CheckHost } from '../check/checkTypes';
 import type { AgentConfig } from '../session/agentConfig';
 import { agentFromFile, envPairs, splitAgentWords, withAgentCommand } from './agentOptions';
@@ -132,6 +134,8 @@ export async function runCheckCommand(argv: string[], deps: CheckCommandDeps): P
   const apiKey = deps.env.AGENT_SERVICE_API_KEY;
   if (service && !apiKey) return usage("an agent service's API key comes from the environment: set AGENT_SERVICE_API_KEY (it is never a flag)");
   if (service && values.scripted) return usage('--scripted is for agents Atrium starts: an agent service runs its own model');
+  if (service && values.cwd && existsSync(path.join(values.cwd, SELECTION_FILE)))
+    return usage(`${path.join(values.cwd, SELECTION_FILE)} exists: the check writes a file of that name for the selection task and removes it after; give another --cwd`);
   if (values.scripted && !(preset && hasScriptedSetup(preset.id))) {
     return usage(`--scripted: no scripted-model setup known for ${preset ? `preset "${preset.id}"` : `"${config.command}" (name a preset with --preset or the entry's "preset")`}`);
   }

@@ -111,8 +111,12 @@ describe('agent-host check --protocol agent-service', () => {
     assert.equal(row(report, 'service.ide').status, 'absent');
   });
 
-  test('usage: --url with --command, --scripted, or a URL that is not ws://', async () => {
+  test("usage: --url with --command, --scripted, a URL that is not ws://, a --cwd holding the check's file (kept as it was)", async () => {
+    const mine = path.join(root, 'mine');
+    fs.mkdirSync(mine, { recursive: true });
+    fs.writeFileSync(path.join(mine, 'check_service.py'), 'keep = "me"\n');
     for (const [args, said] of [
+      [['--url', 'ws://127.0.0.1:9/ws', '--cwd', mine], /check_service\.py exists: the check writes a file of that name/],
       [['--url', 'ws://127.0.0.1:9/ws', '--command', 'x'], /--url names the agent: give it without --command/],
       [['--url', 'ws://127.0.0.1:9/ws', '--scripted'], /--scripted is for agents Atrium starts/],
       [['--protocol', 'agent-service', '--url', 'http://127.0.0.1:9/'], /needs --url ws:\/\/HOST:PORT/],
@@ -121,5 +125,6 @@ describe('agent-host check --protocol agent-service', () => {
       assert.equal(code, 2, stderr);
       assert.match(stderr, said);
     }
+    assert.equal(fs.readFileSync(path.join(mine, 'check_service.py'), 'utf8'), 'keep = "me"\n');
   });
 });
