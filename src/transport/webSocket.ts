@@ -187,7 +187,8 @@ export class WebSocketTransport implements MessageTransport {
   }
 
   private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
-    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    // ws hands a Buffer (a list of them when fragmented): read it as is, not a copy per frame.
+    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     this.counts.bytesIn += buffer.length;
     const receiver = this.receiver;
     if (!receiver) return;
