@@ -140,6 +140,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
         ? {
             ...(await serviceKeys.get(agent).then((apiKey) => (apiKey ? { apiKey } : {}))),
             onKeyRefused: () => void serviceKeys.refused(agent, () => manager.restart().catch(() => undefined)),
+            onUntrustedCertificate: (fingerprint: string) => void serviceKeys.untrusted(agent, fingerprint, () => manager.restart().catch(() => undefined)),
           }
         : {},
     ),

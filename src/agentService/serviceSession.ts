@@ -103,6 +103,7 @@ export class ServiceSession implements AgentSession {
       });
     } catch (error) {
       const refused = (error instanceof ServiceError && error.kind === 'refused_key') || (error instanceof WebSocketConnectError && error.kind === 'unauthorized');
+      if (error instanceof WebSocketConnectError && error.kind === 'untrusted_certificate' && error.fingerprint) options.onUntrustedCertificate?.(error.fingerprint);
       if (refused) {
         options.onKeyRefused?.();
         throw error instanceof ServiceError ? error : new ServiceError('refused_key', `the agent service refused the API key (${(error as Error).message})`);
