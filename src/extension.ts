@@ -233,8 +233,19 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
         agents: () => manager.agents(),
         ...(manager.agentName ? { current: manager.agentName } : {}),
         log,
-        run: (config, preset, scripted, line) =>
-          runCompatCheck({ config, ...(preset ? { preset } : {}), scripted, timeoutMs: 30_000, openHost: (ws) => openCheckHost(ws, redactingLogger(log)), log: line }),
+        run: async (config, preset, scripted, line) => {
+          // An agent service is checked with the key the chat uses (asked once when none is stored).
+          const apiKey = config.protocol === 'agent-service' ? await ctx.host.serviceKeys.get(config) : undefined;
+          return runCompatCheck({
+            config,
+            ...(preset ? { preset } : {}),
+            ...(apiKey ? { apiKey } : {}),
+            scripted,
+            timeoutMs: 30_000,
+            openHost: (ws) => openCheckHost(ws, redactingLogger(log)),
+            log: line,
+          });
+        },
       });
     }),
     registerCommand('agentHost.sessionHistory', async () => {

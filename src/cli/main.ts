@@ -273,6 +273,7 @@ async function main(): Promise<number> {
   if (process.argv[2] === 'check') {
     return runCheckCommand(process.argv.slice(3), {
       openHost: openCheckHost,
+      env: process.env,
       logger: (level) => redactingLogger(streamLogger(stderr, level as LogLevel)),
       out: stdout,
       err: (t) => stderr(`agent-host check: ${t}\n`),

@@ -235,6 +235,8 @@ export interface AgentStartOptions {
   apiKey?: string;
   /** The remote agent refused `apiKey` (the key is then forgotten and asked for again). */
   onKeyRefused?: () => void;
+  /** A `wss://` agent presented a certificate nothing trusts: its SHA-256 fingerprint, to offer trusting it. */
+  onUntrustedCertificate?: (fingerprint: string) => void;
   /** Sign-in when the agent asks for it; without it the start fails with AuthRequiredError. */
   signIn?: SignInService;
   requestTimeoutMs?: number;

@@ -207,8 +207,8 @@ export class WebSocketTransport implements MessageTransport {
   }
 
   private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
-    // ws hands a Buffer (binaryType nodebuffer): read as it is, not copied.
-    const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    // ws hands a Buffer (a list of them when fragmented): read it as is, not a copy per frame.
+    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     this.counts.bytesIn += buffer.length;
     const receiver = this.receiver;
     if (!receiver) return;

@@ -35,6 +35,35 @@ export class ServiceKeys {
     return key;
   }
 
+  /**
+   * A `wss://` service whose certificate nothing trusts: its fingerprint is shown, to compare with the one the
+   * service's admin gave, and trusting it writes `tls.fingerprint` into the entry where it is defined.
+   */
+  async untrusted(agent: AgentConfig, fingerprint: string, restart: () => Promise<unknown>): Promise<void> {
+    const trust = vscode.l10n.t('Trust This Certificate');
+    const pick = await vscode.window.showWarningMessage(
+      inertMarkup(vscode.l10n.t('The certificate of the agent service "{0}" is not trusted.', agent.name)),
+      { modal: true, detail: vscode.l10n.t("SHA-256 fingerprint:\n{0}\n\nTrust it only if it is the one the service's administrator gave you.", fingerprint) },
+      trust,
+    );
+    if (pick !== trust) return;
+    const section = vscode.workspace.getConfiguration('agentHost');
+    const inspected = section.inspect<unknown>('agents');
+    const layers = [
+      [vscode.ConfigurationTarget.Workspace, inspected?.workspaceValue],
+      [vscode.ConfigurationTarget.Global, inspected?.globalValue],
+    ] as const;
+    for (const [target, value] of layers) {
+      if (!Array.isArray(value) || !value.some((a) => (a as AgentConfig)?.name === agent.name)) continue;
+      const next = value.map((a) => ((a as AgentConfig).name === agent.name ? { ...(a as AgentConfig), tls: { ...((a as AgentConfig).tls ?? {}), fingerprint } } : a));
+      await section.update('agents', next, target);
+      this.log.info(`Agent service "${agent.name}": certificate ${fingerprint} trusted`);
+      await restart();
+      return;
+    }
+    void vscode.window.showInformationMessage(inertMarkup(vscode.l10n.t('Set "tls.fingerprint" to "{0}" in the entry of "{1}" in your settings.', fingerprint, agent.name)));
+  }
+
   /** The service refused the key: it is forgotten, and the person may enter another (`restart` starts the agent again, asking). */
   async refused(agent: AgentConfig, restart: () => Promise<unknown>): Promise<void> {
     await this.secrets.delete(this.slot(agent));

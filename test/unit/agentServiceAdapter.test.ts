@@ -265,7 +265,9 @@ test('frames that never arrive are said once the finish is in', async () => {
 test('wss with a self-signed certificate: refused with its fingerprint, taken when pinned or its CA given', async () => {
   await withServer({ tls: true }, async (server) => {
     const cert = server.certificate!;
-    await assert.rejects(startAgentSession(entry(server), options()), (e: Error) => /not trusted/.test(e.message) && e.message.includes(cert.fingerprint256));
+    const offered: string[] = [];
+    await assert.rejects(startAgentSession(entry(server), options({ onUntrustedCertificate: (fp) => offered.push(fp) })), (e: Error) => /not trusted/.test(e.message) && e.message.includes(cert.fingerprint256));
+    assert.deepEqual(offered, [cert.fingerprint256], 'the editor is handed the fingerprint to offer trusting it');
     assert.equal(server.received.length, 0, 'the key never went out');
     const pinned = await startAgentSession(entry(server, { tls: { fingerprint: cert.fingerprint256.replace(/:/g, '').toLowerCase() } }), options());
     await pinned.shutdown();
