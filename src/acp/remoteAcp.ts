@@ -17,7 +17,7 @@ import { HttpStreamTransport } from '../transport/httpStream';
 import type { MessageTransport } from '../transport/transport';
 import { WebSocketConnectError, WebSocketTransport } from '../transport/webSocket';
 
-type RemoteOptions = Pick<AgentStartOptions, 'logger' | 'cwd' | 'apiKey' | 'onKeyRefused' | 'maxLineBytes' | 'writeStallMs'>;
+type RemoteOptions = Pick<AgentStartOptions, 'logger' | 'cwd' | 'apiKey' | 'onKeyRefused' | 'onUntrustedCertificate' | 'maxLineBytes' | 'writeStallMs'>;
 
 /** The entry names a remote ACP agent (its `url`) rather than a command to spawn. */
 export function isRemoteAcp(config: AgentConfig): config is AgentConfig & { url: string } {
@@ -50,6 +50,8 @@ export async function connectRemote(config: AgentConfig & { url: string }, optio
   } catch (error) {
     if (!(error instanceof WebSocketConnectError)) throw error;
     if (error.kind === 'unauthorized') throw refused(config, options, error.message);
+    // The host may offer to pin it (wss:// only: the fingerprint goes in the entry's tls).
+    if (error.kind === 'untrusted_certificate' && error.fingerprint) options.onUntrustedCertificate?.(error.fingerprint);
     if (error.kind === 'unreachable' || error.kind === 'timeout' || (error.status ?? 0) >= 500) throw away(error.message);
     throw error;
   }
