@@ -266,25 +266,31 @@ describe('remote ACP agents through the SDK reference server', { concurrency: fa
     );
   }
 
-  test('ws: a JSON array from the server is answered with -32600 and not read; the turn goes on', { timeout: 60_000 }, () =>
-    withServer(async (server) => {
-      let sent = false;
-      server.rewrite = (m) => {
-        if (sent || m.method !== 'session/update') return undefined;
-        sent = true;
-        return [[{ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'batch', update: {} } }], m];
-      };
-      const o = options();
-      const session = (await startAgentSession(entry(server.url('ws')), o)) as AcpSession;
-      try {
-        const { stopReason } = await session.prompt([{ type: 'text', text: scenario('answer', { text: 'after the batch' }) }]);
-        assert.equal(stopReason, 'end_turn');
-        assert.ok(sent, 'the batch was sent');
-        assert.match(o.log.join('\n'), /a JSON-RPC batch \(a JSON array; ACP has none\): answered with -32600/);
-        assert.equal(session.client.transport.stats.linesDropped, 1);
-      } finally {
-        await session.shutdown();
-      }
-    }),
-  );
+  for (const scheme of SCHEMES) {
+    test(`${scheme}: a JSON array from the server is not read (answered with -32600 over a WebSocket); the turn goes on`, { timeout: 60_000 }, () =>
+      withServer(async (server) => {
+        let sent = false;
+        server.rewrite = (m) => {
+          if (sent || m.method !== 'session/update') return undefined;
+          sent = true;
+          return [[{ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'batch', update: {} } }], m];
+        };
+        const o = options();
+        const session = (await startAgentSession(entry(server.url(scheme)), o)) as AcpSession;
+        try {
+          const { stopReason } = await session.prompt([{ type: 'text', text: scenario('answer', { text: 'after the batch' }) }]);
+          assert.equal(stopReason, 'end_turn');
+          assert.ok(sent, 'the batch was sent');
+          assert.ok(!o.frames.some((f) => Array.isArray(f.msg) || (f.msg.params as { sessionId?: string } | undefined)?.sessionId === 'batch'), 'the batch reached nobody');
+          // Over Streamable HTTP the SDK's client skips it (an SSE payload that is not an object) and says so on the console.
+          if (scheme === 'ws') {
+            assert.match(o.log.join('\n'), /a JSON-RPC batch \(a JSON array; ACP has none\): answered with -32600/);
+            assert.equal(session.client.transport.stats.linesDropped, 1);
+          }
+        } finally {
+          await session.shutdown();
+        }
+      }),
+    );
+  }
 });
