@@ -159,7 +159,9 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
           agents.map((a) => ({
             label: a.name,
             description: sourceLabel(manager.agentSource(a.name)),
-            detail: `${a.url ?? [path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${protocolLabel(a)}`,
+            detail: a.url
+              ? vscode.l10n.t('remote on {0} · {1} · {2}', new URL(a.url).host, protocolLabel(a), a.url)
+              : `${[path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${protocolLabel(a)}`,
           })),
           { title: vscode.l10n.t('Atrium: choose the agent') },
         );
@@ -234,8 +236,8 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
         ...(manager.agentName ? { current: manager.agentName } : {}),
         log,
         run: async (config, preset, scripted, line) => {
-          // An agent service is checked with the key the chat uses (asked once when none is stored).
-          const apiKey = config.protocol === 'agent-service' ? await ctx.host.serviceKeys.get(config) : undefined;
+          // A remote agent is checked with the key or token the chat uses (asked once when none is stored).
+          const apiKey = config.url ? await ctx.host.serviceKeys.get(config) : undefined;
           return runCompatCheck({
             config,
             ...(preset ? { preset } : {}),

@@ -134,9 +134,9 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       ...questionServices(questionDialogs, agent.name, log),
       ...(config().get<boolean>('ideTools.enabled', true) ? { ideTools: ideToolsService } : {}),
     })),
-    // An agent service's key: asked once, kept in SecretStorage; a refused one is forgotten and asked again.
+    // A remote agent's key or token: asked once, kept in SecretStorage; a refused one is forgotten and asked again.
     manager.addSessionServices(async (agent) =>
-      agent.protocol === 'agent-service'
+      agent.url
         ? {
             ...(await serviceKeys.get(agent).then((apiKey) => (apiKey ? { apiKey } : {}))),
             onKeyRefused: () => void serviceKeys.refused(agent, () => manager.restart().catch(() => undefined)),

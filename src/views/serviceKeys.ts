@@ -1,7 +1,8 @@
 /**
- * The agent service's API key, per agent entry (its name and URL): asked once in a password box, kept in VS
- * Code's SecretStorage, sent as the `X-Api-Key` header. A key the service refuses is forgotten and said
- * plainly, with a way to enter another (the next start asks again).
+ * A remote agent's credential, per agent entry (its name and URL): the agent service's API key (sent as
+ * `X-Api-Key`) or a remote ACP agent's token (`Authorization: Bearer`). Asked once in a password box, kept in
+ * VS Code's SecretStorage; one the agent refuses is forgotten and said plainly, with a way to enter another
+ * (the next start asks again).
  */
 import * as vscode from 'vscode';
 import { inertMarkup } from '../core/visibleText';
@@ -14,7 +15,7 @@ export class ServiceKeys {
   ) {}
 
   private slot(agent: AgentConfig): string {
-    return `agentHost.agentService.apiKey:${agent.name}:${agent.url ?? agent.command}`;
+    return `agentHost.remoteCredential:${agent.name}:${agent.url ?? agent.command}`;
   }
 
   /** The stored key, else the one the person enters now (undefined when they dismiss the box). */
@@ -22,8 +23,15 @@ export class ServiceKeys {
     const stored = await this.secrets.get(this.slot(agent));
     if (stored) return stored;
     const entered = await vscode.window.showInputBox({
-      title: vscode.l10n.t('API key for the agent service "{0}"', agent.name),
-      prompt: vscode.l10n.t("{0} asks for an API key. It is sent as the X-Api-Key header and kept in VS Code's secret storage.", agent.url ?? agent.command),
+      ...(agent.protocol === 'agent-service'
+        ? {
+            title: vscode.l10n.t('API key for the agent service "{0}"', agent.name),
+            prompt: vscode.l10n.t("{0} asks for an API key. It is sent as the X-Api-Key header and kept in VS Code's secret storage.", agent.url ?? agent.command),
+          }
+        : {
+            title: vscode.l10n.t('Token for the remote agent "{0}"', agent.name),
+            prompt: vscode.l10n.t("{0} asks for a token. It is sent as Authorization: Bearer and kept in VS Code's secret storage.", agent.url ?? agent.command),
+          }),
       password: true,
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Enter the key, or press Escape')),
@@ -68,8 +76,10 @@ export class ServiceKeys {
   async refused(agent: AgentConfig, restart: () => Promise<unknown>): Promise<void> {
     await this.secrets.delete(this.slot(agent));
     this.log.warn(`Agent service "${agent.name}" refused the API key: forgotten`);
-    const again = vscode.l10n.t('Enter a New Key');
-    const pick = await vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('The agent service "{0}" refused the API key.', agent.name)), again);
+    const again = agent.protocol === 'agent-service' ? vscode.l10n.t('Enter a New Key') : vscode.l10n.t('Enter a New Token');
+    const message =
+      agent.protocol === 'agent-service' ? vscode.l10n.t('The agent service "{0}" refused the API key.', agent.name) : vscode.l10n.t('The remote agent "{0}" refused the token.', agent.name);
+    const pick = await vscode.window.showErrorMessage(inertMarkup(message), again);
     if (pick === again) await restart();
   }
 }
