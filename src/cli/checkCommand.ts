@@ -31,7 +31,8 @@ frame), claimed (advertised, not exercised), absent (not advertised or not avail
   --command CMD      an ad-hoc agent, with --arg (repeatable; --arg -c passes "-c") and --protocol
   -- CMD A …         the same, last: every word after "--" is the agent's command and arguments
   --env K=V          added to the agent's environment (repeatable)
-  --url ws://…       an agent service (seed 003), or an agents-file entry with "protocol": "agent-service":
+  --protocol agent-service --url ws://…
+                     an agent service (seed 003), or an agents-file entry with "protocol": "agent-service":
                      its key comes from AGENT_SERVICE_API_KEY (never a flag). Rows: the key taken,
                      list_model, a streamed exec_chat (frames counted and put in order), an exec_explain
                      with selected and visible text, one task per connection (a second cancels the first),
@@ -101,6 +102,10 @@ export async function runCheckCommand(argv: string[], deps: CheckCommandDeps): P
   let preset: AgentPreset | undefined;
   try {
     const env = envPairs(values.env);
+    // A URL alone is a remote ACP agent, as in the prompt mode: its check runs where the agent runs.
+    if (values.url !== undefined && values.protocol !== 'agent-service') {
+      return usage('the check does not reach remote ACP agents yet: run it where the agent runs (agent-host check --preset …), or give --protocol agent-service for an agent service');
+    }
     if (values.url !== undefined || values.protocol === 'agent-service') {
       if (values.url === undefined || !/^wss?:\/\/[^/]/.test(values.url)) return usage('--protocol agent-service needs --url ws://HOST:PORT/… (or wss://)');
       const clash = (['preset', 'config', 'agent', 'command', 'arg', 'env'] as const).filter((k) => values[k] !== undefined);

@@ -67,7 +67,7 @@ describe('agent-host check --protocol agent-service', () => {
 
   test('a wrong key: "refused the API key", exit 1, the other rows not run', { timeout: 30_000 }, async () => {
     const server = await serve({});
-    const { code, stdout } = await check(['--url', server.url], 'not-a-test-key');
+    const { code, stdout } = await check(['--protocol', 'agent-service', '--url', server.url], 'not-a-test-key');
     assert.equal(code, 1, stdout);
     assert.match(stdout, /^service\.connect\s+failed\s+The agent service refused the API key \(it closed the connection: 1008 invalid api key\)/m);
     assert.match(stdout, /^service\.chat\s+absent\s+Not run/m);
@@ -79,7 +79,7 @@ describe('agent-host check --protocol agent-service', () => {
 
   test('a key refused with HTTP 401 before the upgrade is named the same way', { timeout: 30_000 }, async () => {
     const server = await serve({ authFailure: 'http-401' });
-    const { code, stdout } = await check(['--url', server.url, '--format', 'json'], 'not-a-test-key');
+    const { code, stdout } = await check(['--protocol', 'agent-service', '--url', server.url, '--format', 'json'], 'not-a-test-key');
     assert.equal(code, 1, stdout);
     const connect = row(JSON.parse(stdout) as CompatReport, 'service.connect');
     assert.equal(connect.status, 'failed');
@@ -88,7 +88,7 @@ describe('agent-host check --protocol agent-service', () => {
 
   test('no key: a usage error that names AGENT_SERVICE_API_KEY, and no connection is made', async () => {
     const server = await serve({});
-    const { code, stderr } = await check(['--url', server.url], undefined);
+    const { code, stderr } = await check(['--protocol', 'agent-service', '--url', server.url], undefined);
     assert.equal(code, 2);
     assert.match(stderr, /set AGENT_SERVICE_API_KEY \(it is never a flag\)/);
     assert.equal(server.connectionLog.length, 0);
@@ -116,10 +116,11 @@ describe('agent-host check --protocol agent-service', () => {
     fs.mkdirSync(mine, { recursive: true });
     fs.writeFileSync(path.join(mine, 'check_service.py'), 'keep = "me"\n');
     for (const [args, said] of [
-      [['--url', 'ws://127.0.0.1:9/ws', '--cwd', mine], /check_service\.py exists: the check writes a file of that name/],
-      [['--url', 'ws://127.0.0.1:9/ws', '--command', 'x'], /--url names the agent: give it without --command/],
-      [['--url', 'ws://127.0.0.1:9/ws', '--scripted'], /--scripted is for agents Atrium starts/],
+      [['--protocol', 'agent-service', '--url', 'ws://127.0.0.1:9/ws', '--cwd', mine], /check_service\.py exists: the check writes a file of that name/],
+      [['--protocol', 'agent-service', '--url', 'ws://127.0.0.1:9/ws', '--command', 'x'], /--url names the agent: give it without --command/],
+      [['--protocol', 'agent-service', '--url', 'ws://127.0.0.1:9/ws', '--scripted'], /--scripted is for agents Atrium starts/],
       [['--protocol', 'agent-service', '--url', 'http://127.0.0.1:9/'], /needs --url ws:\/\/HOST:PORT/],
+      [['--url', 'ws://127.0.0.1:9/acp'], /does not reach remote ACP agents yet/],
     ] as const) {
       const { code, stderr } = await check([...args], 'simpletest2025_check');
       assert.equal(code, 2, stderr);
