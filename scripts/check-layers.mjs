@@ -36,6 +36,7 @@ const ROOMS = [
   ['src/acp/', 'acp'],
   ['src/rpc/', 'rpc'],
   ['src/agentService/', 'agentService'],
+  ['src/gateway/', 'gateway'],
   ['src/transport/', 'transport'],
   ['src/lifecycle/', 'lifecycle'],
   ['src/session/', 'session'],
@@ -64,6 +65,8 @@ const ALLOWED = {
   acp: ['session', 'transport', 'core'],
   rpc: ['session', 'transport', 'core'],
   agentService: ['session', 'transport', 'core'],
+  // `agent-host serve`: local stdio agents behind ACP's remote transport; only the CLI's root imports it.
+  gateway: ['agents', 'session', 'transport', 'core'],
   transport: ['core'],
   lifecycle: ['session', 'core'],
   session: ['core'],
