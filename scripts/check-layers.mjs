@@ -139,8 +139,10 @@ for (const file of files) {
     if (to === undefined || to === from) continue;
     if (!edges.has(from)) edges.set(from, new Map());
     if (!edges.get(from).has(to)) edges.get(from).set(to, `${rel} → ${spec}`);
-    if (from === 'root') continue;
-    if (to === 'root') problems.push(`${rel}: imports a composition root (${spec}); receive what you need instead`);
+    // The gateway serves agents from the CLI only: the extension's bundle never loads it.
+    if (to === 'gateway' && rel !== 'src/cli/main.ts') problems.push(`${rel}: only the CLI's root (src/cli/main.ts) may import the gateway (${spec})`);
+    else if (from === 'root') continue;
+    else if (to === 'root') problems.push(`${rel}: imports a composition root (${spec}); receive what you need instead`);
     else if (!(ALLOWED[from] ?? []).includes(to)) problems.push(`${rel}: ${from} may not import ${to} (${spec})`);
   }
 }
