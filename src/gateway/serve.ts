@@ -34,6 +34,9 @@ export async function runServe(run: ServeRun): Promise<number> {
     return 2;
   }
   registerSecret(token);
+  // The SDK's server says what it refused (a limit, a frame it ignores) on the console: into our log instead, filtered and redacted.
+  console.warn = (...parts: unknown[]) => run.logger.warn(parts.map((p) => (p instanceof Error ? p.message : String(p))).join(' '));
+  console.error = (...parts: unknown[]) => run.logger.error(parts.map((p) => (p instanceof Error ? p.message : String(p))).join(' '));
   // The agents get the gateway's environment but never its token.
   const env = agentEnvironment(run.agent);
   delete env[TOKEN_VARIABLE];

@@ -104,14 +104,19 @@ const opened = (ws: WebSocket) =>
     ws.once('open', () => resolve());
     ws.once('unexpected-response', (_q, r) => reject(new Error(`HTTP ${r.statusCode}`)));
   });
+/** The status and text of a refused upgrade; an accepted one is 101 (and closed). */
 const refusedWith = (ws: WebSocket) =>
-  new Promise<{ status: number; body: string }>((resolve) =>
+  new Promise<{ status: number; body: string }>((resolve) => {
+    ws.once('open', () => {
+      ws.close();
+      resolve({ status: 101, body: '' });
+    });
     ws.once('unexpected-response', (_q, res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    }),
-  );
+    });
+  });
 const closedWith = (ws: WebSocket) => new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
 const nextMessage = (ws: WebSocket) => new Promise<Record<string, unknown>>((resolve) => ws.once('message', (d) => resolve(JSON.parse(d.toString()) as Record<string, unknown>)));
 
@@ -255,6 +260,10 @@ describe('agent-host serve: codex-acp behind the gateway, the SDK reference clie
     const init = await nextMessage(ws);
     assert.equal(init.id, 1);
     assert.ok(init.result, JSON.stringify(init));
+    // A second initialize on the connection: the SDK refuses it, and says so in the gateway's log (not raw on the console).
+    ws.send(JSON.stringify({ ...INITIALIZE, id: 2 }));
+    assert.equal(((await nextMessage(ws)).error as { code: number }).code, -32600);
+    await until(() => /\[warn\] Ignoring ACP WebSocket message: Initialize not allowed on existing connection/.test(gw.stderr()), { what: "the SDK's warning in the log" });
     const post = await fetch(gw.url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...AUTH }, body: JSON.stringify([INITIALIZE]) });
     assert.equal(post.status, 400);
     assert.equal(((await post.json()) as { error: { code: number } }).error.code, -32600);
