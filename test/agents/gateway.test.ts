@@ -21,7 +21,8 @@ const AUTH = { Authorization: `Bearer ${TOKEN}` };
 const LIMIT = 1024 * 1024;
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } };
 const codex = agentById('codex')!;
-const skip = codex.installed() ? false : 'codex is not installed: run scripts/setup-agents.sh';
+const only = (process.env.AGENTS ?? '').split(',').filter(Boolean);
+const skip = only.length > 0 && !only.includes('codex') ? 'AGENTS leaves codex out' : codex.installed() ? false : 'codex is not installed: run scripts/setup-agents.sh';
 
 interface Proc {
   pid: number;
