@@ -300,6 +300,20 @@ describe('agent-host serve: its own refusals and the idle time', { skip, concurr
     assert.match(tokenless.stderr, /set ACP_REMOTE_TOKEN to the token clients must send/);
   });
 
+  test('--allow-remote serves on 0.0.0.0 and warns that the token crosses the network in clear', async () => {
+    const gw = await serve(['--listen', '0.0.0.0:0', '--allow-remote', '--command', 'true'], { ...process.env, ACP_REMOTE_TOKEN: TOKEN });
+    try {
+      assert.match(gw.url, /^http:\/\/0\.0\.0\.0:[1-9]\d*\/acp$/);
+      assert.match(gw.stderr(), /listening on 0\.0\.0\.0, beyond this machine, over plain HTTP: the token crosses the network in clear/);
+      const res = await fetch(gw.url.replace('0.0.0.0', '127.0.0.1'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      assert.equal(res.status, 401);
+      gw.child.kill('SIGTERM');
+      assert.equal(await gw.exited, 0);
+    } finally {
+      if (gw.child.exitCode === null) gw.child.kill('SIGKILL');
+    }
+  });
+
   test('a connection idle for --idle-timeout is closed (4000 and why) and its agent stopped; agents never see the token', { timeout: 30_000 }, async () => {
     const model = await startScriptedModel();
     const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'gateway-idle-'));
