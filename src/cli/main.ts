@@ -27,6 +27,8 @@ import { parseRange } from './taskInput';
 import { languageIdOf } from '../tasks/textRanges';
 import type { TaskRange } from '../session/selectionTask';
 import type { Logger } from '../core/log';
+import { runServe } from '../gateway/serve';
+import { SERVE_USAGE, serveSettings } from '../gateway/serveOptions';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host [options] <prompt…> -- CMD [ARG…]   (an ad-hoc agent: its command and arguments as written)
@@ -36,6 +38,9 @@ const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host task explain|docstring|optimize|fix|tests --file F --range L1:C1-L2:C2 [--language en|zh]
                        [agent options] (a selection command: prints the answer or the proposed edit as a
                        unified diff, writes no file; see agent-host task --help)
+       agent-host serve --listen HOST:PORT [agent options] [--allow-remote] [limits]   (a gateway: the agent
+                       over ACP's remote transport at http://HOST:PORT/acp, a fresh process per connection;
+                       token from ACP_REMOTE_TOKEN; see agent-host serve --help)
 
 Runs one prompt against an agent and prints the session as it happens. Every session is recorded in a
 local index (title, agent, folder, a copy of the transcript) that the editor shares; an id already recorded
@@ -264,12 +269,47 @@ function runTaskVerb(argv: string[]): Promise<number> {
   return runTask({ task: task as TaskVerb, file, text, languageId: languageIdOf(file), selected, language, cwd, agent, options, format, emit, logger, startAgent: startAgentSession });
 }
 
+/** `agent-host serve --listen HOST:PORT [agent options] [limits]`: its options checked (each a usage error, exit 2), then the gateway. */
+function runServeVerb(argv: string[]): Promise<number> {
+  const words = splitAgentWords(argv);
+  const usage = (message: string): never => fail(`serve: ${message}\n\n${SERVE_USAGE}`, TURN_EXIT_CODES.usage!);
+  const a = AGENT_OPTIONS;
+  const options = {
+    ...{ config: a.config, agent: a.agent, command: a.command, arg: a.arg, env: a.env, protocol: a.protocol, cwd: a.cwd, help: a.help, 'log-level': a['log-level'] },
+    listen: { type: 'string' },
+    'allow-remote': { type: 'boolean' },
+    'max-connections': { type: 'string' },
+    'max-message-bytes': { type: 'string' },
+    'idle-timeout': { type: 'string' },
+  } as const;
+  let values;
+  try {
+    values = withAgentCommand(parseArgs({ args: words.options, options }).values, words.agentCommand);
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  if (values.help) {
+    stdout(`${SERVE_USAGE}\n`);
+    return Promise.resolve(0);
+  }
+  let settings;
+  try {
+    settings = serveSettings(values);
+  } catch (error) {
+    return fail(`serve: ${(error as Error).message}`, TURN_EXIT_CODES.usage!);
+  }
+  const agent = resolveAgent(values, true, SERVE_USAGE)!;
+  const logger = redactingLogger(streamLogger(stderr, (values['log-level'] as LogLevel | undefined) ?? 'warn'));
+  return runServe({ agent, cwd: path.resolve(values.cwd ?? process.cwd()), ...settings, logger, env: process.env, out: stdout, err: (line) => stderr(`agent-host ${line}\n`) });
+}
+
 async function main(): Promise<number> {
   // Registry verbs take their own options; only as the first word (a prompt may start with "install").
   if (AGENT_VERBS.has(process.argv[2] ?? '')) {
     return runAgentsCommand(process.argv.slice(2), { out: stdout, err: (t) => stderr(`agent-host: ${t}\n`), env: process.env });
   }
   if (process.argv[2] === 'task') return runTaskVerb(process.argv.slice(3));
+  if (process.argv[2] === 'serve') return runServeVerb(process.argv.slice(3));
   if (process.argv[2] === 'check') {
     return runCheckCommand(process.argv.slice(3), {
       openHost: openCheckHost,
