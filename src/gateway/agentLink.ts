@@ -22,6 +22,47 @@ export interface LinkCounts {
   bytesOut: number;
 }
 
+/** What the gateway keeps of a connection's agent, whichever path carries its messages (AgentLink, SocketLink). */
+export interface Link {
+  readonly started: number;
+  readonly ended: Promise<void>;
+  readonly pid: number | undefined;
+  readonly counts: LinkCounts;
+  readonly exit: string | undefined;
+  stop(): Promise<unknown>;
+}
+
+/** Notices no traffic either way for `ms`: one timer per idle period, not per message (when it fires early, it waits for the rest). */
+export class IdleWatch {
+  private last = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ms: number,
+    private readonly onIdle: () => void,
+  ) {
+    this.schedule();
+  }
+
+  touch(): void {
+    this.last = Date.now();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(
+      () => {
+        if (Date.now() - this.last >= this.ms) this.onIdle();
+        else this.schedule();
+      },
+      Math.max(0, this.last + this.ms - Date.now()),
+    );
+  }
+}
+
 export interface AgentLinkOptions {
   logger: Logger;
   /** Largest line the agent may send (longer ones are dropped, as over stdio everywhere). */
@@ -31,13 +72,12 @@ export interface AgentLinkOptions {
   onIdle: () => void;
 }
 
-export class AgentLink {
+export class AgentLink implements Link {
   readonly started = Date.now();
   /** Settles once the agent process has exited and its process group is gone. */
   readonly ended: Promise<void>;
   private readonly transport: StdioTransport;
-  private lastTraffic = Date.now();
-  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly idle: IdleWatch;
   private stopping: Promise<unknown> | undefined;
 
   constructor(
@@ -51,7 +91,7 @@ export class AgentLink {
     const agentOut = this.transport.process.child.stdout;
     this.transport.listen({
       message: (message) => {
-        this.touch();
+        this.idle.touch();
         writer.write(message).catch(() => undefined);
         // The SDK takes the next message once its client has read enough: until then the agent's output waits in its pipe.
         if ((writer.desiredSize ?? 1) <= 0 && !agentOut.isPaused()) {
@@ -64,10 +104,10 @@ export class AgentLink {
       },
       malformed: (error) => options.logger.warn(`The agent sent a line that is not a JSON-RPC message; dropped: ${error.message}`),
     });
+    this.idle = new IdleWatch(options.idleTimeoutMs, options.onIdle);
     void this.pump(stream.readable.getReader());
-    this.scheduleIdle();
     this.ended = this.transport.closed.then(async (exit) => {
-      clearTimeout(this.idleTimer);
+      this.idle.stop();
       writer.close().catch(() => undefined);
       // Called after the exit too: it waits until every member of the agent's process group is gone.
       await this.stop();
@@ -103,7 +143,7 @@ export class AgentLink {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        this.touch();
+        this.idle.touch();
         await this.transport.write(value);
       }
     } catch (error) {
@@ -112,21 +152,5 @@ export class AgentLink {
       reader.releaseLock();
       void this.stop();
     }
-  }
-
-  private touch(): void {
-    this.lastTraffic = Date.now();
-  }
-
-  /** One timer per idle period, not per message: when it fires early (there was traffic), it waits for the rest. */
-  private scheduleIdle(): void {
-    const due = this.lastTraffic + this.options.idleTimeoutMs - Date.now();
-    this.idleTimer = setTimeout(
-      () => {
-        if (Date.now() - this.lastTraffic >= this.options.idleTimeoutMs) this.options.onIdle();
-        else this.scheduleIdle();
-      },
-      Math.max(0, due),
-    );
   }
 }

@@ -1,20 +1,21 @@
 /**
- * The gateway behind `agent-host serve`: one `/acp` endpoint speaking ACP's remote transport (Streamable HTTP
- * and WebSocket) through the SDK's reference server (AcpServer with its Node adapters and `ws` in noServer
- * mode). In front of it, ours: the bearer token on every request and upgrade, the connection limit, the
- * paths; behind it, a fresh agent process per connection (AgentLink). Each refusal is said to the client: an
- * HTTP status with a short text, or a WebSocket close code with a reason.
+ * The gateway behind `agent-host serve`: one `/acp` endpoint speaking ACP's remote transport: Streamable HTTP
+ * through the SDK's reference server (AcpServer with its Node adapter), WebSocket bridged straight to the agent
+ * (SocketLink, `ws` in noServer mode). In front of both, ours: the bearer token on every request and upgrade,
+ * the connection limit, the paths; behind them, a fresh agent process per connection. Each refusal is said to
+ * the client: an HTTP status with a short text, or a WebSocket close code with a reason.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AcpServer } from '@agentclientprotocol/sdk/experimental/server' with { 'resolution-mode': 'import' };
 import type { AgentSpawnSpec } from '../core/agentProcess';
 import { redact, type Logger } from '../core/log';
-import { AgentLink, type MessageStream } from './agentLink';
+import { AgentLink, type Link, type MessageStream } from './agentLink';
 import type { ListenAddress, ServeLimits } from './serveOptions';
+import { SocketLink } from './socketLink';
 
 export interface GatewayOptions {
   /** The agent's name, for the log line. */
@@ -46,7 +47,7 @@ const GONE_REMEMBERED = 1000;
 
 /** One client connection: who, over what, its agent, and why it ended (the first reason set wins). */
 class Connection {
-  link: AgentLink | undefined;
+  link: Link | undefined;
   ws: WebSocket | undefined;
   acpId: string | undefined;
   reason: string | undefined;
@@ -84,7 +85,7 @@ function seconds(ms: number): string {
 
 export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const { AcpServer: Server, DEFAULT_MAX_BUFFERED_BYTES } = await import('@agentclientprotocol/sdk/experimental/server');
-  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = await import('@agentclientprotocol/sdk/experimental/node');
+  const { createNodeHttpHandler } = await import('@agentclientprotocol/sdk/experimental/node');
   const { limits, logger } = o;
   const current = new AsyncLocalStorage<Connection>();
   const live = new Set<Connection>();
@@ -111,6 +112,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     );
   };
 
+  const idleReason = `closed after ${limits.idleTimeoutMs / 1000} s without traffic (--idle-timeout)`;
   // What ends a connection on our side (idle time, the gateway stopping): the client is told, the agent stopped.
   const endConnection = (conn: Connection, reason: string, wsCode: number) => {
     conn.reason ??= reason;
@@ -130,7 +132,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
           logger,
           maxMessageBytes: limits.maxMessageBytes,
           idleTimeoutMs: limits.idleTimeoutMs,
-          onIdle: () => endConnection(conn, `closed after ${limits.idleTimeoutMs / 1000} s without traffic (--idle-timeout)`, IDLE_CLOSE_CODE),
+          onIdle: () => endConnection(conn, idleReason, IDLE_CLOSE_CODE),
         });
         conn.link = link;
         live.add(conn);
@@ -143,17 +145,24 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes });
   const httpHandler = createNodeHttpHandler(server, { maxRequestBodyBytes: limits.maxMessageBytes });
-  const upgradeHandler = createNodeWebSocketUpgradeHandler(server, {
-    on: (event, listener) => wss.on(event, listener),
-    off: (event, listener) => wss.off(event, listener),
-    handleUpgrade: (req, socket, head, done) => {
-      const conn = current.getStore();
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        if (conn) watchSocket(conn, ws);
-        done(ws as Parameters<typeof done>[0]);
-      });
-    },
+  // The 101 answer names the connection, as the RFD asks (`Acp-Connection-Id`).
+  const upgradeIds = new WeakMap<http.IncomingMessage, string>();
+  wss.on('headers', (headers: string[], req: http.IncomingMessage) => {
+    const id = upgradeIds.get(req);
+    if (id) headers.push(`Acp-Connection-Id: ${id}`);
   });
+  const acceptSocket = (conn: Connection, ws: WebSocket) => {
+    watchSocket(conn, ws);
+    const link = new SocketLink(o.spawn, ws, {
+      logger,
+      maxMessageBytes: limits.maxMessageBytes,
+      idleTimeoutMs: limits.idleTimeoutMs,
+      onIdle: () => endConnection(conn, idleReason, IDLE_CLOSE_CODE),
+    });
+    conn.link = link;
+    live.add(conn);
+    void link.ended.then(() => ended(conn));
+  };
 
   const watchSocket = (conn: Connection, ws: WebSocket) => {
     conn.ws = ws;
@@ -167,7 +176,8 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       close(code, reason);
     };
     ws.once('close', (code: number, reason: Buffer) => {
-      conn.reason ??= `WebSocket closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
+      // Closed because the agent ended: the log line says how it ended instead.
+      if (!conn.link?.exit) conn.reason ??= `WebSocket closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
     });
   };
 
@@ -219,7 +229,8 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     if (refused) return refuseUpgrade(socket, refused);
     if (req.headers.upgrade?.toLowerCase() !== 'websocket') return refuseUpgrade(socket, [400, 'Only WebSocket upgrades are served here']);
     const conn = new Connection(peerOf(req), 'websocket');
-    current.run(conn, () => upgradeHandler(req, socket, head));
+    upgradeIds.set(req, randomUUID());
+    wss.handleUpgrade(req, socket, head, (ws) => acceptSocket(conn, ws));
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { startScriptedModel, type ScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { runCli } from '../support/cli';
-import { cliPath, repoRoot } from '../support/paths';
+import { cliPath, hostileAgent, repoRoot } from '../support/paths';
 import { until } from '../support/wait';
 import { agentById } from './catalog';
 
@@ -339,6 +339,79 @@ describe('agent-host serve: its own refusals and the idle time', { skip, concurr
       if (gw?.child.exitCode === null) gw.child.kill('SIGKILL');
       await model.close();
       fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('agent-host serve: the WebSocket path straight to the agent (test/fixtures/hostileAgent.js behind it)', { concurrency: false }, () => {
+  const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+  const childOf = (gw: Served) => procs().find((p) => p.ppid === gw.child.pid && p.args.includes('hostileAgent'));
+
+  test('the 101 names the connection; a frame not JSON gets -32700, a batch -32600, neither reaches the agent; a first message not initialize closes 1002', { timeout: 30_000 }, async () => {
+    const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'gateway-frames-'));
+    const log = path.join(scratch, 'frames.ndjson');
+    const gw = await serve(['--', process.execPath, hostileAgent, 'answer'], { ...process.env, ACP_REMOTE_TOKEN: TOKEN, HOSTILE_LOG: log });
+    try {
+      const ws = socket(gw.url);
+      const id = new Promise<unknown>((resolve) => ws.once('upgrade', (res) => resolve(res.headers['acp-connection-id'])));
+      await opened(ws);
+      assert.match(String(await id), /^[0-9a-f-]{36}$/);
+      ws.send('not json {');
+      assert.deepEqual(await nextMessage(ws), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      ws.send(JSON.stringify([INITIALIZE]));
+      assert.deepEqual(await nextMessage(ws), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: JSON-RPC batches are not supported' } });
+      ws.send(JSON.stringify(INITIALIZE));
+      assert.equal((await nextMessage(ws)).id, 1);
+      const frames = fs.readFileSync(log, 'utf8').trim().split('\n');
+      assert.deepEqual(
+        frames.map((f) => (JSON.parse(f) as { method?: string }).method),
+        ['initialize'],
+      );
+      ws.close();
+      const early = socket(gw.url);
+      await opened(early);
+      early.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: scratch, mcpServers: [] } }));
+      assert.deepEqual(await closedWith(early), { code: 1002, reason: 'First message must be initialize' });
+    } finally {
+      gw.child.kill('SIGTERM');
+      await gw.exited;
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  test('a client that stops reading: the agent waits (the gateway holds about a MiB, not the flood), and resumed the client gets all of it', { timeout: 60_000 }, async () => {
+    const chunks = 300_000;
+    const gw = await serve(['--', process.execPath, hostileAgent, 'flood', String(chunks)], { ...process.env, ACP_REMOTE_TOKEN: TOKEN });
+    try {
+      const ws = socket(gw.url);
+      await opened(ws);
+      ws.send(JSON.stringify(INITIALIZE));
+      await nextMessage(ws);
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: repoRoot, mcpServers: [] } }));
+      const sessionId = ((await nextMessage(ws)).result as { sessionId: string }).sessionId;
+      const before = rssMiB(gw.child.pid!);
+      let updates = 0;
+      const done = new Promise<void>((resolve) =>
+        ws.on('message', (d) => {
+          const text = d.toString();
+          if (text.includes('agent_message_chunk')) updates++;
+          else if (text.includes('end_turn')) resolve();
+        }),
+      );
+      ws.pause();
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'go' }] } }));
+      // About 50 MB of updates: unread, they would pile up in the gateway.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const grown = rssMiB(gw.child.pid!) - before;
+      assert.ok(grown < 30, `the gateway grew by ${grown.toFixed(0)} MiB while its client read nothing`);
+      assert.ok(childOf(gw), 'the agent is running');
+      ws.resume();
+      await done;
+      assert.equal(updates, chunks);
+      ws.close();
+    } finally {
+      gw.child.kill('SIGTERM');
+      await gw.exited;
     }
   });
 });
