@@ -1,8 +1,10 @@
 // Streaming over each transport, and its section of bench/RESULTS.md: one prompt turn of N `agent_message_chunk`
 // updates from test/fixtures/hostileAgent.js (flood) through our AcpClient + SessionModel (out/bench/remoteFlood.js),
-// over stdio (the agent spawned by the client), over WebSocket and over Streamable HTTP (the same agent behind the
-// ACP SDK's reference server, run in this process on loopback: test/support/acpReferenceServer.ts). One run of each
-// per round, alternating, after a warm-up. `npm run --silent build && node bench/remoteStream.mjs`.
+// over stdio (the agent spawned by the client), over WebSocket and Streamable HTTP through `agent-host serve`
+// (dist/cli.js, a process of its own: what users run), and through the ACP SDK's reference server run in this
+// process on loopback (test/support/acpReferenceServer.ts). One run of each per round, alternating, after a warm-up.
+// `npm run --silent build && node bench/remoteStream.mjs`; BENCH_ONLY=stdio,gw-ws prints those runs' times only,
+// BENCH_GATEWAY_PROF=DIR writes a CPU profile of the gateway there.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,7 +35,41 @@ bare.on('connection', (socket) => {
   socket.on('close', () => agent.kill());
 });
 await new Promise((resolve) => bare.once('listening', resolve));
-const TARGETS = { stdio: 'stdio', ws: server.url('ws'), http: server.url('http'), 'ws-bare': `ws://127.0.0.1:${bare.address().port}/acp` };
+// What users run: `agent-host serve` (dist/cli.js) in a process of its own, the same agent behind it.
+const gateway = spawn(
+  process.execPath,
+  [
+    ...(process.env.BENCH_GATEWAY_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROF}`] : []),
+    path.join(root, 'dist', 'cli.js'),
+    'serve',
+    '--listen',
+    '127.0.0.1:0',
+    '--',
+    process.execPath,
+    agentJs,
+    'flood',
+    String(chunks),
+  ],
+  {
+    cwd: root,
+    env: { ...process.env, ACP_REMOTE_TOKEN: token },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  },
+);
+const gatewayUrl = await new Promise((resolve, reject) => {
+  createInterface({ input: gateway.stdout }).once('line', resolve);
+  gateway.once('exit', (code) => reject(new Error(`agent-host serve exited ${code}`)));
+});
+const TARGETS = {
+  stdio: 'stdio',
+  'gw-ws': gatewayUrl.replace(/^http/, 'ws'),
+  'gw-http': gatewayUrl,
+  ws: server.url('ws'),
+  http: server.url('http'),
+  'ws-bare': `ws://127.0.0.1:${bare.address().port}/acp`,
+};
+const only = process.env.BENCH_ONLY?.split(',');
+if (only) for (const name of Object.keys(TARGETS)) if (!only.includes(name)) delete TARGETS[name];
 
 /** One client run in its own process (the server keeps this one's event loop). */
 const once = (name) =>
@@ -51,6 +87,12 @@ const results = Object.fromEntries(NAMES.map((n) => [n, []]));
 for (let r = 0; r < runs; r++) for (const name of NAMES) results[name].push(await once(name));
 await server.close();
 await new Promise((resolve) => bare.close(resolve));
+gateway.kill('SIGTERM');
+await new Promise((resolve) => gateway.once('exit', resolve));
+if (only) {
+  process.stdout.write(`${JSON.stringify(Object.fromEntries(NAMES.map((n) => [n, results[n].map((x) => x.ms)])))}\n`);
+  process.exit(0);
+}
 const chars = new Set(NAMES.map((n) => results[n][0].chars));
 if (chars.size !== 1) throw new Error(`transports disagree on the streamed text: ${[...chars].join(' vs ')}`);
 
@@ -59,6 +101,8 @@ const ratio = (a, b) => median(results[a].map((x, k) => x.ms / results[b][k].ms)
 const ratioCpu = (a, b) => median(results[a].map((x) => x.cpuMs)) / median(results[b].map((x) => x.cpuMs));
 const LABEL = {
   stdio: 'stdio (the client spawns the agent)',
+  'gw-ws': 'WebSocket (`ws://`, `agent-host serve`)',
+  'gw-http': 'Streamable HTTP (`http://`, `agent-host serve`)',
   ws: 'WebSocket (`ws://`, SDK reference server)',
   http: 'Streamable HTTP (`http://`, SDK reference server)',
   'ws-bare': 'WebSocket, no SDK server (each agent line one frame)',
@@ -67,13 +111,15 @@ const row = (n) => {
   const all = results[n].map((x) => x.ms);
   return `| ${LABEL[n]} | ${median(all)} | ${Math.min(...all)}–${Math.max(...all)} | ${median(results[n].map((x) => x.cpuMs))} | ${median(results[n].map((x) => x.rssMiB))} |`;
 };
-// Said with every run: where the time goes (from a profile of the client; see the report of issue 27).
+// Said with every run: where the time goes (from profiles of the client and of the gateway; see the report of issue 27).
 const NOTE = `
-Our client's CPU over WebSocket without the SDK server was ${ratioCpu('ws-bare', 'stdio').toFixed(2)}× its CPU over stdio. Behind the SDK's
-reference server the turn takes longer because of the server: a profile of the client shows it idle most of the
-turn, waiting, and the frames come a few at a time, so fewer adjacent chunks merge. We read the issue's 1.3× as a bound on the
-transport (WebSocket without the SDK server, the agent's lines sent as frames as they come), not on the SDK's
-reference server in between, whose cost is not the client's to cut.`;
+Our client's CPU over WebSocket through \`agent-host serve\` was ${ratioCpu('gw-ws', 'stdio').toFixed(2)}× its CPU over stdio. The gateway
+bridges a WebSocket straight to its agent, each line of the agent's one text frame as it comes; before, it
+used the SDK's reference server for WebSocket too, which measured 2.9–4.1× stdio here (3 rounds; the table's SDK rows are the
+same server): a profile of the gateway showed its time in the SDK's per-message web streams and promises
+(with the async hooks that tell its connections apart), a socket write per message, and parsing and
+re-encoding each message, while the client sat idle waiting for frames. Streamable HTTP still goes through
+the SDK's server, in the gateway as in the SDK rows.`;
 const heading = `## Remote transports: one turn streaming ${chunks.toLocaleString('en')} \`agent_message_chunk\` updates over stdio, WebSocket and Streamable HTTP`;
 const section = `${heading}
 
@@ -82,8 +128,9 @@ Machine: ${machine()}; load average ${load} when it started.
 
 Our \`AcpClient\` applying every update to the \`SessionModel\` (\`bench/remoteFlood.ts\`), in a process of its own;
 the agent is \`test/fixtures/hostileAgent.js flood\` (chunks of about 12 characters). Over stdio the client
-spawns it; over WebSocket and Streamable HTTP it runs behind the ACP SDK's reference server (\`AcpServer\`, its
-Node handlers, a Bearer check) on loopback in the benchmark's process, a fresh agent per connection. Wall time
+spawns it; over WebSocket and Streamable HTTP it runs behind \`agent-host serve\` (\`node dist/cli.js serve\`, a
+process of its own, the token in \`ACP_REMOTE_TOKEN\`), and behind the ACP SDK's reference server (\`AcpServer\`,
+its Node handlers, a Bearer check) on loopback in the benchmark's process; a fresh agent per connection. Wall time
 from the client's start to \`end_turn\` (connect, \`initialize\`, \`session/new\`, the turn) and the client's
 peak RSS; ${runs} rounds, one run of each per round, after a warm-up.
 
@@ -91,7 +138,7 @@ peak RSS; ${runs} rounds, one run of each per round, after a warm-up.
 |---|---|---|---|---|
 ${NAMES.map(row).join('\n')}
 
-Ratios against stdio, pair by pair within a round (median): WebSocket **${ratio('ws', 'stdio').toFixed(2)}×**, Streamable HTTP **${ratio('http', 'stdio').toFixed(2)}×**, WebSocket without the SDK server **${ratio('ws-bare', 'stdio').toFixed(2)}×** the wall time.
+Ratios against stdio, pair by pair within a round (median), of the wall time: through \`agent-host serve\`, WebSocket **${ratio('gw-ws', 'stdio').toFixed(2)}×** and Streamable HTTP **${ratio('gw-http', 'stdio').toFixed(2)}×**; through the SDK's reference server, WebSocket ${ratio('ws', 'stdio').toFixed(2)}× and Streamable HTTP ${ratio('http', 'stdio').toFixed(2)}×; WebSocket with no server but each agent line one frame ${ratio('ws-bare', 'stdio').toFixed(2)}×.
 ${NOTE}
 `;
 const file = path.join(root, 'bench', 'RESULTS.md');
