@@ -379,6 +379,38 @@ describe('agent-host serve: the WebSocket path straight to the agent (test/fixtu
     }
   });
 
+  test('each line of the agent is one frame as it is; a line that is not a JSON object is dropped and said in the log', { timeout: 30_000 }, async () => {
+    const gw = await serve(['--', process.execPath, hostileAgent, 'normal'], { ...process.env, ACP_REMOTE_TOKEN: TOKEN });
+    try {
+      const ws = socket(gw.url);
+      await opened(ws);
+      const frames: string[] = [];
+      const asked = new Promise<void>((resolve) =>
+        ws.on('message', (d) => {
+          frames.push(d.toString());
+          if (d.toString().includes('craft/drainMidTurnQueue')) resolve();
+        }),
+      );
+      ws.send(JSON.stringify(INITIALIZE));
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: repoRoot, mcpServers: [] } }));
+      await until(() => frames.length === 2, { what: 'the answers to initialize and session/new' });
+      const sessionId = (JSON.parse(frames[1]!) as { result: { sessionId: string } }).result.sessionId;
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'go' }] } }));
+      await asked;
+      const turn = frames.slice(2).map((f) => JSON.parse(f) as { method?: string; params?: { update?: { sessionUpdate?: string; content?: { text?: string } } } });
+      assert.deepEqual(
+        turn.map((m) => m.params?.update?.content?.text ?? m.method),
+        ['Thinking about it.', 'Line\u2028sep ', 'qwen/notification-without-underscore', 'craft/drainMidTurnQueue'],
+      );
+      const said = /not a JSON-RPC message; dropped: this is not json\n.*not a JSON-RPC message; dropped: \[1,2,3\]\n/;
+      await until(() => said.test(gw.stderr()), { what: () => `the dropped lines said in the log: ${gw.stderr()}` });
+      ws.close();
+    } finally {
+      gw.child.kill('SIGTERM');
+      await gw.exited;
+    }
+  });
+
   test('a client that stops reading: the agent waits (the gateway holds about a MiB, not the flood), and resumed the client gets all of it', { timeout: 60_000 }, async () => {
     const chunks = 300_000;
     const gw = await serve(['--', process.execPath, hostileAgent, 'flood', String(chunks)], { ...process.env, ACP_REMOTE_TOKEN: TOKEN });
