@@ -7,7 +7,7 @@
  * A client that does not read makes the agent wait: its output is not read while the socket holds too much.
  */
 import type { RawData, WebSocket } from 'ws';
-import { AgentProcess, describeExit, type AgentSpawnSpec } from '../core/agentProcess';
+import { AgentProcess, type AgentSpawnSpec } from '../core/agentProcess';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../core/lineSplitter';
 import type { Logger } from '../core/log';
 import { IdleWatch, type Link, type LinkCounts } from './agentLink';
@@ -84,9 +84,10 @@ export class SocketLink implements Link {
     ws.on('error', (error) => logger.debug(`Gateway WebSocket: ${error.message}`));
     this.ended = this.agent.exited.then(async (exit) => {
       this.idle.stop();
-      // The client is told the agent is gone, and how (1011 when it failed).
-      const how = describeExit(exit).slice(0, 100);
-      ws.close(exit.code === 0 ? 1000 : 1011, `the agent ended (${how})`);
+      // The client is told the agent is gone, and how (1011 when it failed); a close reason holds 123 bytes at most.
+      let reason = `the agent ended (${this.exit})`;
+      while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
+      ws.close(exit.code === 0 ? 1000 : 1011, reason);
       await this.stop();
       if (exit.spawnError) logger.error(`The agent could not be started: ${exit.spawnError}`);
     });

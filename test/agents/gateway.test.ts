@@ -411,6 +411,25 @@ describe('agent-host serve: the WebSocket path straight to the agent (test/fixtu
     }
   });
 
+  test('an agent that exits on its own closes its socket with 1011 and how it ended, and the log line says so', { timeout: 30_000 }, async () => {
+    const gw = await serve(['--', process.execPath, hostileAgent, 'crash-mid-turn'], { ...process.env, ACP_REMOTE_TOKEN: TOKEN });
+    try {
+      const ws = socket(gw.url);
+      await opened(ws);
+      ws.send(JSON.stringify(INITIALIZE));
+      await nextMessage(ws);
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: repoRoot, mcpServers: [] } }));
+      const sessionId = ((await nextMessage(ws)).result as { sessionId: string }).sessionId;
+      const closed = closedWith(ws);
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'go' }] } }));
+      assert.deepEqual(await closed, { code: 1011, reason: 'the agent ended (exit code 3)' });
+      await until(() => /connection ended: .*websocket.*; the agent ended \(exit code 3\)\n/.test(gw.stderr()), { what: () => `the log line in ${gw.stderr()}` });
+    } finally {
+      gw.child.kill('SIGTERM');
+      await gw.exited;
+    }
+  });
+
   test('a client that stops reading: the agent waits (the gateway holds about a MiB, not the flood), and resumed the client gets all of it', { timeout: 60_000 }, async () => {
     const chunks = 300_000;
     const gw = await serve(['--', process.execPath, hostileAgent, 'flood', String(chunks)], { ...process.env, ACP_REMOTE_TOKEN: TOKEN });
