@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { AgentExitedError, type ExitInfo } from '../core/agentProcess';
+import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
 import { Listeners } from '../core/listeners';
 import type { AgentConfig } from '../session/agentConfig';
 import { AgentBusyError, type AgentExtras, type AgentHealth, type AgentSession, type AttachInfo, type PromptCapabilities } from '../session/agentSession';
@@ -71,6 +71,8 @@ export class ServiceSession implements AgentSession {
   private connection: ServiceConnection;
   private ready: Promise<ServiceConnection>;
   private stopping = false;
+  /** Connections a Stop swapped out: their close is ours, not a drop. */
+  private readonly retired = new WeakSet<ServiceConnection>();
   private exited: ExitInfo | undefined;
 
   private constructor(
@@ -85,7 +87,7 @@ export class ServiceSession implements AgentSession {
     this.agentInfo = { name: config.name, title: config.name, protocol: 'agent-service' };
     const wanted = config.defaults?.model;
     this.model.setModels({ currentModelId: wanted && models.includes(wanted) ? wanted : models[0]!, availableModels: models.map((m) => ({ modelId: m, name: m })) });
-    this.selectionTasks = { run: (request, display) => this.runTask(taskFrame(request), display, labelOf(display)) };
+    this.selectionTasks = { run: (request, display) => this.runTask(taskFrame(request), display, labelOf(display)), newerCancelsRunning: true };
   }
 
   static async start(config: AgentConfig, options: AgentStartOptions): Promise<ServiceSession> {
@@ -133,8 +135,10 @@ export class ServiceSession implements AgentSession {
   /** A dropped connection ends the session (the lifecycle connects again); a Stop's own close does not. */
   private watch(connection: ServiceConnection): void {
     void connection.transport.closed.then((reason) => {
-      if (connection !== this.connection || this.stopping) return;
+      if (connection !== this.connection || this.stopping || this.retired.has(connection)) return;
       this.exited = reason;
+      // Said here, as the other adapters say an exit: the chat leaves an agent's exit to the session's own notice.
+      this.model.notice('error', 'Connection dropped', `${describeExit(reason)}. What arrived of the answer stays; Atrium connects again.`);
       this.exits.fire(reason);
     });
   }
@@ -155,7 +159,8 @@ export class ServiceSession implements AgentSession {
     if (before) {
       this.running = undefined;
       before.connection.forget(before.id, `cancelled: ${label} was sent, and the agent service runs one task per connection`);
-      this.model.endTurn('cancelled');
+      // Not 'cancelled': that would add a "Stopped" line, and nobody pressed Stop; the notice says what happened.
+      this.model.endTurn('superseded');
       this.model.notice('info', 'Previous task cancelled', `The agent service runs one task per connection: sending the ${label} cancelled the ${before.label}.`);
     }
     const connection = await this.ready;
@@ -201,6 +206,7 @@ export class ServiceSession implements AgentSession {
     running.connection.forget(running.id, 'cancelled');
     this.model.endTurn('cancelled');
     const old = running.connection;
+    this.retired.add(old);
     this.ready = ServiceSession.connect(this.config, this.options).then(
       (fresh) => {
         this.connection = fresh;
