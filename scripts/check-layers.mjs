@@ -36,6 +36,7 @@ const ROOMS = [
   ['src/acp/', 'acp'],
   ['src/rpc/', 'rpc'],
   ['src/agentService/', 'agentService'],
+  ['src/gateway/', 'gateway'],
   ['src/transport/', 'transport'],
   ['src/lifecycle/', 'lifecycle'],
   ['src/session/', 'session'],
@@ -64,6 +65,8 @@ const ALLOWED = {
   acp: ['session', 'transport', 'core'],
   rpc: ['session', 'transport', 'core'],
   agentService: ['session', 'transport', 'core'],
+  // `agent-host serve`: local stdio agents behind ACP's remote transport; only the CLI's root imports it.
+  gateway: ['agents', 'session', 'transport', 'core'],
   transport: ['core'],
   lifecycle: ['session', 'core'],
   session: ['core'],
@@ -136,8 +139,10 @@ for (const file of files) {
     if (to === undefined || to === from) continue;
     if (!edges.has(from)) edges.set(from, new Map());
     if (!edges.get(from).has(to)) edges.get(from).set(to, `${rel} → ${spec}`);
-    if (from === 'root') continue;
-    if (to === 'root') problems.push(`${rel}: imports a composition root (${spec}); receive what you need instead`);
+    // The gateway serves agents from the CLI only: the extension's bundle never loads it.
+    if (to === 'gateway' && rel !== 'src/cli/main.ts') problems.push(`${rel}: only the CLI's root (src/cli/main.ts) may import the gateway (${spec})`);
+    else if (from === 'root') continue;
+    else if (to === 'root') problems.push(`${rel}: imports a composition root (${spec}); receive what you need instead`);
     else if (!(ALLOWED[from] ?? []).includes(to)) problems.push(`${rel}: ${from} may not import ${to} (${spec})`);
   }
 }

@@ -162,7 +162,9 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
           agents.map((a) => ({
             label: a.name,
             description: sourceLabel(manager.agentSource(a.name)),
-            detail: `${[path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${protocolLabel(a)}`,
+            detail: a.url
+              ? vscode.l10n.t('remote on {0} · {1} · {2}', new URL(a.url).host, protocolLabel(a), a.url)
+              : `${[path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${protocolLabel(a)}`,
           })),
           { title: vscode.l10n.t('Atrium: choose the agent') },
         );
@@ -236,8 +238,19 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
         agents: () => manager.agents(),
         ...(manager.agentName ? { current: manager.agentName } : {}),
         log,
-        run: (config, preset, scripted, line) =>
-          runCompatCheck({ config, ...(preset ? { preset } : {}), scripted, timeoutMs: 30_000, openHost: (ws) => openCheckHost(ws, redactingLogger(log)), log: line }),
+        run: async (config, preset, scripted, line) => {
+          // A remote agent is checked with the key or token the chat uses (asked once when none is stored).
+          const apiKey = config.url ? await ctx.host.serviceKeys.get(config) : undefined;
+          return runCompatCheck({
+            config,
+            ...(preset ? { preset } : {}),
+            ...(apiKey ? { apiKey } : {}),
+            scripted,
+            timeoutMs: 30_000,
+            openHost: (ws) => openCheckHost(ws, redactingLogger(log)),
+            log: line,
+          });
+        },
       });
     }),
     registerCommand('agentHost.sessionHistory', async () => {

@@ -42,6 +42,8 @@ export interface HostServices {
   readonly documents: EditorDocumentStore;
   /** Sign-in for agents that answer -32000 (its chooser / askSecret / runTerminal are replaceable in tests). */
   readonly signIn: AgentSignIn;
+  /** Agent services' API keys (SecretStorage, asked once). */
+  readonly serviceKeys: ServiceKeys;
   /**
    * The IDE tools' endpoint the MCP bridge connects to (await `ready`), opened on first use: the first agent
    * start that gets the MCP server (or this call) opens the socket, never the window by itself.
@@ -132,12 +134,13 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       ...questionServices(questionDialogs, agent.name, log),
       ...(config().get<boolean>('ideTools.enabled', true) ? { ideTools: ideToolsService } : {}),
     })),
-    // An agent service's key: asked once, kept in SecretStorage; a refused one is forgotten and asked again.
+    // A remote agent's key or token: asked once, kept in SecretStorage; a refused one is forgotten and asked again.
     manager.addSessionServices(async (agent) =>
-      agent.protocol === 'agent-service'
+      agent.url
         ? {
             ...(await serviceKeys.get(agent).then((apiKey) => (apiKey ? { apiKey } : {}))),
             onKeyRefused: () => void serviceKeys.refused(agent, () => manager.restart().catch(() => undefined)),
+            onUntrustedCertificate: (fingerprint: string) => void serviceKeys.untrusted(agent, fingerprint, () => manager.restart().catch(() => undefined)),
           }
         : {},
     ),
@@ -218,7 +221,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
     }),
   );
 
-  const services: HostServices = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, toolEndpoint, showChange, virtualDocuments: docs };
+  const services: HostServices = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, serviceKeys, toolEndpoint, showChange, virtualDocuments: docs };
   const disposable = new vscode.Disposable(() => {
     broker.cancelAll();
     void endpoint?.close();

@@ -12,10 +12,11 @@ import type { ExitInfo } from '../core/agentProcess';
 import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import type { QuestionRecord } from '../session/questionRecord';
 import type { AgentStartOptions } from '../session/sessionHost';
-import { AcpClient, type AcpClientHandlers } from './acpClient';
+import { AcpClient, type AcpClientHandlers, type AcpClientOptions } from './acpClient';
 import { ErrorCodes } from './acpErrors';
 import { fileHandlers, terminalHandlers, type OnRefused } from './hostHandlers';
 import { QUESTION_METHODS } from './questions';
+import { connectRemote, isRemoteAcp, remoteStartFailure } from './remoteAcp';
 import type { ClientCapabilities, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from './types';
 
 /** What one session lends the connection: its permission handler, update sink and host services. */
@@ -29,13 +30,10 @@ export interface ConnectionMember {
   asked?(record: QuestionRecord): void;
 }
 
-/** Spawns the configured agent as an ACP client with `handlers` (the options' logger, limits and tap). */
-export function spawnClient(
-  config: AgentConfig,
-  options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'maxLineBytes' | 'writeStallMs' | 'frameTap'>,
-  handlers: AcpClientHandlers,
-): AcpClient {
-  return AcpClient.spawn(spawnSpecOf(config, options.cwd, options.env), {
+type ClientStartOptions = Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'maxLineBytes' | 'writeStallMs' | 'frameTap' | 'apiKey' | 'onKeyRefused'>;
+
+function clientOptions(options: ClientStartOptions, handlers: AcpClientHandlers): AcpClientOptions {
+  return {
     logger: options.logger,
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.initializeTimeoutMs ? { initializeTimeoutMs: options.initializeTimeoutMs } : {}),
@@ -43,7 +41,29 @@ export function spawnClient(
     ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),
     ...(options.frameTap ? { frameTap: options.frameTap } : {}),
     handlers,
-  });
+  };
+}
+
+/** Spawns the configured agent as an ACP client with `handlers` (the options' logger, limits and tap). */
+export function spawnClient(config: AgentConfig, options: ClientStartOptions, handlers: AcpClientHandlers): AcpClient {
+  return AcpClient.spawn(spawnSpecOf(config, options.cwd, options.env), clientOptions(options, handlers));
+}
+
+/** The configured agent as an ACP client: over the transport its `url` names (remote), else a spawned process's stdio. */
+export async function openClient(config: AgentConfig, options: ClientStartOptions, handlers: AcpClientHandlers): Promise<AcpClient> {
+  if (!isRemoteAcp(config)) return spawnClient(config, options, handlers);
+  return new AcpClient(await connectRemote(config, options), clientOptions(options, handlers));
+}
+
+/** `initialize`; a start that fails shuts the client down and says why (a remote transport's refused token, say). */
+export async function initialized(config: AgentConfig, options: ClientStartOptions, client: AcpClient, capabilities: ClientCapabilities): Promise<AcpClient> {
+  try {
+    await client.initialize(capabilities);
+    return client;
+  } catch (error) {
+    await client.shutdown();
+    throw isRemoteAcp(config) ? remoteStartFailure(config, options, client.transport, error) : error;
+  }
 }
 
 /** Updates for a session id nobody has claimed yet (a load's replay, an update before session/new answers). */
@@ -59,7 +79,7 @@ export class AcpConnection {
   private release: (() => void) | undefined;
   readonly client: AcpClient;
 
-  private constructor(config: AgentConfig, options: AgentStartOptions) {
+  private constructor(options: AgentStartOptions, client: (handlers: AcpClientHandlers) => AcpClient) {
     const route = (sessionId: string | undefined) => this.route(sessionId);
     const refuse = (sessionId: string | undefined): never => {
       throw new ResponseError(ErrorCodes.InvalidParams, `Unknown session ${String(sessionId)}: this client did not open it`);
@@ -110,7 +130,7 @@ export class AcpConnection {
         ]),
       ),
     };
-    this.client = spawnClient(config, options, handlers);
+    this.client = client(handlers);
     this.client.onSessionUpdate((n) => {
       const m = this.bySession.get(n.sessionId);
       if (m) return m.update(n);
@@ -127,10 +147,11 @@ export class AcpConnection {
   /**
    * A connection for `config` in `options.cwd`: a new process, or — with `shareProcess` — the one already
    * serving the same agent command, arguments, environment and folder. `capabilities` are what the first
-   * session's services offer (every start of one editor offers the same).
+   * session's services offer (every start of one editor offers the same). A remote agent gets a connection
+   * of its own per session: there is no process of ours to share, and each connection is its own agent.
    */
   static async open(config: AgentConfig, options: AgentStartOptions, capabilities: ClientCapabilities): Promise<AcpConnection> {
-    if (!options.shareProcess) return AcpConnection.spawn(config, options, capabilities);
+    if (!options.shareProcess || isRemoteAcp(config)) return AcpConnection.spawn(config, options, capabilities);
     const key = JSON.stringify([config.command, config.args ?? [], config.env ?? {}, options.env ?? {}, config.cwd ?? options.cwd, config.inheritEnv !== false]);
     let pending = AcpConnection.pool.get(key);
     if (!pending) {
@@ -148,14 +169,10 @@ export class AcpConnection {
   }
 
   private static async spawn(config: AgentConfig, options: AgentStartOptions, capabilities: ClientCapabilities): Promise<AcpConnection> {
-    const connection = new AcpConnection(config, options);
-    try {
-      await connection.client.initialize(capabilities);
-      return connection;
-    } catch (error) {
-      await connection.client.shutdown();
-      throw error;
-    }
+    const transport = isRemoteAcp(config) ? await connectRemote(config, options) : undefined;
+    const connection = new AcpConnection(options, (handlers) => (transport ? new AcpClient(transport, clientOptions(options, handlers)) : spawnClient(config, options, handlers)));
+    await initialized(config, options, connection.client, capabilities);
+    return connection;
   }
 
   /** How many sessions this process serves. */

@@ -10,7 +10,7 @@ import { SessionModel, type ContentPart } from '../session/sessionModel';
 import type { AcpClient } from './acpClient';
 import { ErrorCodes } from './acpErrors';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
-import { AcpConnection, spawnClient, type ConnectionMember } from './acpConnection';
+import { AcpConnection, initialized, openClient, type ConnectionMember } from './acpConnection';
 import type { ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest, SessionNotification } from './types';
 
 /** What we tell the agent we can do: only what this start was given services for. */
@@ -72,7 +72,8 @@ export class AcpSession implements AgentSession {
     this.offExit = client.onExit((exit) => {
       options.terminals?.disposeAll();
       this.model.failUnfinishedToolCalls(`${describeExit(exit).split('\n')[0]} before this finished.`);
-      if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', 'Agent exited', describeExit(exit));
+      // A remote agent's dropped connection is said as such, not as an exit.
+      if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', exit.disconnected ? 'Connection lost' : 'Agent exited', describeExit(exit));
     });
   }
 
@@ -193,15 +194,13 @@ export class AcpSession implements AgentSession {
   }
 
   /** Starts the agent only to reach its session store (`session/list`, `session/delete`); no session is opened. */
-  static async directory(config: AgentConfig, options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs'>): Promise<AgentSessionDirectory> {
+  static async directory(
+    config: AgentConfig,
+    options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'apiKey' | 'onKeyRefused'>,
+  ): Promise<AgentSessionDirectory> {
     // Nothing to approve without a session: any permission request is answered cancelled.
-    const client = spawnClient(config, options, { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) });
-    try {
-      await client.initialize(clientCapabilities({}));
-    } catch (error) {
-      await client.shutdown();
-      throw error;
-    }
+    const client = await openClient(config, options, { requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }) });
+    await initialized(config, options, client, clientCapabilities({}));
     return {
       list: (cwd) => AcpSession.listSessions(client, cwd),
       delete: async (id) => {

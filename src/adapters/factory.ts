@@ -58,7 +58,7 @@ export async function startAgentSession(agent: AgentConfig, options: AgentStartO
 /** The agent's own session store without opening a session; undefined for protocols that share none (pi RPC). */
 export async function openSessionDirectory(
   config: AgentConfig,
-  options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs'>,
+  options: Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'apiKey' | 'onKeyRefused'>,
 ): Promise<AgentSessionDirectory | undefined> {
   return (config.protocol ?? 'acp') === 'acp' ? AcpSession.directory(withPresetStop(config), options) : undefined;
 }
@@ -87,6 +87,7 @@ function idle(process: AgentProcess): IdleAgentProcess {
 /** Spawns the agent bare and waits for its handshake (ACP initialize, pi `get_state`), then leaves it idle; as configured, no preset stop. */
 export async function startIdleAgent(config: AgentConfig, options: { logger: Logger; cwd: string; timeoutMs: number }): Promise<IdleAgentProcess> {
   const { logger, cwd, timeoutMs } = options;
+  if (config.url) throw new Error(`"${config.name}" is a remote agent (${config.url}): there is no process of ours to start idle`);
   switch (config.protocol ?? 'acp') {
     case 'acp': {
       const client = AcpClient.spawn(spawnSpecOf(config, cwd), {

@@ -52,6 +52,8 @@ interface Running {
   id: string;
   label: string;
   connection: ServiceConnection;
+  /** Puts the pieces not yet in the transcript there (before the turn ends). */
+  flush(): void;
 }
 
 export class ServiceSession implements AgentSession {
@@ -71,7 +73,7 @@ export class ServiceSession implements AgentSession {
   private connection: ServiceConnection;
   private ready: Promise<ServiceConnection>;
   private stopping = false;
-  /** Connections a Stop swapped out: their close is ours, not a drop. */
+  /** Connections a Stop let go of: their close is ours, not a drop. */
   private readonly retired = new WeakSet<ServiceConnection>();
   private exited: ExitInfo | undefined;
 
@@ -101,6 +103,7 @@ export class ServiceSession implements AgentSession {
       });
     } catch (error) {
       const refused = (error instanceof ServiceError && error.kind === 'refused_key') || (error instanceof WebSocketConnectError && error.kind === 'unauthorized');
+      if (error instanceof WebSocketConnectError && error.kind === 'untrusted_certificate' && error.fingerprint) options.onUntrustedCertificate?.(error.fingerprint);
       if (refused) {
         options.onKeyRefused?.();
         throw error instanceof ServiceError ? error : new ServiceError('refused_key', `the agent service refused the API key (${(error as Error).message})`);
@@ -135,10 +138,10 @@ export class ServiceSession implements AgentSession {
   /** A dropped connection ends the session (the lifecycle connects again); a Stop's own close does not. */
   private watch(connection: ServiceConnection): void {
     void connection.transport.closed.then((reason) => {
-      if (connection !== this.connection || this.stopping || this.retired.has(connection)) return;
+      if (this.retired.has(connection) || this.stopping) return;
       this.exited = reason;
-      // Said here, as the other adapters say an exit: the chat leaves an agent's exit to the session's own notice.
-      this.model.notice('error', 'Connection dropped', `${describeExit(reason)}. What arrived of the answer stays; Atrium connects again.`);
+      // Said here, as a remote ACP agent's is: the chat leaves an agent's exit to the session's own notice.
+      this.model.notice('error', 'Connection lost', `${describeExit(reason)}. What arrived of the answer stays; Atrium connects again.`);
       this.exits.fire(reason);
     });
   }
@@ -158,6 +161,7 @@ export class ServiceSession implements AgentSession {
     const before = this.running;
     if (before) {
       this.running = undefined;
+      before.flush();
       before.connection.forget(before.id, `cancelled: ${label} was sent, and the agent service runs one task per connection`);
       // Not 'cancelled': that would add a "Stopped" line, and nobody pressed Stop; the notice says what happened.
       this.model.endTurn('superseded');
@@ -168,19 +172,30 @@ export class ServiceSession implements AgentSession {
     const stamp = Date.now();
     for (const part of display) this.model.appendChunk('user', part, `user-${stamp}`);
     const messageId = `agent-${stamp}`;
+    // The pieces of one read reach the transcript as one chunk, as ACP's do (src/acp/coalesce.ts): one event, not one per frame.
+    let unshown = '';
+    const flush = () => {
+      if (!unshown) return;
+      const text = unshown;
+      unshown = '';
+      this.model.appendChunk('agent', { type: 'text', text }, messageId);
+    };
     const task = connection.task(frame.cmd, { ...frame.fields, model: this.model.models?.currentModelId, stream: true }, (piece) => {
       this.activity.fire(false);
-      this.model.appendChunk('agent', { type: 'text', text: piece }, messageId);
+      if (!unshown) queueMicrotask(flush);
+      unshown += piece;
     });
-    const running: Running = { id: task.id, label, connection };
+    const running: Running = { id: task.id, label, connection, flush };
     this.running = running;
     try {
       const reply = await task.done;
+      flush();
       if (reply.gaps.length)
         this.model.notice('warning', 'Parts of the answer are missing', `The agent service never sent pieces ${reply.gaps.join(', ')} of this answer; what arrived is shown in order.`);
       if (this.running === running) this.model.endTurn('end_turn');
       return { stopReason: 'end_turn' };
     } catch (error) {
+      flush();
       // A task cancelled here (Stop, or a newer task) has had its turn ended already.
       const mine = this.running === running;
       if (error instanceof ServiceError && error.kind === 'cancelled') {
@@ -203,6 +218,7 @@ export class ServiceSession implements AgentSession {
     if (!running) return;
     this.model.requestCancel();
     this.running = undefined;
+    running.flush();
     running.connection.forget(running.id, 'cancelled');
     this.model.endTurn('cancelled');
     const old = running.connection;
@@ -244,6 +260,7 @@ export class ServiceSession implements AgentSession {
     const running = this.running;
     if (running) {
       this.running = undefined;
+      running.flush();
       running.connection.forget(running.id, 'cancelled');
       if (this.model.turn !== 'idle') this.model.endTurn('cancelled');
     }

@@ -1,8 +1,8 @@
 /**
  * The compatibility check's host (./checkRun.ts): the concrete adapters and services it runs an
  * agent with — sessions through `startAgentSession` with files and terminals confined to the workspace, a
- * tool served to ACP agents over the IDE MCP bridge (dist/ideBridge.js, socket + token) and to pi RPC
- * agents as host tools, and bare idle processes for the exit checks (the factory's `startIdleAgent`). The one
+ * tool served to ACP agents over the IDE MCP bridge (dist/ideBridge.js, socket + token), to pi RPC
+ * agents as host tools and to an agent service's IDE-service requests (get_document_symbols over the workspace), and bare idle processes for the exit checks (the factory's `startIdleAgent`). The one
  * file of the check's room that may import the adapters and the host services (scripts/check-layers.mjs); only
  * the roots import it.
  */
@@ -55,6 +55,7 @@ export async function openCheckHost(workspace: string, logger: Logger): Promise<
         initializeTimeoutMs: request.timeoutMs,
         frameTap: (dir, frame) => request.frames.push({ dir, msg: frame as Record<string, unknown> }),
         ...(request.attach ? { attach: { ...request.attach, replay: true } } : {}),
+        ...(request.apiKey ? { apiKey: request.apiKey } : {}),
       });
       return { session, frames: request.frames };
     },

@@ -3,7 +3,8 @@
  * saw it happen (verified), only saw it advertised (claimed), found it missing (absent) or saw it break
  * (failed). One process serves the handshake, the turns, list and close; fresh processes serve reattach
  * (session/resume, session/load — each on its own) and the exit checks. With a scripted model (src/scriptedModel)
- * the run makes its own sandboxed home and workspace; without one, no turn is run.
+ * the run makes its own sandboxed home and workspace; without one, no turn is run. An agent service (no process
+ * of ours) gets its own checks: checkService.ts.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -13,9 +14,10 @@ import { startScriptedModel, type ScriptedModel } from '../scriptedModel/scripte
 import { AuthRequiredError } from '../session/sessionHost';
 import type { AgentPreset } from '../agents/presets';
 import { sandboxEnv, scriptedSetup } from '../agents/scripted';
+import { runServiceCheck } from './checkService';
 import { capabilityRows, handshakeOf, initializeResult, sessionNewResult } from './checkHandshake';
 import { checkAllowedEdit, checkCancel, checkHostedTool, checkPromptTurn, checkRejectedEdit, checkTerminal, CODE_WORD, ControlledDecider, runTurn, type TurnContext } from './checkTurns';
-import { CHECK_IDS, framesOf, result, within, type CheckHost, type CheckId, type CheckResult, type CheckSession, type CompatReport, type IdleAgent, type TappedFrame } from './checkTypes';
+import { CHECK_IDS, framesOf, result, scrub, within, type CheckHost, type CheckId, type CheckResult, type CheckSession, type CompatReport, type IdleAgent, type TappedFrame } from './checkTypes';
 
 export interface CheckRunOptions {
   /** The agent as launched (for `--preset`, with the preset's args and env). */
@@ -31,6 +33,8 @@ export interface CheckRunOptions {
   openHost(workspace: string): Promise<CheckHost>;
   /** Progress, one line per check (with its duration). */
   log?: (line: string) => void;
+  /** An agent service's key (X-Api-Key). */
+  apiKey?: string;
 }
 
 /** How long an idle agent gets to exit after stdin EOF, and after SIGTERM. */
@@ -42,6 +46,8 @@ const TURN_IDS: CheckId[] = ['prompt.turn', 'permission.asked', 'permission.reje
 const CHECK_FILES: Record<string, string> = { 'check-edit.txt': 'name = demo\ncolour = red\n', 'check-keep.txt': 'keep = me\n' };
 
 export async function runCompatCheck(o: CheckRunOptions): Promise<CompatReport> {
+  // An agent service has no process of ours: its own checks (checkService.ts).
+  if ((o.config.protocol ?? 'acp') === 'agent-service') return runServiceCheck(o);
   const results = new Map<CheckId, CheckResult>();
   let last = Date.now();
   const set = (...rs: CheckResult[]) => {
@@ -57,8 +63,7 @@ export async function runCompatCheck(o: CheckRunOptions): Promise<CompatReport> 
   fs.mkdirSync(workspace, { recursive: true });
   let model: ScriptedModel | undefined;
   let host: CheckHost | undefined;
-  const protocol = o.config.protocol ?? 'acp';
-  if (protocol === 'agent-service') throw new Error('The compatibility check does not run agent services yet');
+  const protocol = o.config.protocol === 'rpc' ? 'rpc' : 'acp';
   let handshake = handshakeOf([], protocol);
   try {
     let config = o.config;
@@ -126,12 +131,6 @@ export async function runCompatCheck(o: CheckRunOptions): Promise<CompatReport> 
   }
   const checks = CHECK_IDS.map((id) => results.get(id) ?? result(id, 'absent', 'Not run: an earlier step failed (see initialize and session.new).'));
   return { agent: handshake.agent, protocol, protocolVersion: handshake.protocolVersion, checks: checks.map((c) => scrub(c, [workspace, scratch])) };
-}
-
-/** Evidence without the run's own paths (the doc quotes it; a temp folder differs every run). */
-function scrub(c: CheckResult, paths: string[]): CheckResult {
-  const clean = (s: string) => paths.reduce((t, p) => t.split(p).join(p === paths[0] ? '<workspace>' : '<scratch>'), s);
-  return { ...c, evidence: { text: clean(c.evidence.text), frames: c.evidence.frames.map(clean) } };
 }
 
 async function checkList(cs: CheckSession, workspace: string, caps: Record<string, unknown> | undefined, timeoutMs: number): Promise<CheckResult> {

@@ -33,7 +33,10 @@ export const CHECK_IDS = [
   'prompt.audio',
   'prompt.embeddedContext',
 ] as const;
-export type CheckId = (typeof CHECK_IDS)[number];
+
+/** An agent service's checks (seed 003: a WebSocket service, no process of ours), in report order. */
+export const SERVICE_CHECK_IDS = ['service.connect', 'service.listModel', 'service.chat', 'service.selection', 'service.oneTask', 'service.ide'] as const;
+export type CheckId = (typeof CHECK_IDS)[number] | (typeof SERVICE_CHECK_IDS)[number];
 
 /**
  * verified: seen on a real turn or frame; claimed: advertised, not exercised; absent: not advertised or not
@@ -56,7 +59,7 @@ export interface CheckResult {
 
 export interface CompatReport {
   agent: { name: string; title?: string; version?: string };
-  protocol: 'acp' | 'rpc';
+  protocol: 'acp' | 'rpc' | 'agent-service';
   protocolVersion: number | null;
   checks: CheckResult[];
 }
@@ -92,6 +95,8 @@ export interface StartRequest {
   timeoutMs: number;
   /** Every frame of the process goes here, from the first (so a failed start still shows its handshake). */
   frames: TappedFrame[];
+  /** An agent service's key (X-Api-Key). */
+  apiKey?: string;
 }
 
 /** A fresh agent process that answered its handshake and holds no session: for the exit checks. */
@@ -149,6 +154,11 @@ function excerpt(value: unknown): string {
 export function frameLine(f: TappedFrame): string {
   const arrow = f.dir === 'in' ? '←' : '→';
   const m = f.msg;
+  // An agent service's frame: `→ exec_chat #123 {…}`, `← #123 {…}` (its ids are request_id).
+  if ('request_id' in m) {
+    const { cmd, request_id, ...rest } = m;
+    return `${arrow}${typeof cmd === 'string' ? ` ${cmd}` : ''} #${String(request_id)} ${excerpt(rest)}`;
+  }
   const id = m.id !== undefined ? ` #${String(m.id)}` : '';
   if (typeof m.method === 'string') return `${arrow} ${m.method}${id} ${excerpt(m.params ?? {})}`;
   if ('result' in m) return `${arrow} result${id} ${excerpt(m.result)}`;
@@ -179,6 +189,12 @@ export function framesOf(frames: TappedFrame[], ...methods: string[]): TappedFra
 export function evidence(text: string, frames: TappedFrame[] = [], max = 6): CheckEvidence {
   // Frames carry the hosted tool's bearer token (session/new mcpServers env): masked like every log line.
   return { text, frames: frames.slice(0, max).map((f) => redact(frameLine(f), true)) };
+}
+
+/** Evidence without the run's own paths (the doc quotes it; a temp folder differs every run): the first is the workspace, the rest scratch. */
+export function scrub(c: CheckResult, paths: string[]): CheckResult {
+  const clean = (s: string) => paths.reduce((t, p) => t.split(p).join(p === paths[0] ? '<workspace>' : '<scratch>'), s);
+  return { ...c, evidence: { text: clean(c.evidence.text), frames: c.evidence.frames.map(clean) } };
 }
 
 export function result(id: CheckId, status: CheckStatus, text: string, frames: TappedFrame[] = []): CheckResult {

@@ -27,6 +27,8 @@ import { parseRange } from './taskInput';
 import { languageIdOf } from '../tasks/textRanges';
 import type { TaskRange } from '../session/selectionTask';
 import type { Logger } from '../core/log';
+import { runServe } from '../gateway/serve';
+import { SERVE_USAGE, serveSettings } from '../gateway/serveOptions';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host [options] <prompt…> -- CMD [ARG…]   (an ad-hoc agent: its command and arguments as written)
@@ -36,6 +38,9 @@ const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host task explain|docstring|optimize|fix|tests --file F --range L1:C1-L2:C2 [--language en|zh]
                        [agent options] (a selection command: prints the answer or the proposed edit as a
                        unified diff, writes no file; see agent-host task --help)
+       agent-host serve --listen HOST:PORT [agent options] [--allow-remote] [limits]   (a gateway: the agent
+                       over ACP's remote transport at http://HOST:PORT/acp, a fresh process per connection;
+                       token from ACP_REMOTE_TOKEN; see agent-host serve --help)
 
 Runs one prompt against an agent and prints the session as it happens. Every session is recorded in a
 local index (title, agent, folder, a copy of the transcript) that the editor shares; an id already recorded
@@ -51,9 +56,12 @@ Agent (one of):
                        agent's even when it starts with "-": --arg -c), --env K=V (repeatable)
   -- CMD [ARG…]        the same, last: every word after "--" is the agent's command and arguments
   --protocol acp|rpc   protocol of an ad-hoc agent (default acp)
-  --url ws://…         an agent service (--protocol agent-service; seed 003's WebSocket protocol): the key
-                       comes from AGENT_SERVICE_API_KEY (never a flag); a prompt is an exec_chat task;
-                       wss:// with --ca FILE (a CA to trust) or --fingerprint SHA256 (a self-signed certificate)
+  --url URL            a remote ACP agent: ws(s)://…/acp over a WebSocket, http(s)://…/acp over Streamable
+                       HTTP; the token (sent as Authorization: Bearer) comes from ACP_REMOTE_TOKEN (never a
+                       flag); --ca FILE names a CA to trust, --fingerprint SHA256 a self-signed wss:// certificate
+  --url ws://… --protocol agent-service
+                       an agent service (seed 003's WebSocket protocol): the key comes from
+                       AGENT_SERVICE_API_KEY (never a flag); a prompt is an exec_chat task
 
 Options:
   --cwd DIR            workspace folder (default: current directory)
@@ -78,8 +86,8 @@ Options:
   --timeout SECONDS    timeout of each request other than the prompt (default 60)
   --log-level LEVEL    trace|debug|info|warn|error|off for stderr (default warn)
 
-Exit codes: 0 end_turn, 1 error, 2 usage, 3 agent failed to start (an agent service that refused the
-            API key too), 4 agent exited mid-turn (or its connection dropped),
+Exit codes: 0 end_turn, 1 error, 2 usage, 3 agent failed to start (a remote agent that refused the
+            token or API key too), 4 agent exited mid-turn (or its connection dropped),
             5 refusal, 6 max_tokens/max_turn_requests, 7 cancelled.`;
 
 /** The options that say which agent runs and how: the prompt mode's and the task verb's. */
@@ -119,10 +127,18 @@ function resolveAgent(values: Record<string, unknown>, required = true, usageTex
   if (!required && typeof values.command !== 'string' && typeof values.config !== 'string') return undefined;
   const usage = (error: unknown): never => fail((error as Error).message, TURN_EXIT_CODES.usage!);
   if (typeof values.url === 'string' || values.protocol === 'agent-service') {
-    if (typeof values.url !== 'string' || !/^wss?:\/\/[^/]/.test(values.url)) fail('--protocol agent-service needs --url ws://HOST:PORT/… (or wss://)', TURN_EXIT_CODES.usage!);
+    // A URL is a remote ACP agent unless --protocol agent-service says otherwise.
+    const service = values.protocol === 'agent-service';
+    if (![undefined, 'acp', 'agent-service'].includes(values.protocol as string | undefined)) fail('--url takes --protocol acp (the default) or agent-service', TURN_EXIT_CODES.usage!);
+    const scheme = service ? /^wss?:\/\/[^/]/ : /^(wss?|https?):\/\/[^/]/;
+    if (typeof values.url !== 'string' || !scheme.test(values.url)) {
+      fail(service ? '--protocol agent-service needs --url ws://HOST:PORT/… (or wss://)' : '--url must start with ws://, wss://, http:// or https://', TURN_EXIT_CODES.usage!);
+    }
     if (typeof values.command === 'string' || typeof values.config === 'string') fail('--url names the agent: give it without --command or --config', TURN_EXIT_CODES.usage!);
+    if (!service && typeof values.fingerprint === 'string' && !values.url.startsWith('wss:')) fail('--fingerprint is for wss:// agents (give --ca FILE)', TURN_EXIT_CODES.usage!);
     const tls = { ...(typeof values.ca === 'string' ? { ca: path.resolve(values.ca) } : {}), ...(typeof values.fingerprint === 'string' ? { fingerprint: values.fingerprint } : {}) };
-    return { name: 'agent-service', command: values.url, url: values.url, protocol: 'agent-service', ...(Object.keys(tls).length ? { tls } : {}) };
+    const name = service ? 'agent-service' : 'remote';
+    return { name, command: values.url, url: values.url, protocol: service ? 'agent-service' : 'acp', ...(Object.keys(tls).length ? { tls } : {}) };
   }
   if (typeof values.command === 'string') {
     let env: Record<string, string> = {};
@@ -141,6 +157,12 @@ function resolveAgent(values: Record<string, unknown>, required = true, usageTex
   } catch (error) {
     return usage(error);
   }
+}
+
+/** The agent service's key (AGENT_SERVICE_API_KEY) or a remote ACP agent's token (ACP_REMOTE_TOKEN). */
+function remoteSecret(agent: AgentConfig): { apiKey?: string } {
+  const secret = agent.protocol === 'agent-service' ? process.env.AGENT_SERVICE_API_KEY : agent.url ? process.env.ACP_REMOTE_TOKEN : undefined;
+  return secret ? { apiKey: secret } : {};
 }
 
 /** The agent and how every start of it runs, from the agent options (a usage error exits 2). */
@@ -192,8 +214,8 @@ function agentRun(values: AgentValues, usageText: string): { agent: AgentConfig;
     ...(values['host-tools'] ? { ideTools: { tools: workspaceFileTools(cwd), mcpServer: async () => undefined } } : {}),
     requestTimeoutMs: timeoutS * 1000,
     initializeTimeoutMs: timeoutS * 1000,
-    // An agent service's key: from the environment only, never a flag (a flag shows in `ps`).
-    ...(agent.protocol === 'agent-service' && process.env.AGENT_SERVICE_API_KEY ? { apiKey: process.env.AGENT_SERVICE_API_KEY } : {}),
+    // A remote agent's secret: from the environment only, never a flag (a flag shows in `ps`).
+    ...remoteSecret(agent),
   };
   return { agent, options, cwd, logger, format };
 }
@@ -247,15 +269,51 @@ function runTaskVerb(argv: string[]): Promise<number> {
   return runTask({ task: task as TaskVerb, file, text, languageId: languageIdOf(file), selected, language, cwd, agent, options, format, emit, logger, startAgent: startAgentSession });
 }
 
+/** `agent-host serve --listen HOST:PORT [agent options] [limits]`: its options checked (each a usage error, exit 2), then the gateway. */
+function runServeVerb(argv: string[]): Promise<number> {
+  const words = splitAgentWords(argv);
+  const usage = (message: string): never => fail(`serve: ${message}\n\n${SERVE_USAGE}`, TURN_EXIT_CODES.usage!);
+  const a = AGENT_OPTIONS;
+  const options = {
+    ...{ config: a.config, agent: a.agent, command: a.command, arg: a.arg, env: a.env, protocol: a.protocol, cwd: a.cwd, help: a.help, 'log-level': a['log-level'] },
+    listen: { type: 'string' },
+    'allow-remote': { type: 'boolean' },
+    'max-connections': { type: 'string' },
+    'max-message-bytes': { type: 'string' },
+    'idle-timeout': { type: 'string' },
+  } as const;
+  let values;
+  try {
+    values = withAgentCommand(parseArgs({ args: words.options, options }).values, words.agentCommand);
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  if (values.help) {
+    stdout(`${SERVE_USAGE}\n`);
+    return Promise.resolve(0);
+  }
+  let settings;
+  try {
+    settings = serveSettings(values);
+  } catch (error) {
+    return fail(`serve: ${(error as Error).message}`, TURN_EXIT_CODES.usage!);
+  }
+  const agent = resolveAgent(values, true, SERVE_USAGE)!;
+  const logger = redactingLogger(streamLogger(stderr, (values['log-level'] as LogLevel | undefined) ?? 'warn'));
+  return runServe({ agent, cwd: path.resolve(values.cwd ?? process.cwd()), ...settings, logger, env: process.env, out: stdout, err: (line) => stderr(`agent-host ${line}\n`) });
+}
+
 async function main(): Promise<number> {
   // Registry verbs take their own options; only as the first word (a prompt may start with "install").
   if (AGENT_VERBS.has(process.argv[2] ?? '')) {
     return runAgentsCommand(process.argv.slice(2), { out: stdout, err: (t) => stderr(`agent-host: ${t}\n`), env: process.env });
   }
   if (process.argv[2] === 'task') return runTaskVerb(process.argv.slice(3));
+  if (process.argv[2] === 'serve') return runServeVerb(process.argv.slice(3));
   if (process.argv[2] === 'check') {
     return runCheckCommand(process.argv.slice(3), {
       openHost: openCheckHost,
+      env: process.env,
       logger: (level) => redactingLogger(streamLogger(stderr, level as LogLevel)),
       out: stdout,
       err: (t) => stderr(`agent-host check: ${t}\n`),

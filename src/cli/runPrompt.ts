@@ -111,8 +111,9 @@ export async function runPrompt(run: PromptRun): Promise<number> {
       error = (e as Error).message;
       outcome = e instanceof AgentExitedError ? 'agent_exited' : 'error';
       const restart = life.pendingRestart;
-      // A task on its own (the agent service) is not sent again: the connection that dropped cut it.
-      if (!(e instanceof TurnInterruptedError) || restarted || !restart || session.statelessTasks) break;
+      // A task on its own (the agent service) is not sent again: the connection that dropped cut it. Nor is a remote
+      // agent's turn: its connection dropped, and the run ends with it (exit 4, one line).
+      if (!(e instanceof TurnInterruptedError) || restarted || !restart || session.statelessTasks || e.exit.disconnected !== undefined) break;
       restarted = true;
       record();
       const exit = e.exit;

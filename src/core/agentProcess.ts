@@ -82,6 +82,12 @@ export class RingBuffer {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Whether `promise` settles within `ms`; the timer goes when it does (a library user's process need not wait it out). */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([promise.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]).finally(() => clearTimeout(timer));
+}
+
 export interface ShutdownTimings {
   /** After closing stdin, how long to wait before SIGTERM to the process group. */
   termAfterMs: number;
@@ -218,11 +224,11 @@ export class AgentProcess {
     if (!this.child.stdin.destroyed) this.child.stdin.end();
     if (pid === undefined) return this.exited;
     const grace = this.spec.ignoresInputClose ? 0 : timings.termAfterMs;
-    const gone = await Promise.race([this.exited.then(() => true), sleep(grace).then(() => false)]);
+    const gone = await settlesWithin(this.exited, grace);
     if (!gone) {
       this.logger.debug(`Agent ${pid} ${grace ? 'still running after stdin closed' : 'does not exit when stdin closes'}: SIGTERM to its group`);
       killGroup(pid, 'SIGTERM');
-      const termed = await Promise.race([this.exited.then(() => true), sleep(timings.killAfterMs).then(() => false)]);
+      const termed = await settlesWithin(this.exited, timings.killAfterMs);
       if (!termed) {
         this.logger.warn(`Agent ${pid} ignored SIGTERM for ${timings.killAfterMs} ms: SIGKILL to its group`);
         killGroup(pid, 'SIGKILL');

@@ -9,9 +9,12 @@ export interface AgentConfig {
   args?: string[];
   env?: Record<string, string>;
   protocol?: AgentProtocol;
-  /** A remote agent's address (`ws://` or `wss://`): the agent service connects there instead of spawning. */
+  /**
+   * A remote agent's address, reached instead of spawning `command`: an agent service (`ws://`, `wss://`), or a
+   * remote ACP agent — `ws(s)://` over a WebSocket, `http(s)://` over Streamable HTTP.
+   */
   url?: string;
-  /** For a `wss://` agent with a certificate no system CA signed: a CA file (PEM) to trust, or the SHA-256 fingerprint of the certificate to accept. */
+  /** For a TLS agent with a certificate no system CA signed: a CA file (PEM) to trust, or (`wss://` only) the SHA-256 fingerprint of the certificate to accept. */
   tls?: { ca?: string; fingerprint?: string };
   cwd?: string;
   /** false: `env` is the agent's whole environment instead of additions to the host's. */
@@ -75,13 +78,17 @@ export function mergeAgentLayers(layers: AgentLayer[]): { agents: AgentConfig[];
   return { agents: [...byName.values()], sources, problems };
 }
 
+/** The protocols a `url` entry may have: a remote ACP agent, an agent service. */
+const REMOTE_PROTOCOLS = new Set<unknown>(['acp', 'agent-service']);
+
 function validate(v: unknown, where: string): AgentConfig {
   if (!v || typeof v !== 'object') throw new Error(`${where}: expected an object`);
   const o = v as Record<string, unknown>;
   if (typeof o.name !== 'string' || !o.name) throw new Error(`${where}: "name" must be a non-empty string`);
   const protocol = o.protocol ?? 'acp';
   if (protocol !== 'acp' && protocol !== 'rpc' && protocol !== 'agent-service') throw new Error(`${where}: "protocol" must be "acp", "rpc" or "agent-service"`);
-  if (protocol === 'agent-service') return validRemote(o as Record<string, unknown> & { name: string }, where);
+  if (o.url !== undefined && !REMOTE_PROTOCOLS.has(protocol)) throw new Error(`${where}: "url" is for a remote agent: protocol "acp" (the default) or "agent-service"`);
+  if (protocol === 'agent-service' || o.url !== undefined) return validRemote(o as Record<string, unknown> & { name: string }, where, protocol === 'agent-service');
   if (typeof o.command !== 'string' || !o.command) throw new Error(`${where}: "command" must be a non-empty string`);
   if (o.args !== undefined && !(Array.isArray(o.args) && o.args.every((a) => typeof a === 'string'))) {
     throw new Error(`${where}: "args" must be a list of strings`);
@@ -102,22 +109,31 @@ function validate(v: unknown, where: string): AgentConfig {
   };
 }
 
-/** An agent service entry: a `ws://` / `wss://` URL instead of a command; `tls` only for `wss`. */
-function validRemote(o: Record<string, unknown> & { name: string }, where: string): AgentConfig {
-  if (typeof o.url !== 'string' || !/^wss?:\/\/[^/]/.test(o.url)) throw new Error(`${where}: an "agent-service" agent needs a "url" starting with ws:// or wss://`);
+/**
+ * A remote entry: a URL instead of a command. An agent service takes `ws://` / `wss://`; a remote ACP agent
+ * those or `http://` / `https://` (Streamable HTTP). A command beside the URL is refused (which would run?).
+ */
+function validRemote(o: Record<string, unknown> & { name: string }, where: string, service: boolean): AgentConfig {
+  if (service && (typeof o.url !== 'string' || !/^wss?:\/\/[^/]/.test(o.url))) throw new Error(`${where}: an "agent-service" agent needs a "url" starting with ws:// or wss://`);
+  if (!service && (typeof o.url !== 'string' || !/^(wss?|https?):\/\/[^/]/.test(o.url))) {
+    throw new Error(`${where}: a remote ACP agent's "url" must start with ws://, wss://, http:// or https://`);
+  }
+  const url = o.url as string;
+  if (!service && o.command !== undefined) throw new Error(`${where}: give "url" (a remote agent) or "command" (a local one), not both`);
   let tls: AgentConfig['tls'];
   if (o.tls !== undefined) {
     const t = o.tls as Record<string, unknown> | null;
     if (!t || typeof t !== 'object' || Array.isArray(t) || (t.ca !== undefined && typeof t.ca !== 'string') || (t.fingerprint !== undefined && typeof t.fingerprint !== 'string')) {
       throw new Error(`${where}: "tls" must be {ca?: "file.pem", fingerprint?: "SHA-256 hex"}`);
     }
+    if (!service && t.fingerprint !== undefined && !url.startsWith('wss:')) throw new Error(`${where}: "tls.fingerprint" is for wss:// agents (name a CA file in "tls.ca")`);
     tls = { ...(typeof t.ca === 'string' ? { ca: t.ca } : {}), ...(typeof t.fingerprint === 'string' ? { fingerprint: t.fingerprint } : {}) };
   }
   return {
     name: o.name,
-    command: o.url,
-    url: o.url,
-    protocol: 'agent-service',
+    command: url,
+    url,
+    protocol: service ? 'agent-service' : 'acp',
     ...(tls ? { tls } : {}),
     ...(typeof o.preset === 'string' && o.preset ? { preset: o.preset } : {}),
     ...(o.defaults !== undefined ? { defaults: validDefaults(o.defaults, where) } : {}),

@@ -47,7 +47,9 @@ export function unlessSuperseded(error: unknown): void {
 export class TurnInterruptedError extends AgentExitedError {
   constructor(agent: string, exit: ExitInfo) {
     super(exit);
-    this.message = `Agent "${agent}" exited during the turn, which is lost: ${describeExit(exit)}`;
+    this.message = exit.disconnected
+      ? `The connection to agent "${agent}" dropped during the turn, which is lost (${exit.disconnected})`
+      : `Agent "${agent}" exited during the turn, which is lost: ${describeExit(exit)}`;
   }
 }
 

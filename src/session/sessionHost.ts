@@ -186,6 +186,17 @@ export class AuthRequiredError extends Error {
   }
 }
 
+/** A remote agent refused its token (HTTP 401/403): the editor offers to change it (`onKeyRefused` was called). */
+export class TokenRefusedError extends Error {
+  constructor(
+    readonly agent: string,
+    detail: string,
+  ) {
+    super(`The agent "${agent}" refused the token (${detail})`);
+    this.name = 'TokenRefusedError';
+  }
+}
+
 /** Sign-in for agents that need it (the extension's implementation asks the person). */
 export interface SignInHandler {
   /** Extra environment for the agent (API keys kept from an earlier sign-in). */
@@ -217,10 +228,15 @@ export interface AgentStartOptions {
   ui?: AgentUiHandlers;
   /** Added to the agent's environment (e.g. API keys from SecretStorage); wins over the config's env. */
   env?: Record<string, string>;
-  /** A remote agent's API key (the agent service's `X-Api-Key` header): from SecretStorage, or AGENT_SERVICE_API_KEY in the CLI. */
+  /**
+   * A remote agent's secret: the agent service's API key (`X-Api-Key`; AGENT_SERVICE_API_KEY in the CLI) or a remote
+   * ACP agent's token (`Authorization: Bearer`; ACP_REMOTE_TOKEN in the CLI). From SecretStorage in the editor.
+   */
   apiKey?: string;
   /** The remote agent refused `apiKey` (the key is then forgotten and asked for again). */
   onKeyRefused?: () => void;
+  /** A `wss://` agent presented a certificate nothing trusts: its SHA-256 fingerprint, to offer trusting it. */
+  onUntrustedCertificate?: (fingerprint: string) => void;
   /** Sign-in when the agent asks for it; without it the start fails with AuthRequiredError. */
   signIn?: SignInService;
   requestTimeoutMs?: number;

@@ -62,7 +62,17 @@ export class TrafficLog {
 
   /** A frame read from (`in`) or written to (`out`) the agent. */
   frame(dir: 'in' | 'out', frame: unknown, at = Date.now()): void {
-    const f = (frame ?? {}) as { id?: string | number | null; method?: unknown; error?: unknown; result?: unknown; type?: unknown; command?: unknown };
+    const f = (frame ?? {}) as {
+      id?: string | number | null;
+      method?: unknown;
+      error?: unknown;
+      result?: unknown;
+      type?: unknown;
+      command?: unknown;
+      cmd?: unknown;
+      request_id?: string | number | null;
+      stream_finish?: unknown;
+    };
     let json: string;
     try {
       json = JSON.stringify(maskFrame(frame)) ?? 'null';
@@ -70,9 +80,18 @@ export class TrafficLog {
       json = String(frame);
     }
     const entry: Omit<TrafficEntry, 'seq'> = { at, dir, kind: 'notification', size: json.length, text: json.length > TEXT_LIMIT ? `${json.slice(0, TEXT_LIMIT)}…` : json };
-    // JSON-RPC (ACP) frames; pi RPC frames say `type` (a command or "response"/an event) instead.
-    const method = typeof f.method === 'string' ? f.method : typeof f.command === 'string' ? f.command : typeof f.type === 'string' && f.type !== 'response' ? f.type : undefined;
-    const id = f.id ?? undefined;
+    // JSON-RPC (ACP) frames; pi RPC frames say `type` (a command or "response"/an event) instead; the agent service `cmd` and `request_id`.
+    const method =
+      typeof f.method === 'string'
+        ? f.method
+        : typeof f.command === 'string'
+          ? f.command
+          : typeof f.cmd === 'string'
+            ? f.cmd
+            : typeof f.type === 'string' && f.type !== 'response'
+              ? f.type
+              : undefined;
+    const id = f.id ?? f.request_id ?? undefined;
     if (method !== undefined) entry.method = method;
     if (id !== undefined) entry.id = id;
     if (id !== undefined && method !== undefined && (typeof f.method === 'string' || f.type !== 'response')) {
@@ -82,7 +101,8 @@ export class TrafficLog {
       // The answer travels the other way from its request.
       const key = `${dir === 'in' ? 'out' : 'in'}:${String(id)}`;
       const req = this.pending.get(key);
-      this.pending.delete(key);
+      // A streamed reply (the agent service) answers in many frames: the request waits for the last.
+      if (f.stream_finish !== false || f.error !== undefined) this.pending.delete(key);
       entry.kind = f.error !== undefined ? 'error' : 'response';
       if (req) {
         entry.method = req.method;

@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import * as tls from 'node:tls';
 import WebSocket from 'ws';
 import { Listeners } from '../core/listeners';
+import type { CookieJar } from './cookies';
 import type { Logger } from '../core/log';
 import { FramingError, MAX_WRITE_BACKLOG_BYTES, type Disposable, type StreamReceiver } from '../core/ndjson';
 import type { CloseReason, MessageTransport, TransportStats } from './transport';
@@ -26,6 +27,10 @@ export interface WebSocketOptions {
   maxFrameBytes?: number;
   /** How long a write may wait for the peer to read before it is reported stalled (ms; 0 = never). */
   writeStallMs?: number;
+  /** Cookies sent with the upgrade and kept from its answer (a load balancer's pin). */
+  cookies?: CookieJar;
+  /** The peer speaks JSON-RPC: a batch (a JSON array) is answered with one -32600 error and not read, as the ACP SDK does. */
+  jsonRpc?: boolean;
 }
 
 export type ConnectFailure = 'unauthorized' | 'untrusted_certificate' | 'unreachable' | 'rejected' | 'timeout';
@@ -83,17 +88,26 @@ export class WebSocketTransport implements MessageTransport {
   private receiver: StreamReceiver | undefined;
   private settle!: (reason: CloseReason) => void;
   private stallTimer: ReturnType<typeof setInterval> | undefined;
+  /** A read is open: the frames that arrive before the event loop turns are one read (adjacent chunks merge). */
+  private reading = false;
+  /** Why the socket failed (said in the close reason): a frame over the limit, a reset. */
+  private failure: string | undefined;
 
   private constructor(
     private readonly socket: WebSocket,
     readonly url: string,
     private readonly logger: Logger,
     writeStallMs: number,
+    private readonly jsonRpc: boolean,
+    maxFrameBytes: number,
   ) {
     this.closed = new Promise((resolve) => (this.settle = resolve));
     socket.on('message', (data, isBinary) => this.onFrame(data, isBinary));
-    socket.on('close', (code, reason) => this.finish(`${code}${reason.length ? ` ${reason.toString('utf8')}` : ''}`, code));
-    socket.on('error', (error) => this.logger.warn(`${this.url}: ${error.message}`));
+    socket.on('close', (code, reason) => this.finish(`${this.failure ? `${this.failure}; ` : ''}${code}${reason.length ? ` ${reason.toString('utf8')}` : ''}`, code));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      this.failure = error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? `a message over the ${maxFrameBytes}-byte limit arrived` : error.message;
+      this.logger.warn(`${this.url}: ${this.failure}`);
+    });
     if (writeStallMs > 0) this.watchStalls(writeStallMs);
   }
 
@@ -104,10 +118,15 @@ export class WebSocketTransport implements MessageTransport {
     // before the request and its headers go out. The hostname is not checked: the pin names the certificate.
     const pinnedPem = pinned ? await peerCertificate(url, options.connectTimeoutMs ?? 15_000) : undefined;
     if (pinned && !pinnedPem) throw new WebSocketConnectError('unreachable', `cannot reach ${url} to check its certificate`);
+    const maxFrameBytes = options.maxFrameBytes ?? 64 * 1024 * 1024;
+    const headers = { ...(options.headers ?? {}) };
+    const jar = options.cookies;
+    const cookie = jar && cookieHeader(jar, headers);
+    if (cookie) headers.Cookie = cookie;
     const socket = new WebSocket(url, {
-      headers: options.headers ?? {},
+      headers,
       handshakeTimeout: options.connectTimeoutMs ?? 15_000,
-      maxPayload: options.maxFrameBytes ?? 64 * 1024 * 1024,
+      maxPayload: maxFrameBytes,
       perMessageDeflate: false,
       ...(options.ca || pinnedPem ? { ca: [...(options.ca ? [options.ca] : []), ...(pinnedPem ? [pinnedPem] : [])] } : {}),
       ...(pinned
@@ -128,8 +147,9 @@ export class WebSocketTransport implements MessageTransport {
       socket.once('open', () => {
         if (done) return;
         done = true;
-        resolve(new WebSocketTransport(socket, url, logger, options.writeStallMs ?? 60_000));
+        resolve(new WebSocketTransport(socket, url, logger, options.writeStallMs ?? 60_000, options.jsonRpc === true, maxFrameBytes));
       });
+      if (jar) socket.once('upgrade', (res) => jar.storeRaw(res.headers['set-cookie']));
       socket.once('unexpected-response', (_req, res) => {
         const status = res.statusCode ?? 0;
         res.resume();
@@ -187,11 +207,19 @@ export class WebSocketTransport implements MessageTransport {
   }
 
   private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
-    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    // ws hands a Buffer (a list of them when fragmented): read it as is, not a copy per frame.
+    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     this.counts.bytesIn += buffer.length;
     const receiver = this.receiver;
     if (!receiver) return;
-    receiver.read?.();
+    if (!this.reading) {
+      this.reading = true;
+      receiver.read?.();
+      setImmediate(() => {
+        this.reading = false;
+        this.receiver?.readDone?.();
+      });
+    }
     const text = buffer.toString('utf8');
     let value: unknown;
     try {
@@ -202,11 +230,15 @@ export class WebSocketTransport implements MessageTransport {
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       this.counts.messagesIn++;
       receiver.message(value);
+    } else if (Array.isArray(value) && this.jsonRpc) {
+      // ACP has no batches: answered as the SDK answers one, never handed on.
+      this.counts.linesDropped++;
+      receiver.malformed(new FramingError('a JSON-RPC batch (a JSON array; ACP has none): answered with -32600', text.slice(0, 200)));
+      void this.write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not supported' } }).catch(() => undefined);
     } else {
       this.counts.linesDropped++;
       receiver.malformed(new FramingError(isBinary ? 'a binary frame (only JSON text frames are read)' : 'a frame that is not a JSON object', text.slice(0, 200)));
     }
-    receiver.readDone?.();
   }
 
   private finish(how: string, code: number): void {
@@ -232,6 +264,15 @@ export class WebSocketTransport implements MessageTransport {
     );
     this.stallTimer.unref();
   }
+}
+
+/** The `Cookie` header: the jar's cookies, with the caller's own (by any spelling of the header's name) winning. */
+function cookieHeader(jar: CookieJar, headers: Record<string, string>): string | undefined {
+  const own = Object.keys(headers).find((k) => k.toLowerCase() === 'cookie');
+  const merged = new Headers(own ? { Cookie: headers[own]! } : {});
+  if (own) delete headers[own];
+  jar.apply(merged);
+  return merged.get('Cookie') ?? undefined;
 }
 
 /** The fingerprint of a PEM certificate (to accept a certificate file the user has). */

@@ -1,7 +1,8 @@
 /**
- * The agent service's API key, per agent entry (its name and URL): asked once in a password box, kept in VS
- * Code's SecretStorage, sent as the `X-Api-Key` header. A key the service refuses is forgotten and said
- * plainly, with a way to enter another (the next start asks again).
+ * A remote agent's credential, per agent entry (its name and URL): the agent service's API key (sent as
+ * `X-Api-Key`) or a remote ACP agent's token (`Authorization: Bearer`). Asked once in a password box, kept in
+ * VS Code's SecretStorage; one the agent refuses is forgotten and said plainly, with a way to enter another
+ * (the next start asks again).
  */
 import * as vscode from 'vscode';
 import { inertMarkup } from '../core/visibleText';
@@ -14,7 +15,7 @@ export class ServiceKeys {
   ) {}
 
   private slot(agent: AgentConfig): string {
-    return `agentHost.agentService.apiKey:${agent.name}:${agent.url ?? agent.command}`;
+    return `agentHost.remoteCredential:${agent.name}:${agent.url ?? agent.command}`;
   }
 
   /** The stored key, else the one the person enters now (undefined when they dismiss the box). */
@@ -22,8 +23,15 @@ export class ServiceKeys {
     const stored = await this.secrets.get(this.slot(agent));
     if (stored) return stored;
     const entered = await vscode.window.showInputBox({
-      title: vscode.l10n.t('API key for the agent service "{0}"', agent.name),
-      prompt: vscode.l10n.t("{0} asks for an API key. It is sent as the X-Api-Key header and kept in VS Code's secret storage.", agent.url ?? agent.command),
+      ...(agent.protocol === 'agent-service'
+        ? {
+            title: vscode.l10n.t('API key for the agent service "{0}"', agent.name),
+            prompt: vscode.l10n.t("{0} asks for an API key. It is sent as the X-Api-Key header and kept in VS Code's secret storage.", agent.url ?? agent.command),
+          }
+        : {
+            title: vscode.l10n.t('Token for the remote agent "{0}"', agent.name),
+            prompt: vscode.l10n.t("{0} asks for a token. It is sent as Authorization: Bearer and kept in VS Code's secret storage.", agent.url ?? agent.command),
+          }),
       password: true,
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Enter the key, or press Escape')),
@@ -35,12 +43,43 @@ export class ServiceKeys {
     return key;
   }
 
+  /**
+   * A `wss://` service whose certificate nothing trusts: its fingerprint is shown, to compare with the one the
+   * service's admin gave, and trusting it writes `tls.fingerprint` into the entry where it is defined.
+   */
+  async untrusted(agent: AgentConfig, fingerprint: string, restart: () => Promise<unknown>): Promise<void> {
+    const trust = vscode.l10n.t('Trust This Certificate');
+    const pick = await vscode.window.showWarningMessage(
+      inertMarkup(vscode.l10n.t('The certificate of the agent service "{0}" is not trusted.', agent.name)),
+      { modal: true, detail: vscode.l10n.t("SHA-256 fingerprint:\n{0}\n\nTrust it only if it is the one the service's administrator gave you.", fingerprint) },
+      trust,
+    );
+    if (pick !== trust) return;
+    const section = vscode.workspace.getConfiguration('agentHost');
+    const inspected = section.inspect<unknown>('agents');
+    const layers = [
+      [vscode.ConfigurationTarget.Workspace, inspected?.workspaceValue],
+      [vscode.ConfigurationTarget.Global, inspected?.globalValue],
+    ] as const;
+    for (const [target, value] of layers) {
+      if (!Array.isArray(value) || !value.some((a) => (a as AgentConfig)?.name === agent.name)) continue;
+      const next = value.map((a) => ((a as AgentConfig).name === agent.name ? { ...(a as AgentConfig), tls: { ...((a as AgentConfig).tls ?? {}), fingerprint } } : a));
+      await section.update('agents', next, target);
+      this.log.info(`Agent service "${agent.name}": certificate ${fingerprint} trusted`);
+      await restart();
+      return;
+    }
+    void vscode.window.showInformationMessage(inertMarkup(vscode.l10n.t('Set "tls.fingerprint" to "{0}" in the entry of "{1}" in your settings.', fingerprint, agent.name)));
+  }
+
   /** The service refused the key: it is forgotten, and the person may enter another (`restart` starts the agent again, asking). */
   async refused(agent: AgentConfig, restart: () => Promise<unknown>): Promise<void> {
     await this.secrets.delete(this.slot(agent));
     this.log.warn(`Agent service "${agent.name}" refused the API key: forgotten`);
-    const again = vscode.l10n.t('Enter a New Key');
-    const pick = await vscode.window.showErrorMessage(inertMarkup(vscode.l10n.t('The agent service "{0}" refused the API key.', agent.name)), again);
+    const again = agent.protocol === 'agent-service' ? vscode.l10n.t('Enter a New Key') : vscode.l10n.t('Enter a New Token');
+    const message =
+      agent.protocol === 'agent-service' ? vscode.l10n.t('The agent service "{0}" refused the API key.', agent.name) : vscode.l10n.t('The remote agent "{0}" refused the token.', agent.name);
+    const pick = await vscode.window.showErrorMessage(inertMarkup(message), again);
     if (pick === again) await restart();
   }
 }

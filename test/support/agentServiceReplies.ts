@@ -1,6 +1,6 @@
 /**
  * The test agent service's side of each request (docs/agent-service.md, "The test server"): checking a request's
- * fields as /work/notes/seed003.txt §2 lists them, and the default answers, deterministic and derived from the
+ * fields as the service's protocol document (§2) lists them, and the default answers, deterministic and derived from the
  * request so that tests can assert what the service received. No sockets here: agentServiceServer.ts sends them.
  */
 

@@ -1,5 +1,5 @@
 /**
- * A test server for the agent service, written from its document (/work/notes/seed003.txt; docs/agent-service.md,
+ * A test server for the agent service, written from its protocol document (issue 26; docs/agent-service.md,
  * "The test server"), for the adapter's tests, the benchmark and runs of the CLI. Readings of the document:
  * - Listens on a loopback address only (127.0.0.1 unless `host` is "::1" or "localhost"), any path (the document's is /ws).
  * - A wrong or missing X-Api-Key: "agent主动断开连接" — the upgrade is accepted and the socket closed at once with
@@ -48,7 +48,6 @@ interface Task {
 }
 interface PendingIde {
   record: IdeReplyRecord;
-  sentAt: number;
   done: () => void;
 }
 
@@ -68,7 +67,6 @@ export class AgentServiceServer extends EventEmitter {
   private readonly open = new Set<Connection>();
   private readonly queue: Task[] = [];
   private readonly pendingIde = new Map<string, PendingIde>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   private running = 0;
   private nextConnection = 0;
   private nextIde = 0;
@@ -83,6 +81,8 @@ export class AgentServiceServer extends EventEmitter {
 
   private constructor(readonly options: AgentServiceServerOptions) {
     super();
+    // Every waitUntil listens for changes; tests may hold many at once.
+    this.setMaxListeners(0);
     const host = options.host ?? '127.0.0.1';
     if (!LOOPBACK.includes(host)) throw new Error(`the test agent service listens on a loopback address only, not ${host}`);
     if (options.tls) {
@@ -127,11 +127,17 @@ export class AgentServiceServer extends EventEmitter {
   waitUntil<T>(check: () => T | undefined | false | null, what: string, timeoutMs = 5000): Promise<T> {
     return new Promise((resolve, reject) => {
       const probe = () => {
-        const value = check();
-        if (!value) return false;
+        let value: T | undefined | false | null;
+        try {
+          value = check();
+        } catch (error) {
+          finish();
+          reject(error);
+          return;
+        }
+        if (!value) return;
         finish();
         resolve(value);
-        return true;
       };
       const timer = setTimeout(() => {
         finish();
@@ -171,15 +177,10 @@ export class AgentServiceServer extends EventEmitter {
   async close(): Promise<void> {
     this.closing = true;
     this.emit('closed');
-    for (const conn of this.open) this.endTask(conn, 'aborted', false);
-    for (const pending of this.pendingIde.values()) pending.done();
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
     this.dropAll();
+    // ws calls back once every socket has closed, and so every task has ended (its connection's close ends it).
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-    const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
-    this.http.closeAllConnections();
-    await closed;
+    await new Promise<void>((resolve) => this.http.close(() => resolve()));
   }
 
   private logLine(line: string): void {
@@ -193,8 +194,10 @@ export class AgentServiceServer extends EventEmitter {
   private accept(ws: WebSocket, apiKey: string | undefined, valid: boolean, urlPath: string): void {
     const record: ConnectionRecord = { id: ++this.nextConnection, apiKey, path: urlPath, state: 'open' };
     this.connectionLog.push(record);
-    if (this.closing) ws.terminate();
-    else if (!valid) {
+    if (this.closing) {
+      record.state = 'closed';
+      ws.terminate();
+    } else if (!valid) {
       record.state = 'rejected-key';
       this.logLine(`connection ${record.id}: invalid api key (${this.options.authFailure ?? 'close'})`);
       if (this.options.authFailure === 'terminate') ws.terminate();
@@ -219,7 +222,6 @@ export class AgentServiceServer extends EventEmitter {
       this.open.delete(conn);
       record.state = 'closed';
       this.endTask(conn, 'aborted', false);
-      for (const pending of this.pendingIde.values()) if (pending.record.connection === record.id) pending.done();
       this.logLine(`connection ${record.id}: closed`);
       this.changed();
     });
@@ -323,9 +325,16 @@ export class AgentServiceServer extends EventEmitter {
     }
     if (!(await this.sleep(this.options.taskMs ?? 0, signal))) return;
     const override = this.options.answers?.[record.cmd];
-    const answer = typeof override === 'function' ? await override(req) : (override ?? defaultAnswer(record.cmd, req, this.options.unittestEnglishOnly ?? true));
+    let answer: string | Error;
+    try {
+      answer = typeof override === 'function' ? await override(req) : (override ?? defaultAnswer(record.cmd, req, this.options.unittestEnglishOnly ?? true));
+    } catch (error) {
+      answer = error as Error;
+    }
     if (signal.aborted) return;
-    await this.answer(task, notes.length > 0 ? `${answer}\n\nIDE: ${notes.join(', ')}` : answer);
+    // An answers function that throws stands for the model failing: the task ends with its message as the error.
+    if (answer instanceof Error) this.send(conn, { request_id: record.requestId, error: answer.message });
+    else await this.answer(task, notes.length > 0 ? `${answer}\n\nIDE: ${notes.join(', ')}` : answer);
     if (signal.aborted) return;
     conn.task = undefined;
     record.state = 'done';
@@ -372,10 +381,8 @@ export class AgentServiceServer extends EventEmitter {
         record.timedOut = true;
         done();
       }, timeoutMs);
-      this.timers.add(timer);
       const done = () => {
         clearTimeout(timer);
-        this.timers.delete(timer);
         this.pendingIde.delete(requestId);
         task.abort.signal.removeEventListener('abort', done);
         record.ms = Date.now() - sentAt;
@@ -383,7 +390,7 @@ export class AgentServiceServer extends EventEmitter {
         resolve(ideNote(call.cmd, record, timeoutMs));
       };
       task.abort.signal.addEventListener('abort', done);
-      this.pendingIde.set(requestId, { record, sentAt, done });
+      this.pendingIde.set(requestId, { record, done });
       this.send(task.conn, frame);
     });
   }
@@ -404,10 +411,8 @@ export class AgentServiceServer extends EventEmitter {
     if (ms <= 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(true), ms);
-      this.timers.add(timer);
       const finish = (ran: boolean) => {
         clearTimeout(timer);
-        this.timers.delete(timer);
         signal.removeEventListener('abort', onAbort);
         resolve(ran && !signal.aborted);
       };

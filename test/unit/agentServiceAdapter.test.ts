@@ -202,7 +202,7 @@ test('a full queue is a busy error, not a failure of the agent; the next try goe
       const queued = waiting.prompt([{ type: 'text', text: 'queued one' }]);
       await until(() => server.tasks.some((t) => t.state === 'queued'), { what: 'a task waiting' });
       const busy = await second.prompt([{ type: 'text', text: 'second' }]).catch((e: Error) => e);
-      assert.ok(busy instanceof AgentBusyError, `busy, got ${JSON.stringify(busy)}`);
+      assert.ok(busy instanceof AgentBusyError, `busy, got ${busy instanceof Error ? busy.message : JSON.stringify(busy)}`);
       assert.match(busy.message, new RegExp(QUEUE_FULL));
       assert.equal(second.model.turn, 'idle');
       await Promise.all([running, queued]);
@@ -269,7 +269,12 @@ test('frames that never arrive are said once the finish is in', async () => {
 test('wss with a self-signed certificate: refused with its fingerprint, taken when pinned or its CA given', async () => {
   await withServer({ tls: true }, async (server) => {
     const cert = server.certificate!;
-    await assert.rejects(startAgentSession(entry(server), options()), (e: Error) => /not trusted/.test(e.message) && e.message.includes(cert.fingerprint256));
+    const offered: string[] = [];
+    await assert.rejects(
+      startAgentSession(entry(server), options({ onUntrustedCertificate: (fp) => offered.push(fp) })),
+      (e: Error) => /not trusted/.test(e.message) && e.message.includes(cert.fingerprint256),
+    );
+    assert.deepEqual(offered, [cert.fingerprint256], 'the editor is handed the fingerprint to offer trusting it');
     assert.equal(server.received.length, 0, 'the key never went out');
     const pinned = await startAgentSession(entry(server, { tls: { fingerprint: cert.fingerprint256.replace(/:/g, '').toLowerCase() } }), options());
     await pinned.shutdown();

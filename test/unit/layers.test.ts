@@ -97,6 +97,16 @@ describe('a planted breach fails the check', () => {
       says: /src\/cli\/main\.ts: this root may not import vscode/,
     },
     {
+      name: "the extension's root importing the gateway",
+      plant: (root) => appendFileSync(path.join(root, 'src/extension.ts'), "export const serve = () => import('./gateway/serve.js');\n"),
+      says: /src\/extension\.ts: only the CLI's root \(src\/cli\/main\.ts\) may import the gateway/,
+    },
+    {
+      name: 'the gateway importing an adapter',
+      plant: (root) => put(root, 'src/gateway/planted.ts', "import { AcpSession } from '../acp/acpSession';\nexport const adapter = AcpSession;\n"),
+      says: /src\/gateway\/planted\.ts: gateway may not import acp/,
+    },
+    {
       name: 'a view importing a composition root',
       plant: (root) => put(root, 'src/views/planted.ts', "import type { HostServices } from '../hostServices';\nexport type Held = HostServices;\n"),
       says: /src\/views\/planted\.ts: imports a composition root/,

@@ -14,6 +14,14 @@ test('traffic: requests and their answers paired both ways, with durations, meth
   t.frame('out', { type: 'prompt', id: 'req-1', message: 'hi' }, 2000);
   t.frame('in', { type: 'response', command: 'prompt', id: 'req-1', success: true }, 2005);
   t.frame('in', { type: 'message_update' }, 2006);
+  // The agent service: a task by request_id, its streamed reply (the request stays open until the last frame),
+  // an IDE-service request of the service's and our answer.
+  t.frame('out', { cmd: 'exec_chat', request_id: 77, msg: 'hi', stream: true }, 3000);
+  t.frame('in', { request_id: 77, msg: 'Hel', stream_seq_id: 0, stream_finish: false }, 3010);
+  t.frame('in', { cmd: 'get_document_symbols', request_id: 'ide-1', abspath: '/w/a.ts' }, 3015);
+  t.frame('out', { request_id: 'ide-1', result: [] }, 3018);
+  t.frame('in', { request_id: 77, msg: 'lo', stream_seq_id: 1, stream_finish: true }, 3030);
+  t.frame('in', { request_id: 77, msg: 'late' }, 3040);
   const l = t.list();
   assert.deepEqual(
     l.map((e) => [e.dir, e.kind, e.id, e.method, e.durationMs]),
@@ -26,6 +34,12 @@ test('traffic: requests and their answers paired both ways, with durations, meth
       ['out', 'request', 'req-1', 'prompt', undefined],
       ['in', 'response', 'req-1', 'prompt', 5],
       ['in', 'notification', undefined, 'message_update', undefined],
+      ['out', 'request', 77, 'exec_chat', undefined],
+      ['in', 'response', 77, 'exec_chat', 10],
+      ['in', 'request', 'ide-1', 'get_document_symbols', undefined],
+      ['out', 'response', 'ide-1', 'get_document_symbols', 3],
+      ['in', 'response', 77, 'exec_chat', 30],
+      ['in', 'response', 77, undefined, undefined],
     ],
   );
   assert.equal(l[0]!.size, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/prompt', params: { prompt: [] } }).length);

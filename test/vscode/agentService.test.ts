@@ -352,11 +352,11 @@ test('an agent service in a real VS Code: key, models, streamed chat, Explain, u
     server.options.frameDelayMs = 20;
     await nothingPending(chat, 'after the drop');
     await chat.locator('.conn-ready').waitFor({ timeout: 60_000 });
-    await chat.locator('.entry.notice', { hasText: 'Connection dropped' }).waitFor({ timeout: 15_000 });
+    await chat.locator('.entry.notice', { hasText: 'Connection lost' }).waitFor({ timeout: 15_000 });
     // One notice says the drop; the divider the new connection's session opens with ("Continued with …") is no message.
     const notices = (await chat.locator('.entry.notice').allInnerTexts()).slice(noticesBefore).filter((n) => !/^Continued with/.test(n.trim()));
     assert.equal(notices.length, 1, `notices after the drop: ${JSON.stringify(notices)}`);
-    assert.match(notices[0] ?? '', /Connection dropped[\s\S]*connection closed/);
+    assert.match(notices[0] ?? '', /Connection lost[\s\S]*connection closed/);
     await info.screenshot('agent-service-dropped');
 
     // 5d. A refused key: the service turns every key away; a restart is refused, the key forgotten, said once
