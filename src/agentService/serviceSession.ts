@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
+import { AgentExitedError, type ExitInfo } from '../core/agentProcess';
 import { Listeners } from '../core/listeners';
 import type { AgentConfig } from '../session/agentConfig';
 import { AgentBusyError, type AgentExtras, type AgentHealth, type AgentSession, type AttachInfo, type PromptCapabilities } from '../session/agentSession';
@@ -141,7 +141,11 @@ export class ServiceSession implements AgentSession {
       if (this.retired.has(connection) || this.stopping) return;
       this.exited = reason;
       // Said here, as a remote ACP agent's is: the chat leaves an agent's exit to the session's own notice.
-      this.model.notice('error', 'Connection lost', `${describeExit(reason)}. What arrived of the answer stays; Atrium connects again.`);
+      this.model.notice(
+        'error',
+        'Connection lost',
+        `The connection to the agent service closed (${reason.disconnected ?? `code ${reason.code}`}). What arrived of the answer stays; Atrium connects again.`,
+      );
       this.exits.fire(reason);
     });
   }

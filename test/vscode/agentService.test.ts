@@ -29,7 +29,8 @@ const AGENT = 'team service';
 /** A selection task's progress notification (its title alone on a line; "… was not taken: …" is another notification). */
 const PROGRESS = /^Atrium: (Explaining \S+|Optimizing the selection|Fixing the selection|Writing a docstring|Writing unit tests)$/m;
 
-type Frame_ = Record<string, unknown>;
+/** A frame as the service received it (parsed JSON). */
+type Json = Record<string, unknown>;
 interface TextContext {
   filepath: string;
   range: { start: { line: number; character: number }; end: { line: number; character: number } };
@@ -75,8 +76,8 @@ test('an agent service in a real VS Code: key, models, streamed chat, Explain, u
   }
 
   /** The frames of `cmd` the service received (parsed). */
-  function received(cmd: string): Frame_[] {
-    return server.received.map((r) => r.frame as Frame_).filter((f) => f?.cmd === cmd);
+  function received(cmd: string): Json[] {
+    return server.received.map((r) => r.frame as Json).filter((f) => f?.cmd === cmd);
   }
   /** Connections the editor opened (its key), as the service logged them. */
   function ours(): number[] {
@@ -185,11 +186,11 @@ test('an agent service in a real VS Code: key, models, streamed chat, Explain, u
     await send(chat, message);
     await chat.locator('.msg.user', { hasText: message }).waitFor({ timeout: 30_000 });
     await turnIdle(chat);
-    const [chatFrame_] = received('exec_chat');
-    assert.equal(chatFrame_?.msg, message);
-    assert.equal(chatFrame_?.model, MODELS[1]);
-    assert.equal(chatFrame_?.stream, true);
-    const answerFrames = server.sent.filter((s) => s.frame.request_id === chatFrame_?.request_id).map((s) => s.frame);
+    const [chatRequest] = received('exec_chat');
+    assert.equal(chatRequest?.msg, message);
+    assert.equal(chatRequest?.model, MODELS[1]);
+    assert.equal(chatRequest?.stream, true);
+    const answerFrames = server.sent.filter((s) => s.frame.request_id === chatRequest?.request_id).map((s) => s.frame);
     const seqs = answerFrames.map((f) => f.stream_seq_id as number);
     assert.ok(seqs.length >= 8, `the answer came in ${seqs.length} pieces`);
     assert.notDeepEqual(
@@ -356,7 +357,7 @@ test('an agent service in a real VS Code: key, models, streamed chat, Explain, u
     // One notice says the drop; the divider the new connection's session opens with ("Continued with …") is no message.
     const notices = (await chat.locator('.entry.notice').allInnerTexts()).slice(noticesBefore).filter((n) => !/^Continued with/.test(n.trim()));
     assert.equal(notices.length, 1, `notices after the drop: ${JSON.stringify(notices)}`);
-    assert.match(notices[0] ?? '', /Connection lost[\s\S]*connection closed/);
+    assert.match(notices[0] ?? '', /Connection lost[\s\S]*The connection to the agent service closed \(1006/);
     await info.screenshot('agent-service-dropped');
 
     // 5d. A refused key: the service turns every key away; a restart is refused, the key forgotten, said once
