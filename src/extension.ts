@@ -6,6 +6,7 @@ import * as path from 'node:path';
  */
 import * as vscode from 'vscode';
 import { protocolLabel } from './adapters/protocolLabel';
+import { ServiceError } from './agentService/serviceConnection';
 import { inertMarkup } from './core/visibleText';
 import { registerSelectionCommands } from './commands/selectionCommands';
 import { createHostServices, type HostServices } from './hostServices';
@@ -112,6 +113,8 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
     } catch (error) {
       if (error instanceof SupersededStartError) return; // a later action overtook it
       if (error instanceof RestrictedModeError) return void refuseInRestrictedMode();
+      // A refused key is said once, by the key store, with "Enter a New Key".
+      if (error instanceof ServiceError && error.kind === 'refused_key') return void log.warn(`${what}: ${error.message}`);
       const message = (error as Error).message;
       log.error(`${what} failed: ${message}`);
       const pick = await vscode.window.showErrorMessage(

@@ -89,7 +89,7 @@ export class ServiceSession implements AgentSession {
     this.agentInfo = { name: config.name, title: config.name, protocol: 'agent-service' };
     const wanted = config.defaults?.model;
     this.model.setModels({ currentModelId: wanted && models.includes(wanted) ? wanted : models[0]!, availableModels: models.map((m) => ({ modelId: m, name: m })) });
-    this.selectionTasks = { run: (request, display) => this.runTask(taskFrame(request), display, labelOf(display)) };
+    this.selectionTasks = { run: (request, display) => this.runTask(taskFrame(request), display, labelOf(display)), newerCancelsRunning: true };
   }
 
   static async start(config: AgentConfig, options: AgentStartOptions): Promise<ServiceSession> {
@@ -140,6 +140,12 @@ export class ServiceSession implements AgentSession {
     void connection.transport.closed.then((reason) => {
       if (this.retired.has(connection) || this.stopping) return;
       this.exited = reason;
+      // Said here, as a remote ACP agent's is: the chat leaves an agent's exit to the session's own notice.
+      this.model.notice(
+        'error',
+        'Connection lost',
+        `The connection to the agent service closed (${reason.disconnected ?? `code ${reason.code}`}). What arrived of the answer stays; Atrium connects again.`,
+      );
       this.exits.fire(reason);
     });
   }
@@ -161,7 +167,8 @@ export class ServiceSession implements AgentSession {
       this.running = undefined;
       before.flush();
       before.connection.forget(before.id, `cancelled: ${label} was sent, and the agent service runs one task per connection`);
-      this.model.endTurn('cancelled');
+      // Not 'cancelled': that would add a "Stopped" line, and nobody pressed Stop; the notice says what happened.
+      this.model.endTurn('superseded');
       this.model.notice('info', 'Previous task cancelled', `The agent service runs one task per connection: sending the ${label} cancelled the ${before.label}.`);
     }
     const connection = await this.ready;

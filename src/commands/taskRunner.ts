@@ -1,7 +1,8 @@
 /**
  * One selection-command task at a time: a new task cancels the running one (as the original agent service
  * did) unless `agentHost.tasks.whenBusy` is `queue`. Each task shows a cancellable progress notification;
- * cancelling it (or being replaced) sends `session/cancel` through the manager.
+ * cancelling it (or being replaced) sends `session/cancel` through the manager — except a task replaced on an
+ * agent that cancels the running task itself when the next arrives (the agent service's one task per connection).
  */
 import * as vscode from 'vscode';
 import { inertMarkup } from '../core/visibleText';
@@ -33,6 +34,8 @@ export interface TaskContext {
 interface RunningTask {
   readonly title: string;
   readonly cts: vscode.CancellationTokenSource;
+  /** A newer task took its place (cancel mode). */
+  replaced?: boolean;
 }
 
 export class TaskRunner implements vscode.Disposable {
@@ -48,17 +51,19 @@ export class TaskRunner implements vscode.Disposable {
   /** Runs `work` as the session's task; resolves when it ended (done, failed or cancelled). */
   run(title: string, work: (ctx: TaskContext) => Promise<void>): Promise<void> {
     const queue = vscode.workspace.getConfiguration('agentHost').get<string>('tasks.whenBusy', 'cancel') === 'queue';
-    if (!queue) {
-      for (const task of this.active) {
-        this.log.info(`Task "${task.title}" cancelled: "${title}" started`);
-        task.cts.cancel();
-      }
+    const replaced = queue ? [] : [...this.active];
+    for (const task of replaced) {
+      this.log.info(`Task "${task.title}" cancelled: "${title}" started`);
+      task.replaced = true;
+      task.cts.cancel();
     }
     const task: RunningTask = { title, cts: new vscode.CancellationTokenSource() };
     this.active.add(task);
-    const done = this.tail
-      .catch(() => undefined)
-      .then(() => this.execute(title, task.cts, work))
+    // An agent that cancels its running task itself when the next one comes (the agent service) gets the newer one at once.
+    const cancelsItself = replaced.length > 0 && this.manager.current?.selectionTasks?.newerCancelsRunning === true;
+    if (cancelsItself) this.log.info(`Task "${title}" sent at once: the agent cancels the running task itself`);
+    const done = (cancelsItself ? Promise.resolve() : this.tail.catch(() => undefined))
+      .then(() => this.execute(title, task, work))
       .finally(() => {
         task.cts.dispose();
         this.active.delete(task);
@@ -71,14 +76,15 @@ export class TaskRunner implements vscode.Disposable {
     for (const task of this.active) task.cts.cancel();
   }
 
-  private async execute(title: string, cts: vscode.CancellationTokenSource, work: (ctx: TaskContext) => Promise<void>): Promise<void> {
+  private async execute(title: string, task: RunningTask, work: (ctx: TaskContext) => Promise<void>): Promise<void> {
+    const cts = task.cts;
     if (cts.token.isCancellationRequested) return;
     await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: inertMarkup(`Atrium: ${title}`), cancellable: true }, async (progress, progressToken) => {
       const sub = progressToken.onCancellationRequested(() => cts.cancel());
       const ctx: TaskContext = {
         token: cts.token,
         report: (message) => progress.report({ message: inertMarkup(message) }),
-        ask: (instructions, contexts, label, request) => this.ask(instructions, contexts, label, cts.token, request),
+        ask: (instructions, contexts, label, request) => this.ask(instructions, contexts, label, task, request),
         note: (noteTitle, detail) => void this.manager.current?.model.notice('info', noteTitle, detail),
       };
       try {
@@ -99,12 +105,16 @@ export class TaskRunner implements vscode.Disposable {
     });
   }
 
-  private async ask(instructions: string, contexts: CodeContext[], label: string | undefined, token: vscode.CancellationToken, request?: SelectionTaskRequest): Promise<string> {
+  private async ask(instructions: string, contexts: CodeContext[], label: string | undefined, task: RunningTask, request?: SelectionTaskRequest): Promise<string> {
+    const token = task.cts.token;
     if (token.isCancellationRequested) throw new TaskCancelled();
     const session = await this.manager.ensureStarted();
     const embedded = session.promptCapabilities.embeddedContext;
     const before = new Set(session.model.messages('agent').map((m) => m.id));
-    const cancel = token.onCancellationRequested(() => void this.manager.cancel());
+    // Replaced on an agent that cancels it itself when the newer task arrives: no Stop (it would say "Stopped").
+    const cancel = token.onCancellationRequested(() => {
+      if (!(task.replaced && request && session.selectionTasks?.newerCancelsRunning)) void this.manager.cancel();
+    });
     let stopReason: string;
     try {
       stopReason = await this.manager.prompt(buildPromptParts(instructions, contexts, embedded), label ? displayParts(label, contexts) : undefined, request);

@@ -277,7 +277,8 @@ export class AgentLifecycle<P extends StartPlan = StartPlan> {
       throw this.stopped.has(session) ? new TurnStoppedError(this.planned ?? agent, error.exit) : new TurnInterruptedError(this.planned ?? agent, error.exit);
     } finally {
       this.turns--;
-      if (this.session === session) this.setState('ready');
+      // A task the agent cancelled for a newer one ends while that one still runs.
+      if (this.session === session) this.setState(this.turns > 0 ? 'busy' : 'ready');
     }
   }
 

@@ -65,4 +65,6 @@ export type SelectionTaskName = SelectionTaskRequest['task'];
  */
 export interface SelectionTasks {
   run(request: SelectionTaskRequest, display: ContentPart[]): Promise<{ stopReason: string }>;
+  /** A task sent while another runs cancels that one itself, and says so (the agent service): no Stop first. */
+  readonly newerCancelsRunning?: boolean;
 }

@@ -224,6 +224,7 @@ test('a task sent while another runs cancels it, and the transcript says why', a
       assert.equal(explained.stopReason, 'end_turn');
       const notice = session.model.timeline().find((e) => e.kind === 'notice' && e.title === 'Previous task cancelled');
       assert.ok(notice && notice.kind === 'notice' && /one task per connection/.test(notice.detail ?? ''), 'said in the transcript');
+      assert.equal(session.model.timeline().filter((e) => e.kind === 'notice' && e.title === 'Stopped').length, 0, 'nobody pressed Stop: no "Stopped" line');
       await until(() => server.tasks.find((t) => t.cmd === 'exec_chat')?.state === 'cancelled', { what: 'the service cancelled the chat' });
     } finally {
       await session.shutdown();
@@ -237,12 +238,15 @@ test('Stop ends the turn here and swaps the connection (the service has no cance
     try {
       const chat = session.prompt([{ type: 'text', text: 'slow' }]);
       await until(() => server.tasks.some((t) => t.state === 'running'), { what: 'the task running' });
+      let exited = false;
+      session.onExit(() => (exited = true));
       await session.cancel();
       assert.equal((await chat).stopReason, 'cancelled');
       await until(() => server.tasks[0]?.state === 'aborted', { what: 'the closed connection dropped its task' });
       server.options.taskMs = 0;
       assert.equal((await session.prompt([{ type: 'text', text: 'quick' }])).stopReason, 'end_turn');
       assert.equal(new Set(server.received.map((r) => r.connection)).size, 2, 'a fresh connection');
+      assert.equal(exited, false, "the swapped-out connection's close ended the session");
     } finally {
       await session.shutdown();
     }
