@@ -76,7 +76,7 @@ describe('agent service: a streamed answer in the session model', () => {
     assert.deepEqual(await second, { stopReason: 'end_turn' });
     const firstMessage = session.model.messages('agent')[0]!;
     assert.ok(text.startsWith(firstMessage.text) && firstMessage.text.length >= 10 * piece(0).length, `the first's pieces, in order (${firstMessage.text.length} characters)`);
-    const cancelled = events.findIndex((e) => e.type === 'turn' && e.state === 'idle' && e.stopReason === 'cancelled');
+    const cancelled = events.findIndex((e) => e.type === 'turn' && e.state === 'idle' && e.stopReason === 'superseded');
     const ofFirst = events.filter((e) => (e.type === 'append' && e.id === firstMessage.id) || (e.type === 'entity' && e.entity.id === firstMessage.id));
     const lastOfFirst = events.indexOf(ofFirst.at(-1)!);
     assert.ok(lastOfFirst < cancelled, 'no piece of the first task after its turn ended');
