@@ -28,6 +28,7 @@ import { modalPermissionPresenter } from './views/permissionDialog';
 import { confirmProtectedWrite } from './views/protectedWriteDialog';
 import { questionDialogs } from './views/questionDialogs';
 import { ServiceKeys } from './views/serviceKeys';
+import { resolveHeaders } from './session/remoteHeaders';
 import { signInDialogs } from './views/signInDialogs';
 import { showDiff, VirtualDocuments } from './views/virtualDocuments';
 import { diffWriteReview } from './views/writeReview';
@@ -139,6 +140,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       agent.url
         ? {
             ...(await serviceKeys.get(agent).then((apiKey) => (apiKey ? { apiKey } : {}))),
+            ...(agent.headers ? { headers: await resolveHeaders(agent.headers, { secret: (name) => serviceKeys.secret(name, agent), env: (name) => process.env[name] }) } : {}),
             onKeyRefused: () => void serviceKeys.refused(agent, () => manager.restart().catch(() => undefined)),
             onUntrustedCertificate: (fingerprint: string) => void serviceKeys.untrusted(agent, fingerprint, () => manager.restart().catch(() => undefined)),
           }

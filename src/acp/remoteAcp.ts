@@ -17,7 +17,7 @@ import { HttpStreamTransport } from '../transport/httpStream';
 import type { MessageTransport } from '../transport/transport';
 import { WebSocketConnectError, WebSocketTransport } from '../transport/webSocket';
 
-type RemoteOptions = Pick<AgentStartOptions, 'logger' | 'cwd' | 'apiKey' | 'onKeyRefused' | 'onUntrustedCertificate' | 'maxLineBytes' | 'writeStallMs'>;
+type RemoteOptions = Pick<AgentStartOptions, 'logger' | 'cwd' | 'apiKey' | 'headers' | 'onKeyRefused' | 'onUntrustedCertificate' | 'maxLineBytes' | 'writeStallMs'>;
 
 /** The entry names a remote ACP agent (its `url`) rather than a command to spawn. */
 export function isRemoteAcp(config: AgentConfig): config is AgentConfig & { url: string } {
@@ -32,7 +32,7 @@ function away(message: string): AgentExitedError {
 /** Opens the transport the entry's URL names (a WebSocket is connected now; Streamable HTTP on `initialize`). */
 export async function connectRemote(config: AgentConfig & { url: string }, options: RemoteOptions): Promise<MessageTransport> {
   const url = config.url;
-  const headers: Record<string, string> = options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {};
+  const headers: Record<string, string> = { ...(options.headers ?? {}), ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}) };
   const ca = config.tls?.ca ? readFileSync(path.resolve(options.cwd, config.tls.ca), 'utf8') : undefined;
   const cookies = cookieJarFor(config.name, url);
   const maxBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;

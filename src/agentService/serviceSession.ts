@@ -123,7 +123,7 @@ export class ServiceSession implements AgentSession {
     if (!options.apiKey) throw new ServiceKeyMissingError(config.name);
     const ca = config.tls?.ca ? readFileSync(path.resolve(options.cwd, config.tls.ca), 'utf8') : undefined;
     const transport = await WebSocketTransport.connect(config.url ?? config.command, options.logger, {
-      headers: { 'X-Api-Key': options.apiKey },
+      headers: { ...(options.headers ?? {}), 'X-Api-Key': options.apiKey },
       ...(ca ? { ca } : {}),
       ...(config.tls?.fingerprint ? { fingerprint: config.tls.fingerprint } : {}),
       ...(options.writeStallMs !== undefined ? { writeStallMs: options.writeStallMs } : {}),

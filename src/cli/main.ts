@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { redactingLogger, streamLogger, type LogLevel } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import { openSessionDirectory, startAgentSession } from '../adapters/factory';
+import { headerReference } from '../session/remoteHeaders';
 import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
 import { agentFromFile, envPairs, splitAgentWords, withAgentCommand } from './agentOptions';
@@ -159,10 +160,22 @@ function resolveAgent(values: Record<string, unknown>, required = true, usageTex
   }
 }
 
-/** The agent service's key (AGENT_SERVICE_API_KEY) or a remote ACP agent's token (ACP_REMOTE_TOKEN). */
-function remoteSecret(agent: AgentConfig): { apiKey?: string } {
+/**
+ * The agent service's key (AGENT_SERVICE_API_KEY) or a remote ACP agent's token (ACP_REMOTE_TOKEN), and the
+ * entry's extra headers: `${env:NAME}` read from the environment; `${secret:NAME}` lives in the editor's secret
+ * storage, which the CLI has not (a usage error naming the header).
+ */
+function remoteSecret(agent: AgentConfig): { apiKey?: string; headers?: Record<string, string> } {
   const secret = agent.protocol === 'agent-service' ? process.env.AGENT_SERVICE_API_KEY : agent.url ? process.env.ACP_REMOTE_TOKEN : undefined;
-  return secret ? { apiKey: secret } : {};
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(agent.headers ?? {})) {
+    const ref = headerReference(value);
+    if (ref?.kind === 'secret') fail(`header "${name}" names the editor's secret "${ref.name}": the CLI reads \${env:NAME} references only`, TURN_EXIT_CODES.usage!);
+    const found = ref ? process.env[ref.name] : value;
+    if (!found) fail(`header "${name}" needs the environment variable ${ref?.name}, which is not set`, TURN_EXIT_CODES.usage!);
+    headers[name] = found;
+  }
+  return { ...(secret ? { apiKey: secret } : {}), ...(Object.keys(headers).length ? { headers } : {}) };
 }
 
 /** The agent and how every start of it runs, from the agent options (a usage error exits 2). */

@@ -1,3 +1,4 @@
+import { validHeaders } from './remoteHeaders';
 import type { AgentSpawnSpec } from '../core/agentProcess';
 export type AgentProtocol = 'acp' | 'rpc' | 'agent-service';
 
@@ -16,6 +17,8 @@ export interface AgentConfig {
   url?: string;
   /** For a TLS agent with a certificate no system CA signed: a CA file (PEM) to trust, or (`wss://` only) the SHA-256 fingerprint of the certificate to accept. */
   tls?: { ca?: string; fingerprint?: string };
+  /** A remote agent's extra headers: text, `${secret:NAME}` or `${env:NAME}` (remoteHeaders.ts); never a secret itself. */
+  headers?: Record<string, string>;
   cwd?: string;
   /** false: `env` is the agent's whole environment instead of additions to the host's. */
   inheritEnv?: boolean;
@@ -135,6 +138,7 @@ function validRemote(o: Record<string, unknown> & { name: string }, where: strin
     url,
     protocol: service ? 'agent-service' : 'acp',
     ...(tls ? { tls } : {}),
+    ...(o.headers !== undefined ? { headers: validHeaders(o.headers, where) } : {}),
     ...(typeof o.preset === 'string' && o.preset ? { preset: o.preset } : {}),
     ...(o.defaults !== undefined ? { defaults: validDefaults(o.defaults, where) } : {}),
   };

@@ -233,6 +233,8 @@ export interface AgentStartOptions {
    * ACP agent's token (`Authorization: Bearer`; ACP_REMOTE_TOKEN in the CLI). From SecretStorage in the editor.
    */
   apiKey?: string;
+  /** A remote agent's extra headers, its references already looked up (see remoteHeaders.ts). */
+  headers?: Record<string, string>;
   /** The remote agent refused `apiKey` (the key is then forgotten and asked for again). */
   onKeyRefused?: () => void;
   /** A `wss://` agent presented a certificate nothing trusts: its SHA-256 fingerprint, to offer trusting it. */

@@ -43,6 +43,24 @@ export class ServiceKeys {
     return key;
   }
 
+  /** A secret an entry's header names (`${secret:NAME}`): stored, else asked once in a password box. */
+  async secret(name: string, agent: AgentConfig): Promise<string | undefined> {
+    const slot = `agentHost.headerSecret:${name}`;
+    const stored = await this.secrets.get(slot);
+    if (stored) return stored;
+    const entered = (
+      await vscode.window.showInputBox({
+        title: vscode.l10n.t('Secret "{0}" for the headers of "{1}"', name, agent.name),
+        prompt: vscode.l10n.t("A header of this agent's entry names this secret. It is kept in VS Code's secret storage."),
+        password: true,
+        ignoreFocusOut: true,
+      })
+    )?.trim();
+    if (!entered) return undefined;
+    await this.secrets.store(slot, entered);
+    return entered;
+  }
+
   /**
    * A `wss://` service whose certificate nothing trusts: its fingerprint is shown, to compare with the one the
    * service's admin gave, and trusting it writes `tls.fingerprint` into the entry where it is defined.

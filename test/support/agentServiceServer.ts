@@ -94,6 +94,8 @@ export class AgentServiceServer extends EventEmitter {
     }
     this.http.on('request', (_req, res) => res.writeHead(426, { 'content-type': 'text/plain' }).end('the agent service speaks WebSocket\n'));
     this.http.on('upgrade', (req, socket, head) => {
+      // Every upgrade's headers, for tests of what a client sends besides the key.
+      this.emit('upgrade-headers', req.headers);
       const header = req.headers['x-api-key'];
       const apiKey = Array.isArray(header) ? header[0] : header;
       const valid = apiKey !== undefined && (options.isValidKey ?? ((k) => k.startsWith('simpletest2025_')))(apiKey);

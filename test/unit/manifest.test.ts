@@ -69,7 +69,7 @@ test('the schema of an agentHost.agents entry names exactly the fields the parse
   };
   const [parsed] = parseAgentConfigs([full]);
   // An agent service's own fields (url, tls) are kept for its entries only; the schema names both kinds.
-  const [remote] = parseAgentConfigs([{ name: 'r', protocol: 'agent-service', url: 'wss://h/ws', tls: { ca: 'ca.pem', fingerprint: 'AB' } }]);
+  const [remote] = parseAgentConfigs([{ name: 'r', protocol: 'agent-service', url: 'wss://h/ws', tls: { ca: 'ca.pem', fingerprint: 'AB' }, headers: { 'X-Org': 'acme' } }]);
   assert.deepEqual(Object.keys(item.properties!).sort(), [...new Set([...Object.keys(parsed!), ...Object.keys(remote!)])].sort());
   assert.deepEqual(Object.keys(item.properties!.tls!.properties!).sort(), Object.keys(remote!.tls!).sort());
   assert.deepEqual(Object.keys(item.properties!.defaults!.properties!).sort(), Object.keys(parsed!.defaults!).sort());
