@@ -42,18 +42,19 @@ const { prepareSuite } = require('./out/test/vscode/harness.js');
 /** @type {import('./test/vscode/harness').SuiteSetup} */
 const setup = await prepareSuite(labels);
 
-/** The suite's compiled test files but `name`. @param {string} name */
-function suiteFilesBut(name) {
+/** The suite's compiled test files but `names`. @param {string[]} names */
+function suiteFilesBut(names) {
   const dir = 'out/test/vscode/suite';
   return readdirSync(path.join(root, dir))
-    .filter((f) => f.endsWith('.test.js') && f !== name)
+    .filter((f) => f.endsWith('.test.js') && !names.includes(f))
     .map((f) => `${dir}/${f}`);
 }
 
 /**
- * The minimum VS Code runs every file but sessions.test.js: crash, restart, reattach and the crash breaker
- * are the agent lifecycle (src/manager), which uses no VS Code API the newest version does not also run;
- * they take a third of the suite's time, and the whole suite must fit in CI's 30 minutes.
+ * The minimum VS Code runs every file but sessions.test.js and hostAgents.test.js: crash, restart, reattach,
+ * the crash breaker and whole turns of real agents are the agent lifecycle and the protocol (src/manager,
+ * src/acp), which use no VS Code API the newest version does not also run; they take half of the suite's time,
+ * and the whole suite must fit in CI's 30 minutes.
  * @param {string} label
  */
 function base(label) {
@@ -62,7 +63,7 @@ function base(label) {
   return {
     label,
     // extension.test.js first: it checks what activation alone does, before any other test starts an agent.
-    files: ['out/test/vscode/suite/extension.test.js', ...(minimumOnly ? suiteFilesBut('sessions.test.js') : ['out/test/vscode/suite/*.test.js'])],
+    files: ['out/test/vscode/suite/extension.test.js', ...(minimumOnly ? suiteFilesBut(['sessions.test.js', 'hostAgents.test.js']) : ['out/test/vscode/suite/*.test.js'])],
     workspaceFolder: f.workspace,
     launchArgs: [`--user-data-dir=${f.userDataDir}`, `--extensions-dir=${f.extensionsDir}`],
     mocha: {

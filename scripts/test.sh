@@ -23,8 +23,9 @@ fi
 export AGENT_HOST_REQUIRE_AGENTS=1 # a missing agent fails, never skips silently
 mkdir -p test-artifacts
 
-# node's test runner in phases, each file its own process: unit tests three files at a time (mostly process
-# start-up), the agent and RPC suites two at a time, then the VS Code suites one at a time (code-server,
+# node's test runner in phases, each file its own process: unit tests four files at a time (mostly process
+# start-up), the agent and RPC suites three at a time (mostly waiting on agents: a full run kept the two cores a
+# third busy), then the VS Code suites one at a time (code-server,
 # Chromium and an agent fill both cores; the .vsix test rebuilds dist/, which the others load).
 # A hung test fails after 15 minutes instead of stalling the run (the longest real one takes ~3).
 status=0
@@ -43,8 +44,8 @@ if [ -n "${TEST_FILES:-}" ]; then
   # shellcheck disable=SC2086
   phase selected 1 $TEST_FILES
 else
-  phase unit 3 out/test/unit/*.test.js
-  phase agents 2 out/test/agents/*.test.js out/test/rpc/*.test.js
+  phase unit 4 out/test/unit/*.test.js
+  phase agents 3 out/test/agents/*.test.js out/test/rpc/*.test.js
   phase vscode 1 out/test/vscode/*.test.js
 fi
 total() { awk -v k="$1" '$1 == "#" && $2 == k {n += $3} END {print n + 0}' test-artifacts/results-*.tap 2>/dev/null || echo 0; }
