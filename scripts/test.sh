@@ -25,11 +25,11 @@ mkdir -p test-artifacts
 
 # node's test runner in phases, each file its own process: unit tests four files at a time (mostly process
 # start-up), the agent and RPC suites three at a time (mostly waiting on agents: a full run kept the two cores a
-# third busy), then the VS Code suites one at a time (code-server,
+# third busy), then the VS Code suites one at a time, but the agent service's beside them (code-server,
 # Chromium and an agent fill both cores; the .vsix test rebuilds dist/, which the others load).
 # A hung test fails after 15 minutes instead of stalling the run (the longest real one takes ~3).
 status=0
-rm -f test-artifacts/results*.tap
+rm -f test-artifacts/results*.tap test-artifacts/status-*
 phase() { # name concurrency files…
   local name=$1 conc=$2
   shift 2
@@ -46,7 +46,17 @@ if [ -n "${TEST_FILES:-}" ]; then
 else
   phase unit 4 out/test/unit/*.test.js
   phase agents 3 out/test/agents/*.test.js out/test/rpc/*.test.js
-  phase vscode 1 out/test/vscode/*.test.js
+  # The agent service's suite runs beside the others: it starts no agent process (its service is in the test's
+  # own process) and counts none, and it mostly waits on the service's timing; done long before the .vsix test
+  # rebuilds dist/.
+  beside=out/test/vscode/agentService.test.js
+  ( status=0; phase vscode-service 1 "$beside"; echo "$status" > test-artifacts/status-vscode-service ) &
+  besidePid=$!
+  others=()
+  for f in out/test/vscode/*.test.js; do [ "$f" = "$beside" ] || others+=("$f"); done
+  phase vscode 1 "${others[@]}"
+  wait "$besidePid" || true
+  [ "$(cat test-artifacts/status-vscode-service 2>/dev/null || echo 1)" = 0 ] || status=1
 fi
 total() { awk -v k="$1" '$1 == "#" && $2 == k {n += $3} END {print n + 0}' test-artifacts/results-*.tap 2>/dev/null || echo 0; }
 pass=$(total pass)
