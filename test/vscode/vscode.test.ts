@@ -53,7 +53,9 @@ for (const [label, which] of [
     assert.ok(out.includes(`code-server ${cs.version} (VS Code ${cs.vscodeVersion})`), 'the run did not say which code-server it ran on');
     const passing = /^\s*(\d+) passing/m.exec(out);
     assert.ok(passing, 'no "N passing" line from mocha');
-    assert.ok(Number(passing[1]) >= 20, `only ${passing[1]} tests passed`);
+    // The minimum runs the suite but its whole-turn and lifecycle files (.vscode-test.mjs): 19 tests, the current 33.
+    const floor = which === 'min' ? 15 : 30;
+    assert.ok(Number(passing[1]) >= floor, `only ${passing[1]} tests passed`);
     assert.doesNotMatch(out, /^\s*\d+ (failing|pending)/m);
     assert.equal(code, 0, 'vscode-test failed');
   });
