@@ -14,6 +14,7 @@ import type { Logger } from '../core/log';
 import { FramingError, type Disposable, type StreamReceiver } from '../core/ndjson';
 import type { CookieJar } from './cookies';
 import type { CloseReason, MessageTransport, TransportStats } from './transport';
+import { ReadTurns } from './readTurns';
 import { peerFingerprint } from './webSocket';
 
 export interface HttpStreamOptions {
@@ -84,7 +85,7 @@ export class HttpStreamTransport implements MessageTransport {
   private settle!: (reason: CloseReason) => void;
   private done = false;
   private closing = false;
-  private reading = false;
+  private readonly reads = new ReadTurns();
   /** A post failed: the connection is ending (the read side says why). */
   private broken = false;
 
@@ -170,15 +171,7 @@ export class HttpStreamTransport implements MessageTransport {
         if (error?.message === SESSION_STREAM_CLOSED && error.data === undefined) throw new HttpStreamError('closed', `${this.url} ended the session's event stream`);
         this.counts.messagesIn++;
         if (this.receiver !== receiver) continue;
-        // The messages that arrive before the event loop turns are one read (adjacent chunks merge).
-        if (!this.reading) {
-          this.reading = true;
-          receiver.read?.();
-          setImmediate(() => {
-            this.reading = false;
-            this.receiver?.readDone?.();
-          });
-        }
+        this.reads.begin(receiver, () => this.receiver);
         if (value && typeof value === 'object' && !Array.isArray(value)) receiver.message(value);
         else receiver.malformed(new FramingError('a message that is not a JSON object', JSON.stringify(value).slice(0, 200)));
       }

@@ -14,6 +14,7 @@ import type { CookieJar } from './cookies';
 import type { Logger } from '../core/log';
 import { FramingError, MAX_WRITE_BACKLOG_BYTES, type Disposable, type StreamReceiver } from '../core/ndjson';
 import type { CloseReason, MessageTransport, TransportStats } from './transport';
+import { ReadTurns } from './readTurns';
 
 export interface WebSocketOptions {
   headers?: Record<string, string>;
@@ -88,8 +89,8 @@ export class WebSocketTransport implements MessageTransport {
   private receiver: StreamReceiver | undefined;
   private settle!: (reason: CloseReason) => void;
   private stallTimer: ReturnType<typeof setInterval> | undefined;
-  /** A read is open: the frames that arrive before the event loop turns are one read (adjacent chunks merge). */
-  private reading = false;
+  /** The frames that arrive before the event loop turns are one read (adjacent chunks merge). */
+  private readonly reads = new ReadTurns();
   /** Why the socket failed (said in the close reason): a frame over the limit, a reset. */
   private failure: string | undefined;
 
@@ -212,14 +213,7 @@ export class WebSocketTransport implements MessageTransport {
     this.counts.bytesIn += buffer.length;
     const receiver = this.receiver;
     if (!receiver) return;
-    if (!this.reading) {
-      this.reading = true;
-      receiver.read?.();
-      setImmediate(() => {
-        this.reading = false;
-        this.receiver?.readDone?.();
-      });
-    }
+    this.reads.begin(receiver, () => this.receiver);
     const text = buffer.toString('utf8');
     let value: unknown;
     try {
