@@ -7,7 +7,6 @@
  * of ours) gets its own checks: checkService.ts.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AgentConfig } from '../session/agentConfig';
 import { startScriptedModel, type ScriptedModel } from '../scriptedModel/scriptedModel';
@@ -17,7 +16,22 @@ import { sandboxEnv, scriptedSetup } from '../agents/scripted';
 import { runServiceCheck } from './checkService';
 import { capabilityRows, handshakeOf, initializeResult, sessionNewResult } from './checkHandshake';
 import { checkAllowedEdit, checkCancel, checkHostedTool, checkPromptTurn, checkRejectedEdit, checkTerminal, CODE_WORD, ControlledDecider, runTurn, type TurnContext } from './checkTurns';
-import { CHECK_IDS, framesOf, result, scrub, within, type CheckHost, type CheckId, type CheckResult, type CheckSession, type CompatReport, type IdleAgent, type TappedFrame } from './checkTypes';
+import {
+  CHECK_IDS,
+  checkResults,
+  checkScratch,
+  framesOf,
+  result,
+  scrub,
+  within,
+  type CheckHost,
+  type CheckId,
+  type CheckResult,
+  type CheckSession,
+  type CompatReport,
+  type IdleAgent,
+  type TappedFrame,
+} from './checkTypes';
 
 export interface CheckRunOptions {
   /** The agent as launched (for `--preset`, with the preset's args and env). */
@@ -48,19 +62,8 @@ const CHECK_FILES: Record<string, string> = { 'check-edit.txt': 'name = demo\nco
 export async function runCompatCheck(o: CheckRunOptions): Promise<CompatReport> {
   // An agent service has no process of ours: its own checks (checkService.ts).
   if ((o.config.protocol ?? 'acp') === 'agent-service') return runServiceCheck(o);
-  const results = new Map<CheckId, CheckResult>();
-  let last = Date.now();
-  const set = (...rs: CheckResult[]) => {
-    const now = Date.now();
-    for (const r of rs) {
-      results.set(r.id, r);
-      o.log?.(`check ${r.id}: ${r.status} (${now - last} ms) ${r.evidence.text}`);
-    }
-    last = now;
-  };
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-host-check-'));
-  const workspace = o.cwd ? path.resolve(o.cwd) : path.join(scratch, 'workspace');
-  fs.mkdirSync(workspace, { recursive: true });
+  const { results, set } = checkResults(o.log);
+  const { scratch, workspace } = checkScratch(o.cwd);
   let model: ScriptedModel | undefined;
   let host: CheckHost | undefined;
   const protocol = o.config.protocol === 'rpc' ? 'rpc' : 'acp';

@@ -7,11 +7,23 @@
  * the frames on the wire and what the session shows, not from what the adapter says it did.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AgentConfig } from '../session/agentConfig';
 import type { ContentPart } from '../session/sessionModel';
-import { CheckTimeoutError, result, SERVICE_CHECK_IDS, scrub, within, type CheckHost, type CheckId, type CheckResult, type CheckSession, type CompatReport, type TappedFrame } from './checkTypes';
+import {
+  CheckTimeoutError,
+  checkResults,
+  checkScratch,
+  result,
+  SERVICE_CHECK_IDS,
+  scrub,
+  within,
+  type CheckHost,
+  type CheckResult,
+  type CheckSession,
+  type CompatReport,
+  type TappedFrame,
+} from './checkTypes';
 
 export interface ServiceCheckOptions {
   config: AgentConfig;
@@ -36,19 +48,8 @@ const LATE_FRAMES_MS = 500;
 const NOT_RUN = 'Not run: no session could be opened (see service.connect and service.listModel).';
 
 export async function runServiceCheck(o: ServiceCheckOptions): Promise<CompatReport> {
-  const results = new Map<CheckId, CheckResult>();
-  let last = Date.now();
-  const set = (...rs: CheckResult[]) => {
-    const now = Date.now();
-    for (const r of rs) {
-      results.set(r.id, r);
-      o.log?.(`check ${r.id}: ${r.status} (${now - last} ms) ${r.evidence.text}`);
-    }
-    last = now;
-  };
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-host-check-'));
-  const workspace = o.cwd ? path.resolve(o.cwd) : path.join(scratch, 'workspace');
-  fs.mkdirSync(workspace, { recursive: true });
+  const { results, set } = checkResults(o.log);
+  const { scratch, workspace } = checkScratch(o.cwd);
   const file = path.join(workspace, SELECTION_FILE);
   // The file is removed after the run: one of the person's own is never overwritten.
   if (fs.existsSync(file)) {

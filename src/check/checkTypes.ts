@@ -3,6 +3,9 @@
  * root lends the check (a way to start sessions through our adapters, an idle process for the exit checks,
  * a hosted MCP tool). The check itself (checkRun.ts, checkTurns.ts) sees only these and AgentSession.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { ExitInfo } from '../core/agentProcess';
 import { redact } from '../core/log';
 import type { AgentConfig } from '../session/agentConfig';
@@ -199,4 +202,27 @@ export function scrub(c: CheckResult, paths: string[]): CheckResult {
 
 export function result(id: CheckId, status: CheckStatus, text: string, frames: TappedFrame[] = []): CheckResult {
   return { id, status, evidence: evidence(text, frames) };
+}
+
+/** The rows of a run as they are set, each logged with the time since the one before. */
+export function checkResults(log?: (line: string) => void): { results: Map<CheckId, CheckResult>; set: (...rs: CheckResult[]) => void } {
+  const results = new Map<CheckId, CheckResult>();
+  let last = Date.now();
+  const set = (...rs: CheckResult[]) => {
+    const now = Date.now();
+    for (const r of rs) {
+      results.set(r.id, r);
+      log?.(`check ${r.id}: ${r.status} (${now - last} ms) ${r.evidence.text}`);
+    }
+    last = now;
+  };
+  return { results, set };
+}
+
+/** A run's scratch folder, and its workspace: `cwd` when given, else one in the scratch folder. */
+export function checkScratch(cwd: string | undefined): { scratch: string; workspace: string } {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-host-check-'));
+  const workspace = cwd ? path.resolve(cwd) : path.join(scratch, 'workspace');
+  fs.mkdirSync(workspace, { recursive: true });
+  return { scratch, workspace };
 }
