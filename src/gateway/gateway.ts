@@ -13,7 +13,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { AcpServer } from '@agentclientprotocol/sdk/experimental/server' with { 'resolution-mode': 'import' };
 import type { AgentSpawnSpec } from '../core/agentProcess';
 import { redact, type Logger } from '../core/log';
-import { AgentLink, type Link, type MessageStream } from './agentLink';
+import { AgentLink, type AgentLinkOptions, type Link, type MessageStream } from './agentLink';
 import type { ListenAddress, ServeLimits } from './serveOptions';
 import { SocketLink } from './socketLink';
 
@@ -121,6 +121,20 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     void conn.link?.stop();
   };
 
+  /** The options of a connection's agent link, and the link kept as the connection's once made. */
+  const linkOptions = (conn: Connection): AgentLinkOptions => ({
+    logger,
+    maxMessageBytes: limits.maxMessageBytes,
+    idleTimeoutMs: limits.idleTimeoutMs,
+    onIdle: () => endConnection(conn, idleReason, IDLE_CLOSE_CODE),
+  });
+  const adopt = <L extends Link>(conn: Connection, link: L): L => {
+    conn.link = link;
+    live.add(conn);
+    void link.ended.then(() => ended(conn));
+    return link;
+  };
+
   const server: AcpServer = new Server({
     // Called as the SDK creates a connection, inside the request that asked for it (see `current`).
     createAgent: () => ({
@@ -128,15 +142,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
         const conn = current.getStore();
         if (!conn) throw new Error('a gateway connection was created outside a request');
         pending.delete(conn);
-        const link = new AgentLink(o.spawn, stream, {
-          logger,
-          maxMessageBytes: limits.maxMessageBytes,
-          idleTimeoutMs: limits.idleTimeoutMs,
-          onIdle: () => endConnection(conn, idleReason, IDLE_CLOSE_CODE),
-        });
-        conn.link = link;
-        live.add(conn);
-        void link.ended.then(() => ended(conn));
+        const link = adopt(conn, new AgentLink(o.spawn, stream, linkOptions(conn)));
         return { closed: link.ended };
       },
     }),
@@ -153,15 +159,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   });
   const acceptSocket = (conn: Connection, ws: WebSocket) => {
     watchSocket(conn, ws);
-    const link = new SocketLink(o.spawn, ws, {
-      logger,
-      maxMessageBytes: limits.maxMessageBytes,
-      idleTimeoutMs: limits.idleTimeoutMs,
-      onIdle: () => endConnection(conn, idleReason, IDLE_CLOSE_CODE),
-    });
-    conn.link = link;
-    live.add(conn);
-    void link.ended.then(() => ended(conn));
+    adopt(conn, new SocketLink(o.spawn, ws, linkOptions(conn)));
   };
 
   const watchSocket = (conn: Connection, ws: WebSocket) => {
