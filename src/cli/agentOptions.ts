@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
 
 /** `--env K=V` values (repeatable) as an environment; a malformed pair is an Error naming it. */
@@ -49,4 +50,10 @@ export function withAgentCommand<T extends { command?: string | undefined; arg?:
   const clash = ['command', 'arg', 'config', 'agent'].filter((k) => (values as Record<string, unknown>)[k] !== undefined);
   if (clash.length) throw new Error(`the agent after "--" and ${clash.map((k) => `--${k}`).join(', ')} both name the agent: give one`);
   return { ...values, command, arg: args };
+}
+
+/** `--ca FILE` (resolved against the shell's folder, not the agent's workspace) and `--fingerprint` as an entry's `tls`; undefined without either. */
+export function tlsFlags(values: { ca?: unknown; fingerprint?: unknown }): AgentConfig['tls'] {
+  const tls = { ...(typeof values.ca === 'string' ? { ca: path.resolve(values.ca) } : {}), ...(typeof values.fingerprint === 'string' ? { fingerprint: values.fingerprint } : {}) };
+  return Object.keys(tls).length ? tls : undefined;
 }

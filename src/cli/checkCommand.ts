@@ -14,7 +14,7 @@ import { runCompatCheck } from '../check/checkRun';
 import { SELECTION_FILE } from '../check/checkService';
 import type { CheckHost } from '../check/checkTypes';
 import type { AgentConfig } from '../session/agentConfig';
-import { agentFromFile, envPairs, splitAgentWords, withAgentCommand } from './agentOptions';
+import { agentFromFile, envPairs, splitAgentWords, tlsFlags, withAgentCommand } from './agentOptions';
 
 export const CHECK_USAGE = `Usage: agent-host check (--preset ID [--command CMD --arg A …] | --config FILE [--agent NAME] |
                          --command CMD [--arg A …] [--protocol acp|rpc] |
@@ -110,8 +110,8 @@ export async function runCheckCommand(argv: string[], deps: CheckCommandDeps): P
       if (values.url === undefined || !/^wss?:\/\/[^/]/.test(values.url)) return usage('--protocol agent-service needs --url ws://HOST:PORT/… (or wss://)');
       const clash = (['preset', 'config', 'agent', 'command', 'arg', 'env'] as const).filter((k) => values[k] !== undefined);
       if (clash.length) return usage(`--url names the agent: give it without ${clash.map((k) => `--${k}`).join(', ')}`);
-      const tls = { ...(values.ca ? { ca: values.ca } : {}), ...(values.fingerprint ? { fingerprint: values.fingerprint } : {}) };
-      config = { name: values.url, command: values.url, url: values.url, protocol: 'agent-service', ...(Object.keys(tls).length ? { tls } : {}) };
+      const tls = tlsFlags(values);
+      config = { name: values.url, command: values.url, url: values.url, protocol: 'agent-service', ...(tls ? { tls } : {}) };
     } else if (values.ca !== undefined || values.fingerprint !== undefined) {
       return usage('--ca and --fingerprint are for an agent service (--url)');
     } else if (values.preset) {

@@ -7,7 +7,7 @@ import { openSessionDirectory, startAgentSession } from '../adapters/factory';
 import { headerReference } from '../session/remoteHeaders';
 import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
-import { agentFromFile, envPairs, splitAgentWords, withAgentCommand } from './agentOptions';
+import { agentFromFile, envPairs, splitAgentWords, tlsFlags, withAgentCommand } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
 import { runCheckCommand } from './checkCommand';
 import { openCheckHost } from '../check/checkHost';
@@ -137,9 +137,9 @@ function resolveAgent(values: Record<string, unknown>, required = true, usageTex
     }
     if (typeof values.command === 'string' || typeof values.config === 'string') fail('--url names the agent: give it without --command or --config', TURN_EXIT_CODES.usage!);
     if (!service && typeof values.fingerprint === 'string' && !values.url.startsWith('wss:')) fail('--fingerprint is for wss:// agents (give --ca FILE)', TURN_EXIT_CODES.usage!);
-    const tls = { ...(typeof values.ca === 'string' ? { ca: path.resolve(values.ca) } : {}), ...(typeof values.fingerprint === 'string' ? { fingerprint: values.fingerprint } : {}) };
+    const tls = tlsFlags(values);
     const name = service ? 'agent-service' : 'remote';
-    return { name, command: values.url, url: values.url, protocol: service ? 'agent-service' : 'acp', ...(Object.keys(tls).length ? { tls } : {}) };
+    return { name, command: values.url, url: values.url, protocol: service ? 'agent-service' : 'acp', ...(tls ? { tls } : {}) };
   }
   if (typeof values.command === 'string') {
     let env: Record<string, string> = {};

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { tlsFlags } from '../../src/cli/agentOptions';
 import { runCli } from '../support/cli';
 import { cliPath, hostileAgent, scratchDir } from '../support/paths';
 
@@ -82,4 +83,9 @@ describe('CLI: an ad-hoc agent gets its arguments as written', () => {
     assert.deepEqual(JSON.parse(fs.readFileSync(argvFile, 'utf8')), ['answer', '--x']);
     assert.equal((JSON.parse(dashed.stdout) as { agent: { name: string } }).agent.name, 'hostile', dashed.stderr);
   });
+});
+
+test('--ca is resolved against the shell folder for the prompt mode and the check alike; no flag, no tls', () => {
+  assert.deepEqual(tlsFlags({ ca: 'certs/ca.pem', fingerprint: 'AB:CD' }), { ca: path.resolve('certs/ca.pem'), fingerprint: 'AB:CD' });
+  assert.equal(tlsFlags({}), undefined);
 });
