@@ -18,46 +18,35 @@ export class ServiceKeys {
     return `agentHost.remoteCredential:${agent.name}:${agent.url ?? agent.command}`;
   }
 
-  /** The stored key, else the one the person enters now (undefined when they dismiss the box). */
-  async get(agent: AgentConfig): Promise<string | undefined> {
-    const stored = await this.secrets.get(this.slot(agent));
-    if (stored) return stored;
-    const entered = await vscode.window.showInputBox({
-      ...(agent.protocol === 'agent-service'
-        ? {
-            title: vscode.l10n.t('API key for the agent service "{0}"', agent.name),
-            prompt: vscode.l10n.t("{0} asks for an API key. It is sent as the X-Api-Key header and kept in VS Code's secret storage.", agent.url ?? agent.command),
-          }
-        : {
-            title: vscode.l10n.t('Token for the remote agent "{0}"', agent.name),
-            prompt: vscode.l10n.t("{0} asks for a token. It is sent as Authorization: Bearer and kept in VS Code's secret storage.", agent.url ?? agent.command),
-          }),
-      password: true,
-      ignoreFocusOut: true,
+  /** The stored key or token, else the one the person enters now (undefined when they dismiss the box). */
+  get(agent: AgentConfig): Promise<string | undefined> {
+    const where = agent.url ?? agent.command;
+    const service = agent.protocol === 'agent-service';
+    return this.askOnce(this.slot(agent), `"${agent.name}": ${service ? 'API key' : 'token'}`, {
+      title: service ? vscode.l10n.t('API key for the agent service "{0}"', agent.name) : vscode.l10n.t('Token for the remote agent "{0}"', agent.name),
+      prompt: service
+        ? vscode.l10n.t("{0} asks for an API key. It is sent as the X-Api-Key header and kept in VS Code's secret storage.", where)
+        : vscode.l10n.t("{0} asks for a token. It is sent as Authorization: Bearer and kept in VS Code's secret storage.", where),
       validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Enter the key, or press Escape')),
     });
-    const key = entered?.trim();
-    if (!key) return undefined;
-    await this.secrets.store(this.slot(agent), key);
-    this.log.info(`Agent service "${agent.name}": API key stored`);
-    return key;
   }
 
   /** A secret an entry's header names (`${secret:NAME}`): stored, else asked once in a password box. */
-  async secret(name: string, agent: AgentConfig): Promise<string | undefined> {
-    const slot = `agentHost.headerSecret:${name}`;
+  secret(name: string, agent: AgentConfig): Promise<string | undefined> {
+    return this.askOnce(`agentHost.headerSecret:${name}`, `header secret "${name}"`, {
+      title: vscode.l10n.t('Secret "{0}" for the headers of "{1}"', name, agent.name),
+      prompt: vscode.l10n.t("A header of this agent's entry names this secret. It is kept in VS Code's secret storage."),
+    });
+  }
+
+  /** What `slot` holds, else what the person enters in a password box (kept there); undefined when dismissed. */
+  private async askOnce(slot: string, what: string, box: vscode.InputBoxOptions): Promise<string | undefined> {
     const stored = await this.secrets.get(slot);
     if (stored) return stored;
-    const entered = (
-      await vscode.window.showInputBox({
-        title: vscode.l10n.t('Secret "{0}" for the headers of "{1}"', name, agent.name),
-        prompt: vscode.l10n.t("A header of this agent's entry names this secret. It is kept in VS Code's secret storage."),
-        password: true,
-        ignoreFocusOut: true,
-      })
-    )?.trim();
+    const entered = (await vscode.window.showInputBox({ ...box, password: true, ignoreFocusOut: true }))?.trim();
     if (!entered) return undefined;
     await this.secrets.store(slot, entered);
+    this.log.info(`Stored ${what}`);
     return entered;
   }
 
