@@ -228,8 +228,15 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     await turnIdle(frame);
     const code = frame.locator('.msg.agent .codeblock').last();
     await code.waitFor();
+    // Highlighting comes when a block is seen (webview-ui/src/highlight.ts): on screen, within a few frames.
+    await frame
+      .locator('.msg.agent .codeblock code span[class^="hljs-"]')
+      .first()
+      .waitFor({ timeout: 10_000 })
+      .catch(() => {
+        throw new Error('code blocks are not highlighted');
+      });
     const hl = await frame.locator('.msg.agent .codeblock code span[class^="hljs-"]').count();
-    if (hl === 0) throw new Error('code blocks are not highlighted');
     if ((await frame.locator('.msg.agent .codeblock [data-action="run"]').count()) < 1) throw new Error('no Run action on the shell block');
     if ((await frame.locator('.msg.agent .codeblock [data-action="copy"]').count()) < 2) throw new Error('no Copy action on code blocks');
     step(`markdown rendered (${hl} highlighted tokens, code actions present)`);

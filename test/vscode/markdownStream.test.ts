@@ -6,10 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { build } from 'esbuild';
-import { chromium, type Page } from 'playwright-core';
-import { repoRoot } from '../support/paths';
-import { CHROMIUM } from './runner';
+import { withMarkdownPage } from './markdownPage';
 
 const SAMPLE = [
   '# Plan',
@@ -54,27 +51,6 @@ const SAMPLE = [
   '',
   'The end.',
 ].join('\n');
-
-/** Runs `fn` on a headless Chromium page holding `html` and the page's markdown module as `window.MD`. */
-async function withMarkdownPage<T>(html: string, fn: (page: Page) => Promise<T>): Promise<T> {
-  const bundle = await build({
-    stdin: { contents: "export { renderMarkdown, renderStreamed, blockBoundary } from './webview-ui/src/markdown';", resolveDir: repoRoot, loader: 'ts' },
-    bundle: true,
-    format: 'iife',
-    globalName: 'MD',
-    write: false,
-    logLevel: 'silent',
-  });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-features=FontDataServiceLinux'] });
-  try {
-    const page = await browser.newPage();
-    await page.setContent(html);
-    await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
-    return await fn(page);
-  } finally {
-    await browser.close();
-  }
-}
 
 test('streamed markdown renders exactly as the whole text, and only the open end is rendered again', { timeout: 120_000 }, async () => {
   await withMarkdownPage('<div id="whole" class="md"></div><div id="streamed" class="md"></div>', async (page) => {

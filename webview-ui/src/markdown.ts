@@ -12,33 +12,9 @@
  *   the agent wrote can pose as one), and only when their visible text is exactly that code.
  */
 import DOMPurify from 'dompurify';
-import hljs from 'highlight.js/lib/core';
-import bash from 'highlight.js/lib/languages/bash';
-import css from 'highlight.js/lib/languages/css';
-import diff from 'highlight.js/lib/languages/diff';
-import go from 'highlight.js/lib/languages/go';
-import java from 'highlight.js/lib/languages/java';
-import javascript from 'highlight.js/lib/languages/javascript';
-import json from 'highlight.js/lib/languages/json';
-import markdown from 'highlight.js/lib/languages/markdown';
-import python from 'highlight.js/lib/languages/python';
-import rust from 'highlight.js/lib/languages/rust';
-import typescript from 'highlight.js/lib/languages/typescript';
-import xml from 'highlight.js/lib/languages/xml';
-import yaml from 'highlight.js/lib/languages/yaml';
-import { Marked } from 'marked';
-
-for (const [name, lang] of Object.entries({ bash, css, diff, go, java, javascript, json, markdown, python, rust, typescript, xml, yaml })) {
-  hljs.registerLanguage(name, lang);
-}
-hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
-hljs.registerAliases(['ts', 'tsx'], { languageName: 'typescript' });
-hljs.registerAliases(['js', 'jsx', 'mjs', 'cjs'], { languageName: 'javascript' });
-hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
-hljs.registerAliases(['py'], { languageName: 'python' });
-hljs.registerAliases(['rs'], { languageName: 'rust' });
-hljs.registerAliases(['yml'], { languageName: 'yaml' });
-hljs.registerAliases(['md'], { languageName: 'markdown' });
+import { highlightable, highlightWhenSeen, PENDING } from './highlight';
+import { Marked, type Token } from 'marked';
+import { type CodePart, codeParts, LONG_PARTS, paragraphParts, SEG_CHARS } from './segments';
 
 export const SHELL_LANGS = new Set(['bash', 'sh', 'shell', 'zsh', 'console', 'powershell', 'ps1', 'cmd', 'bat', 'fish']);
 
@@ -51,15 +27,32 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-export function highlight(code: string, lang: string | undefined): string {
-  const l = lang?.toLowerCase();
-  try {
-    if (l && hljs.getLanguage(l)) return hljs.highlight(code, { language: l, ignoreIllegals: true }).value;
-    if (!l && code.length < 4000) return hljs.highlightAuto(code).value;
-  } catch {
-    // fall through to plain text
-  }
-  return escapeHtml(code);
+/**
+ * A code block's HTML from its parts, as plain text: highlighting comes when it is seen (highlight.ts). One
+ * part is the `<code>` itself (the renderer marks it waiting); several are each a part of their own (`wrap`:
+ * even one), each waiting unless it is a piece of an over-long line. `live`: the open end of a block still
+ * streaming, not highlighted until it has ended.
+ */
+export function codeHtml(parts: CodePart[], text: string, language: string, wrap: boolean, live = false): string {
+  if (parts.length <= 1 && !wrap) return escapeHtml(text);
+  const marker = blocks?.marker ?? 'none-';
+  const known = !live && highlightable(language, '', false);
+  return parts.map((p) => `<span class="${marker}seg${known && !p.plain ? ` ${marker}hl` : ''}">${escapeHtml(p.text)}</span>`).join('');
+}
+
+/** The block tokens of `src` as renderMarkdown reads them. */
+export function lexBlocks(src: string): Token[] {
+  return marked.lexer(src);
+}
+
+/** Inline markdown to HTML (inside a render, its images carry the render's classes). */
+export function inlineHtml(src: string): string {
+  return marked.parseInline(src) as string;
+}
+
+/** A part of a long block: kept as its own element (`.md-seg`), laid out only near the viewport. */
+export function segHtml(html: string): string {
+  return `<span class="${blocks?.marker ?? 'none-'}seg">${html}</span>`;
 }
 
 /** The code blocks of the render in progress, and the class that names them (renderMarkdown is synchronous). */
@@ -70,8 +63,17 @@ marked.use({
     code({ text, lang }) {
       const language = (lang ?? '').trim().split(/\s+/)[0] ?? '';
       const classes = ['hljs', ...(language ? [`language-${escapeHtml(language)}`] : [])];
+      const parts = codeParts(text);
       if (blocks) classes.push(`${blocks.marker}${blocks.codes.push(text) - 1}`);
-      return `<pre><code class="${classes.join(' ')}">${highlight(text, language || undefined)}</code></pre>\n`;
+      if (blocks && parts.length <= 1 && highlightable(language, text, true)) classes.push(`${blocks.marker}hl`);
+      return `<pre><code class="${classes.join(' ')}">${codeHtml(parts, text, language, false)}</code></pre>\n`;
+    },
+    // A long top-level paragraph of plain lines is cut into parts (segments.ts); the rest render as marked does.
+    paragraph(token) {
+      if (!(token as { cut?: boolean }).cut) return false;
+      const parts = paragraphParts(token.text, inlineHtml);
+      if (!parts) return false;
+      return `<p${parts.length > LONG_PARTS ? ` class="${blocks?.marker ?? 'none-'}long"` : ''}>${parts.map(segHtml).join('')}</p>\n`;
     },
     // Raw HTML is the agent's text, not markup.
     html({ text, block }: { text: string; block?: boolean }) {
@@ -152,11 +154,29 @@ function nonce(): string {
  * `<pre>` carries its source code as `codeText` (see CodePre).
  */
 export function renderMarkdown(src: string): DocumentFragment {
+  return renderHtml(() => {
+    const tokens = marked.lexer(src);
+    for (const t of tokens) if (t.type === 'paragraph' && t.text.length > SEG_CHARS) (t as Token & { cut?: boolean }).cut = true;
+    return marked.parser(tokens);
+  });
+}
+
+/** Inline markdown → a sanitized fragment, as a paragraph's text renders in renderMarkdown. */
+export function renderInline(src: string): DocumentFragment {
+  return renderHtml(() => inlineHtml(src));
+}
+
+/**
+ * The HTML `produce` returns (our renderer's, made while this render's classes are in place) → a sanitized
+ * fragment; only highlight.js, `language-*` and our own classes are kept. Each code block's `<pre>` carries
+ * its source code as `codeText` (see CodePre).
+ */
+export function renderHtml(produce: () => string): DocumentFragment {
   const render = { marker: `ah-code-${nonce()}-`, codes: [] as string[] };
   blocks = render;
   let html: string;
   try {
-    html = marked.parse(src) as string;
+    html = produce();
   } finally {
     blocks = undefined;
   }
@@ -169,86 +189,18 @@ export function renderMarkdown(src: string): DocumentFragment {
   // A link whose href was refused (javascript:, data:, …) is no link: its text stays, as plain text.
   for (const a of frag.querySelectorAll('a:not([href])')) a.replaceWith(...a.childNodes);
   // Our renderer's classes survive; the agent's own class attributes do not.
-  const ours: Record<string, string[]> = { [`${render.marker}image`]: ['md-image'], [`${render.marker}image-icon`]: ['codicon', 'codicon-file-media'] };
+  const ours: Record<string, string[]> = {
+    [`${render.marker}image`]: ['md-image'],
+    [`${render.marker}image-icon`]: ['codicon', 'codicon-file-media'],
+    [`${render.marker}seg`]: ['md-seg'],
+    [`${render.marker}long`]: ['md-long'],
+    [`${render.marker}hl`]: [PENDING],
+  };
   for (const el of frag.querySelectorAll('[class]')) {
     const kept = [...el.classList].flatMap((c) => ours[c] ?? (c === 'hljs' || c.startsWith('hljs-') || c.startsWith('language-') ? [c] : []));
     el.className = kept.join(' ');
     if (!kept.length) el.removeAttribute('class');
   }
+  highlightWhenSeen(frag);
   return frag;
-}
-
-/** What a streamed body shows: the source rendered so far, and where its settled blocks end. */
-interface Streamed {
-  src: string;
-  stable: number;
-  tail: HTMLElement;
-}
-const streamed = new WeakMap<HTMLElement, Streamed>();
-
-/**
- * Renders `src` into `body` — incrementally when `src` extends what `body` shows (a streamed message): the
- * settled blocks (everything before the last block boundary) are rendered once and kept, only the open end
- * is rendered again, so a batch costs its own length, not the message's. The same text again renders
- * nothing; anything else renders afresh, in one piece.
- * `decorate` runs on each newly rendered part (code-block actions).
- */
-export function renderStreamed(body: HTMLElement, src: string, decorate?: (part: HTMLElement) => void): void {
-  const st = streamed.get(body);
-  if (st && st.src === src && st.tail.parentElement === body) return; // unchanged: nothing to render
-  if (!st || !src.startsWith(st.src) || st.tail.parentElement !== body) {
-    // Afresh: one render of the whole text (a page of the transcript loads many messages); it is split into
-    // settled parts only when text is streamed onto it.
-    const tail = document.createElement('div');
-    tail.className = 'md-tail';
-    tail.append(renderMarkdown(src));
-    decorate?.(tail);
-    body.replaceChildren(tail);
-    streamed.set(body, { src, stable: 0, tail });
-    return;
-  }
-  const boundary = blockBoundary(src, st.stable);
-  if (boundary > st.stable) {
-    const part = document.createElement('div');
-    part.className = 'md-part';
-    part.append(renderMarkdown(src.slice(st.stable, boundary)));
-    decorate?.(part);
-    body.insertBefore(part, st.tail);
-    st.stable = boundary;
-  }
-  st.tail.replaceChildren(renderMarkdown(src.slice(boundary)));
-  decorate?.(st.tail);
-  st.src = src;
-}
-
-/**
- * The last block boundary in `src` at or after `from` (itself a boundary, outside any code fence): the start
- * of a line that begins at column 0 after a blank line, outside fenced code, and is not a list item (which
- * would continue a list above), read on whole lines only. Everything before it is settled: a later chunk
- * cannot change how it renders.
- */
-export function blockBoundary(src: string, from: number): number {
-  let best = from;
-  let fence: string | undefined;
-  let prevBlank = false;
-  let pos = from;
-  for (;;) {
-    const nl = src.indexOf('\n', pos);
-    // The last line may still grow ("3" becomes "3. item"): only whole lines are read.
-    if (nl < 0) break;
-    const line = src.slice(pos, nl);
-    if (fence === undefined) {
-      // A list item after a blank line continues its list (a loose list): never a boundary.
-      if (prevBlank && /^\S/.test(line) && !/^(?:[-+*]|\d{1,9}[.)])(?:\s|$)/.test(line)) best = pos;
-      const open = /^ {0,3}(`{3,}|~{3,})/.exec(line);
-      if (open) fence = open[1];
-      prevBlank = !open && line.trim() === '';
-    } else {
-      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
-      if (close && close[1]![0] === fence[0] && close[1]!.length >= fence.length) fence = undefined;
-      prevBlank = false;
-    }
-    pos = nl + 1;
-  }
-  return best;
 }

@@ -8,12 +8,13 @@
  * Up to a PAGE of entries on each side of the window are kept rendered but detached (spares.ts).
  */
 import type { ChatStrings, HeaderState, MessageEntity, PermissionEntity, TimelineEntity } from '../../src/shared/chatProtocol';
-import { chips, codeOf, decorateCode, noticeCard, permissionCard, toolCallCard } from './cards';
+import { chips, decorateCode, noticeCard, permissionCard, toolCallCard } from './cards';
 import { h, icon } from './dom';
 import { focusEntry, onEntryKey, replaceKeepingFocus } from './entryKeys';
 import { firstSteps } from './emptyState';
-import { renderStreamed } from './markdown';
-import { send } from './rpc';
+import { highlightWhenSeen } from './highlight';
+import { renderStreamed, shownLength } from './streamed';
+import { onTranscriptClick } from './transcriptActions';
 import { Spares } from './spares';
 
 const PAGE = 120;
@@ -33,6 +34,14 @@ const LONG_TEXT = 20_000;
 const MAX_SLICE = 40;
 /** Idle time left (ms) under which no spare is rendered ahead. */
 const IDLE_MIN_MS = 4;
+/**
+ * A message streamed faster than frames can render it catches up in steps: at most `budget` new characters
+ * per frame, the budget doubled while a frame's rendering takes under half of FRAME_WORK_MS and halved
+ * while it takes more (between MIN_BUDGET and MAX_BUDGET): frames stay short, and text keeps coming.
+ */
+const FRAME_WORK_MS = 12;
+const MIN_BUDGET = 4096;
+const MAX_BUDGET = 1 << 20;
 
 interface Item {
   entity: TimelineEntity;
@@ -42,6 +51,8 @@ interface Item {
   el: HTMLElement | undefined;
   /** Rendered and up to date, but detached (near the window). */
   spare?: HTMLElement | undefined;
+  /** Its entity was replaced (not only appended to) since its element last rendered. */
+  replaced?: boolean;
 }
 
 export interface TranscriptHooks {
@@ -68,6 +79,10 @@ export class Transcript {
   private end = 0;
   private readonly dirty = new Set<Item>();
   private frame = 0;
+  /** New characters a streaming message renders per frame (see FRAME_WORK_MS). */
+  private budget = 64 * 1024;
+  /** A message rendered only part of what it has this frame. */
+  private behind = false;
   private sliceFrame = 0;
   private sliceDir: 'earlier' | 'later' = 'earlier';
   private stick = true;
@@ -107,7 +122,7 @@ export class Transcript {
     );
     io.observe(this.more);
     io.observe(this.later);
-    this.el.addEventListener('click', (e) => this.onClick(e));
+    this.el.addEventListener('click', (e) => onTranscriptClick(e, this.hooks, (id) => this.toggleTool(id)));
     this.el.addEventListener('keydown', (e) => {
       const nav = {
         entries: () => [...this.list.children] as HTMLElement[],
@@ -159,6 +174,7 @@ export class Transcript {
       if (existing) {
         const wasPending = existing.entity.kind === 'permission' && existing.entity.state === 'pending';
         existing.entity = entity;
+        existing.replaced = true;
         this.spares.drop(existing);
         if (existing.el) this.dirty.add(existing);
         if (entity.kind === 'permission' && entity.state === 'pending' && !wasPending) this.announcePermission(entity);
@@ -227,15 +243,22 @@ export class Transcript {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      for (const it of this.dirty) {
+      const t0 = performance.now();
+      const dirty = [...this.dirty];
+      this.dirty.clear();
+      for (const it of dirty) {
         const old = it.el;
         if (!old) continue;
         const fresh = this.render(it, old);
         it.el = fresh;
         if (fresh !== old) replaceKeepingFocus(old, fresh);
       }
-      this.dirty.clear();
+      // The catch-up budget follows what a frame's rendering took: more when there is room, less when not.
+      const ms = performance.now() - t0;
+      if (this.behind) this.budget = ms < FRAME_WORK_MS / 2 ? Math.min(MAX_BUDGET, this.budget * 2) : ms > FRAME_WORK_MS ? Math.max(MIN_BUDGET, this.budget / 2) : this.budget;
+      this.behind = false;
       this.scrollToEnd();
+      if (this.dirty.size) this.schedule();
     });
   }
 
@@ -261,7 +284,10 @@ export class Transcript {
 
   /** The item's element for the window: its spare, else rendered now. */
   private take(it: Item): HTMLElement {
-    const el = this.spares.take(it) ?? this.render(it);
+    const spare = this.spares.take(it);
+    const el = spare ?? this.render(it);
+    // A spare's code waiting to be highlighted was let go while detached: watched again.
+    if (spare) highlightWhenSeen(spare);
     it.el = el;
     return el;
   }
@@ -369,7 +395,7 @@ export class Transcript {
     let el: HTMLElement;
     switch (e.kind) {
       case 'message':
-        el = e.role === 'thought' ? this.thought(e, previous) : this.message(e, previous);
+        el = e.role === 'thought' ? this.thought(it, e, previous) : this.message(it, e, previous);
         break;
       case 'tool_call':
         el = toolCallCard(e, this.hooks.strings(), this.hooks.expanded.has(e.id));
@@ -386,102 +412,64 @@ export class Transcript {
     return el;
   }
 
-  private message(m: MessageEntity, previous?: HTMLElement): HTMLElement {
+  private message(it: Item, m: MessageEntity, previous?: HTMLElement): HTMLElement {
     const s = this.hooks.strings();
     if (m.role === 'user') {
       return h('div', { className: 'entry msg user', role: 'article', 'aria-label': s.you }, h('div', { className: 'bubble' }, h('div', { className: 'user-text' }, m.text), chips(m.parts)));
     }
     // Reuse the element while streaming: only the body changes.
     const el = previous?.classList.contains('agent') ? previous : h('div', { className: 'entry msg agent', role: 'article', 'aria-label': s.agentRole }, h('div', { className: 'md' }));
-    renderBody(el.querySelector('.md') as HTMLElement, m, (part) => decorateCode(part, s));
+    this.renderBody(it, el.querySelector('.md') as HTMLElement, m, (part) => decorateCode(part, s));
     const extra = chips(m.parts);
     el.querySelector(':scope > .chips')?.remove();
     if (extra) el.append(extra);
     return el;
   }
 
-  private thought(m: MessageEntity, previous?: HTMLElement): HTMLElement {
+  private thought(it: Item, m: MessageEntity, previous?: HTMLElement): HTMLElement {
     const s = this.hooks.strings();
     const live = this.items.at(-1)?.entity === m && this.hooks.header().turn !== 'idle';
     const details = (previous?.tagName === 'DETAILS' ? previous : h('details', { className: 'entry thought' }, h('summary'), h('div', { className: 'md' }))) as HTMLDetailsElement;
     const summary = details.querySelector('summary')!;
     summary.replaceChildren(icon(live ? 'loading codicon-modifier-spin' : 'lightbulb'), h('span', null, live ? s.thinking : s.thought));
-    renderBody(details.querySelector('.md') as HTMLElement, m);
+    this.renderBody(it, details.querySelector('.md') as HTMLElement, m);
     return details;
   }
 
-  // ------------------------------------------------------------------------------------------------ actions
-
-  private onClick(e: Event): void {
-    const target = (e.target as HTMLElement).closest<HTMLElement>('[data-action], a[href]');
-    if (!target) return;
-    const action = target.dataset.action;
-    if (!action && target.tagName === 'A') {
-      e.preventDefault();
-      const href = target.getAttribute('href');
-      if (href && href !== '#') send('openLink', { href });
-      return;
+  /**
+   * A message's markdown into its body; a long one lays out only its blocks near the viewport. While text is
+   * streamed onto it, at most the frame's budget of new text is rendered, the rest on the next frames.
+   */
+  private renderBody(it: Item, body: HTMLElement, m: MessageEntity, decorate?: (part: HTMLElement) => void): void {
+    body.classList.toggle('long', isLong(m));
+    const appended = !it.replaced;
+    it.replaced = false;
+    const shown = shownLength(body);
+    const upTo = appended && shown >= 0 ? Math.min(m.text.length, shown + this.budget) : m.text.length;
+    if (upTo < m.text.length) {
+      this.behind = true;
+      this.dirty.add(it);
     }
-    e.preventDefault();
-    switch (action) {
-      case 'toggle-tool': {
-        const id = target.dataset.id!;
-        if (this.hooks.expanded.has(id)) this.hooks.expanded.delete(id);
-        else this.hooks.expanded.add(id);
-        this.hooks.onExpandedChange();
-        const it = this.index.get(`tool_call:${id}`);
-        const old = it?.el;
-        if (it && old) {
-          it.el = this.render(it);
-          replaceKeepingFocus(old, it.el);
-        }
-        break;
-      }
-      case 'open-location':
-        send('openLocation', { path: target.dataset.path!, line: target.dataset.line ? Number(target.dataset.line) : null });
-        break;
-      case 'open-diff': {
-        const data = (target.closest('.diff-block') as (HTMLElement & { diffData?: { path: string; oldText: string | null; newText: string } }) | null)?.diffData;
-        if (data) send('openDiff', data);
-        break;
-      }
-      case 'answer-permission':
-        send('answerPermission', { permissionId: target.dataset.permission!, optionId: target.dataset.option!, ...(target.dataset.scope === 'prefix' ? { scope: 'prefix' as const } : {}) });
-        break;
-      case 'restart':
-        send('restart', {});
-        break;
-      case 'show-log':
-        send('showLog', {});
-        break;
-      case 'copy':
-      case 'insert':
-      case 'apply':
-      case 'run': {
-        // The block's code as the markdown source has it, never the DOM's text.
-        const code = codeOf(target);
-        if (code === undefined) break;
-        if (action === 'copy') {
-          send('copy', { text: code });
-          target.setAttribute('title', this.hooks.strings().copied);
-          this.hooks.announce(this.hooks.strings().copied);
-        } else if (action === 'insert') send('insertCode', { code });
-        else if (action === 'apply') send('applyCode', { code });
-        else send('runInTerminal', { code });
-        break;
-      }
+    const live = this.items.at(-1) === it && this.hooks.header().turn !== 'idle';
+    renderStreamed(body, upTo < m.text.length ? m.text.slice(0, upTo) : m.text, { decorate, complete: !live && upTo === m.text.length, appended });
+  }
+
+  /** A tool card's "more"/"less": the card rendered again, the choice kept across reloads. */
+  private toggleTool(id: string): void {
+    if (this.hooks.expanded.has(id)) this.hooks.expanded.delete(id);
+    else this.hooks.expanded.add(id);
+    this.hooks.onExpandedChange();
+    const it = this.index.get(`tool_call:${id}`);
+    const old = it?.el;
+    if (it && old) {
+      it.el = this.render(it);
+      replaceKeepingFocus(old, it.el);
     }
   }
 }
 
 function isLong(m: MessageEntity): boolean {
   return m.text.length > LONG_TEXT;
-}
-
-/** A message's markdown into its body; a long one lays out only its blocks near the viewport. */
-function renderBody(body: HTMLElement, m: MessageEntity, decorate?: (part: HTMLElement) => void): void {
-  body.classList.toggle('long', isLong(m));
-  renderStreamed(body, m.text, decorate);
 }
 
 function key(e: TimelineEntity): string {

@@ -1,0 +1,145 @@
+/**
+ * Code highlighting, done when a code block (or a part of a long one: segments.ts) first comes near the
+ * viewport, at most BUDGET_MS of it per animation frame: a 4 MB block costs what is looked at, and text is
+ * on screen at once, plain, until its turn comes. The highlighted code is built as DOM from highlight.js's
+ * token tree (text nodes and spans with its classes), never parsed from HTML: nothing in the code can
+ * become markup.
+ */
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import markdown from 'highlight.js/lib/languages/markdown';
+import python from 'highlight.js/lib/languages/python';
+import rust from 'highlight.js/lib/languages/rust';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+
+for (const [name, lang] of Object.entries({ bash, css, diff, go, java, javascript, json, markdown, python, rust, typescript, xml, yaml })) {
+  hljs.registerLanguage(name, lang);
+}
+hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
+hljs.registerAliases(['ts', 'tsx'], { languageName: 'typescript' });
+hljs.registerAliases(['js', 'jsx', 'mjs', 'cjs'], { languageName: 'javascript' });
+hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
+hljs.registerAliases(['py'], { languageName: 'python' });
+hljs.registerAliases(['rs'], { languageName: 'rust' });
+hljs.registerAliases(['yml'], { languageName: 'yaml' });
+hljs.registerAliases(['md'], { languageName: 'markdown' });
+
+/** The class that marks code waiting to be highlighted (kept through sanitizing: see renderHtml). */
+export const PENDING = 'md-hl';
+/** Highlighting per animation frame, at most (a part takes a few ms: segments.ts CODE_LINES). */
+const BUDGET_MS = 8;
+/** Without a named language, a guess is made only for short code (one part). */
+const GUESS_MAX = 4000;
+
+/** Whether code gets highlighted: a language we know, or none named and short enough to guess it. */
+export function highlightable(language: string, text: string, single: boolean): boolean {
+  const lang = language.toLowerCase();
+  return lang ? Boolean(hljs.getLanguage(lang)) : single && text.length < GUESS_MAX;
+}
+
+interface TreeNode {
+  scope?: string;
+  children: (string | TreeNode)[];
+}
+
+/** highlight.js's token tree → DOM; a scope's class as highlight.js's own HTML has it (its first tier). */
+function build(node: TreeNode, parent: Node): void {
+  for (const c of node.children) {
+    if (typeof c === 'string') parent.appendChild(document.createTextNode(c));
+    else if (c.scope) {
+      const span = document.createElement('span');
+      span.className = c.scope.startsWith('language:') ? `language-${c.scope.slice(9)}` : `hljs-${c.scope.split('.')[0]}`;
+      build(c, span);
+      parent.appendChild(span);
+    } else build(c, parent);
+  }
+}
+
+/** Highlights `el` (a `<code>`, or a part of one) now, if it is waiting to be. */
+export function highlightNow(el: Element): void {
+  if (!el.classList.contains(PENDING)) return;
+  el.classList.remove(PENDING);
+  const code = el.closest('code');
+  const lang = /(?:^|\s)language-(\S+)/.exec(code?.className ?? '')?.[1]?.toLowerCase();
+  const text = el.textContent ?? '';
+  let tree: TreeNode;
+  try {
+    const result = lang && hljs.getLanguage(lang) ? hljs.highlight(text, { language: lang, ignoreIllegals: true }) : hljs.highlightAuto(text);
+    tree = (result as unknown as { _emitter: { root: TreeNode } })._emitter.root;
+  } catch {
+    return; // stays plain text
+  }
+  const frag = document.createDocumentFragment();
+  build(tree, frag);
+  el.replaceChildren(frag);
+}
+
+/** Highlights every waiting element under `root` now (tests, and a render that must be whole at once). */
+export function highlightAll(root: ParentNode): void {
+  for (const el of root.querySelectorAll(`.${PENDING}`)) highlightNow(el);
+}
+
+let observer: IntersectionObserver | undefined;
+/** Near the viewport and waiting. */
+const seen = new Set<Element>();
+let observed = 0;
+let pruneAt = 1000;
+let frame = 0;
+const watched = new Set<Element>();
+
+/**
+ * Watches the waiting elements under `root`, and `root` itself: each is highlighted once it comes within
+ * 300 px of the viewport. Call it again when a detached element is attached (re-watching is harmless).
+ */
+export function highlightWhenSeen(root: Element | DocumentFragment): void {
+  const els = [...(root instanceof Element && root.classList.contains(PENDING) ? [root] : []), ...root.querySelectorAll(`.${PENDING}`)];
+  if (!els.length) return;
+  observer ??= new IntersectionObserver(onSeen, { rootMargin: '300px 0px' });
+  for (const el of els) {
+    observer.observe(el);
+    watched.add(el);
+  }
+  observed += els.length;
+  // Elements dropped unseen are let go now and then (an observer keeps its targets).
+  if (observed > pruneAt) {
+    for (const el of watched) if (!el.isConnected || !el.classList.contains(PENDING)) unwatch(el);
+    observed = watched.size;
+    pruneAt = Math.max(1000, 2 * observed);
+  }
+}
+
+function unwatch(el: Element): void {
+  observer?.unobserve(el);
+  watched.delete(el);
+  seen.delete(el);
+}
+
+function onSeen(entries: IntersectionObserverEntry[]): void {
+  for (const e of entries) {
+    if (e.isIntersecting) seen.add(e.target);
+    else {
+      seen.delete(e.target);
+      if (!e.target.isConnected) unwatch(e.target);
+    }
+  }
+  if (!frame && seen.size) frame = requestAnimationFrame(work);
+}
+
+function work(): void {
+  frame = 0;
+  const t0 = performance.now();
+  for (const el of seen) {
+    if (performance.now() - t0 > BUDGET_MS) break;
+    unwatch(el);
+    if (el.isConnected) highlightNow(el);
+  }
+  if (seen.size) frame = requestAnimationFrame(work);
+}
