@@ -26,7 +26,7 @@ export interface OpenBlock {
   readonly end: number | undefined;
 }
 
-/** The block that starts at `start`, if it is a paragraph of plain lines or a fence at column 0. */
+/** The block that starts at `from` (blank lines skipped), if it is a paragraph of plain lines or a fence at column 0. */
 export function openBlock(src: string, from: number): OpenBlock | undefined {
   // Blank lines before it render nothing.
   let start = from;
@@ -56,8 +56,9 @@ const INTERRUPTS = /^ {0,3}(?:#{1,6}(?:[ \t]|$)|>|`{3,}|~{3,}|[-+*][ \t]+\S|1[.)
 class OpenParagraph implements OpenBlock {
   private readonly p = document.createElement('p');
   private readonly cuts: ParagraphCuts;
-  /** The first line not yet read whole. */
+  /** The first line not yet read whole, and how far it has no newline. */
   private scanned: number;
+  private searched = 0;
   /** Where the text ends, once a blank line or another block has ended the paragraph. */
   private textEnd: number | undefined;
   private parts = 0;
@@ -78,7 +79,9 @@ class OpenParagraph implements OpenBlock {
     if (this.rendered) return true; // ended, and rendered as it ended
     let textEnd = this.textEnd;
     while (textEnd === undefined) {
-      const nl = src.indexOf('\n', this.scanned);
+      // (A long last line is searched for its end only where it grew.)
+      const nl = src.indexOf('\n', Math.max(this.scanned, this.searched));
+      this.searched = nl < 0 ? src.length : 0;
       const line = src.slice(this.scanned, nl < 0 ? src.length : nl);
       const first = this.scanned === this.start;
       const plain = plainLine(line, first);

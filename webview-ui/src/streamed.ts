@@ -16,6 +16,7 @@ class BoundaryScan {
   private pos: number;
   private fence: string | undefined;
   private prevBlank = false;
+  private searched = 0;
   best: number;
 
   constructor(from: number) {
@@ -27,9 +28,13 @@ class BoundaryScan {
    */
   advance(src: string): number {
     for (;;) {
-      const nl = src.indexOf('\n', this.pos);
-      // The last line may still grow ("3" becomes "3. item"): only whole lines are read.
-      if (nl < 0) return this.best;
+      const nl = src.indexOf('\n', Math.max(this.pos, this.searched));
+      // The last line may still grow ("3" becomes "3. item"): only whole lines are read (and a long one is
+      // searched for its end only where it grew).
+      if (nl < 0) {
+        this.searched = src.length;
+        return this.best;
+      }
       const line = src.slice(this.pos, nl);
       if (this.fence === undefined) {
         // A list item after a blank line continues its list (a loose list): never a boundary.
