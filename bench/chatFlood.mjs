@@ -58,29 +58,32 @@ const rssOf = (pid) => {
   }
 };
 
-/** The run's processes: Chromium's renderers (below the browser started on the run's profile) and the extension host. */
-function processes(scratch) {
+/** Chromium's renderer processes: below the browser started on the run's profile. */
+function renderers(scratch) {
   const browser = pidsWithArg(path.join(scratch, 'browser')).flatMap(processTree);
-  const renderers = [...new Set(browser)].filter((pid) => cmdline(pid).includes('--type=renderer'));
-  // code-server's processes carry the run's user-data dir; the extension host is the one forked as `--type=extensionHost`.
+  return [...new Set(browser)].filter((pid) => cmdline(pid).includes('--type=renderer'));
+}
+
+/** The extension host: code-server's processes carry the run's user-data dir, the host is forked as `--type=extensionHost`. */
+function extensionHost(scratch) {
   const server = pidsWithArg(path.join(scratch, 'user-data')).flatMap(processTree);
   const hosts = [...new Set(server)].filter((pid) => cmdline(pid).includes('--type=extensionHost'));
   if (hosts.length !== 1) throw new Error(`expected one extension host, found ${hosts.length}: ${hosts.map((p) => `${p} ${cmdline(p).slice(0, 120)}`).join('; ')}`);
-  return { renderers, extensionHost: hosts[0] };
+  return hosts[0];
 }
 
 /** Samples every renderer's RSS every 250 ms: the peak of the largest one and of their sum. */
 function sampleRenderers(scratch) {
   const peak = { largest: 0, sum: 0, count: 0 };
   const tick = () => {
-    const { renderers } = processes(scratch);
-    const rss = renderers.map(rssOf);
+    const pids = renderers(scratch);
+    const rss = pids.map(rssOf);
     peak.largest = Math.max(peak.largest, ...rss);
     peak.sum = Math.max(
       peak.sum,
       rss.reduce((a, b) => a + b, 0),
     );
-    peak.count = Math.max(peak.count, renderers.length);
+    peak.count = Math.max(peak.count, pids.length);
   };
   tick();
   const timer = setInterval(tick, 250);
@@ -196,8 +199,8 @@ async function heapMiB(page, frame) {
 
 /** One turn in a chat frame: arm, type, Enter, wait for the marker; then the figures and the one text check. */
 async function turn(page, info, frame, { selector, input, shape, n, afterTurn, timeoutMs }) {
-  const before = processes(info.scratch);
-  const hostBefore = rssOf(before.extensionHost);
+  const host = extensionHost(info.scratch);
+  const hostBefore = rssOf(host);
   await arm(frame, selector, floodMarker(n));
   await frame.locator(input).fill(`FLOOD ${shape} ${n}`);
   const stop = sampleRenderers(info.scratch);
@@ -208,7 +211,7 @@ async function turn(page, info, frame, { selector, input, shape, n, afterTurn, t
   });
   await afterTurn(timeoutMs);
   const renderer = stop();
-  const hostAfter = rssOf(before.extensionHost);
+  const hostAfter = rssOf(host);
   const text = checkText(await shownText(frame, selector), shape, n);
   const heap = await heapMiB(page, frame);
   const row = { shape, n, ...f, renderer, ...heap, hostBeforeMiB: mib(hostBefore), hostAfterMiB: mib(hostAfter), text };
@@ -284,7 +287,7 @@ for (const shape of SHAPES) {
           .then((s) => s.detach().then(() => true))
           .catch(() => false);
         rendererNote = own ? 'the chat webview runs in a renderer process of its own' : 'the chat webview runs in the workbench page’s renderer process (same site, no process of its own)';
-        log(`${rendererNote}; renderers now: ${processes(info.scratch).renderers.length}`);
+        log(`${rendererNote}; renderers now: ${renderers(info.scratch).length}`);
         for (const n of SIZES) {
           try {
             rows.push(await turn(page, info, frame, { selector: '.msg.agent', input: '.composer textarea', shape, n, afterTurn: (ms) => turnIdle(frame, ms), timeoutMs: turnTimeout(n) }));
