@@ -7,7 +7,9 @@
 // deltas in the chat's frame meanwhile (p95, max); the peak RSS of the browser's renderer processes (/proc every
 // 250 ms); the page's JS heap after the turn (CDP, after a forced GC); the extension host's RSS before and after.
 // With PEER_VSCODE_ACP=<built folder of formulahendry/vscode-acp> its chat is driven by the same agent at PEER_CHUNKS
-// (5,000) paragraph chunks in the paragraph workbench, before ours, for the ratio.
+// (5,000) paragraph chunks in the paragraph workbench, before ours, for the ratio; PEER_COMMIT names the commit built
+// (in RESULTS.md). It is installed as its .vsix would be (a copy of its package's files in a fresh extensions folder).
+// TURN_TIMEOUT_S / PEER_TIMEOUT_S: how long a turn may take (default 3 ms a chunk, at least 120 s; the peer 900 s).
 //
 //   npm run build && node bench/chatFlood.mjs
 //   SIZES=5000,20000 SHAPES=paragraph BENCH_NO_WRITE=1 node bench/chatFlood.mjs    (a quick look; prints only)
@@ -116,7 +118,8 @@ function arm(frame, selector, marker) {
       const ends = (el) => {
         const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
         let node = walk.lastChild();
-        while (node && !node.data.trim()) node = walk.previousNode();
+        // A regex, not trim(): the last text node may be the whole 4 MB paragraph, looked at every frame.
+        while (node && !/\S/.test(node.data)) node = walk.previousNode();
         return !!node && node.data.slice(-80).trimEnd().endsWith(mark);
       };
       let last = 0;
@@ -331,7 +334,7 @@ const peerLine = peer?.failed
 function peerVersion() {
   try {
     const p = JSON.parse(fs.readFileSync(path.join(PEER, 'package.json'), 'utf8'));
-    return `${p.name} ${p.version}`;
+    return `${p.name} ${p.version}${process.env.PEER_COMMIT ? `, commit ${process.env.PEER_COMMIT}` : ''}`;
   } catch {
     return 'version unknown';
   }
