@@ -7,9 +7,9 @@
 // deltas in the chat's frame meanwhile (p95, max); the peak RSS of the browser's renderer processes (/proc every
 // 250 ms); the page's JS heap after the turn (CDP, after a forced GC); the extension host's RSS before and after.
 // With PEER_VSCODE_ACP=<built folder of formulahendry/vscode-acp> its chat is driven by the same agent at PEER_CHUNKS
-// (5,000) paragraph chunks in the paragraph workbench, before ours, for the ratio; PEER_COMMIT names the commit built
+// (5,000) paragraph chunks in a workbench of its own after ours, for the ratio; PEER_COMMIT names the commit built
 // (in RESULTS.md). It is installed as its .vsix would be (a copy of its package's files in a fresh extensions folder).
-// TURN_TIMEOUT_S / PEER_TIMEOUT_S: how long a turn may take (default 3 ms a chunk, at least 120 s; the peer 900 s).
+// TURN_TIMEOUT_S / PEER_TIMEOUT_S: how long a turn may take (default 3 ms a chunk, at least 120 s; the peer 1,800 s).
 //
 //   npm run build && node bench/chatFlood.mjs
 //   SIZES=5000,20000 SHAPES=paragraph BENCH_NO_WRITE=1 node bench/chatFlood.mjs    (a quick look; prints only)
@@ -36,9 +36,9 @@ const PEER = process.env.PEER_VSCODE_ACP ? path.resolve(process.env.PEER_VSCODE_
 const PEER_CHUNKS = Number(process.env.PEER_CHUNKS ?? 5000);
 const GOAL = { linear: 5.5, p95: 33, max: 100 };
 // A turn of ours gets 3 ms a chunk (at least 2 min): 15× the slowest 100,000-chunk paragraph measured before issue 33;
-// past it the shape's larger sizes are skipped (the page is still busy). The peer gets PEER_TIMEOUT_S (15 min).
+// past it the shape's larger sizes are skipped (the page is still busy). The peer gets PEER_TIMEOUT_S (30 min).
 const turnTimeout = (n) => Number(process.env.TURN_TIMEOUT_S ?? Math.max(120, n * 0.003)) * 1000;
-const PEER_TIMEOUT_S = Number(process.env.PEER_TIMEOUT_S ?? 900);
+const PEER_TIMEOUT_S = Number(process.env.PEER_TIMEOUT_S ?? 1800);
 const agent = { name: 'flood', command: process.execPath, args: [path.join(root, 'out/test/fixtures/hostileAgent.js'), 'flood'], env: {}, inheritEnv: true };
 const log = (line) => process.stdout.write(`[chatFlood] ${line}\n`);
 const mib = (bytes) => Math.round(bytes / 2 ** 20);
@@ -267,10 +267,34 @@ fs.mkdirSync(path.join(root, '.scratch'), { recursive: true });
 const rows = [];
 let peer;
 let rendererNote = '';
-for (const shape of SHAPES) {
+/** Our chat, one shape: every size in turn in one chat. */
+async function ours(page, info, shape) {
+  const frame = await openChat(page);
+  await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
+  const own = await page
+    .context()
+    .newCDPSession(frame)
+    .then((s) => s.detach().then(() => true))
+    .catch(() => false);
+  rendererNote = own ? 'the chat webview runs in a renderer process of its own' : 'the chat webview runs in the workbench page’s renderer process (same site, no process of its own)';
+  log(`${rendererNote}; renderers now: ${renderers(info.scratch).length}`);
+  for (const n of SIZES) {
+    try {
+      rows.push(await turn(page, info, frame, { selector: '.msg.agent', input: '.composer textarea', shape, n, afterTurn: (ms) => turnIdle(frame, ms), timeoutMs: turnTimeout(n) }));
+    } catch (error) {
+      // A turn past its time leaves the page busy: the larger sizes of this shape would only wait too.
+      log(`${shape} ${n}: ${error.message.split('\n')[0]}`);
+      rows.push({ shape, n, failed: error.message.split('\n')[0] });
+      for (const m of SIZES.filter((m) => m > n)) rows.push({ shape, n: m, failed: `skipped (${n.toLocaleString('en')} did not finish)` });
+      return;
+    }
+  }
+}
+
+// One workbench per shape, then one for the peer: a peer turn past its time leaves its page too busy for anything else.
+for (const shape of [...SHAPES, ...(PEER ? ['peer'] : [])]) {
   const workspace = fs.mkdtempSync(path.join(root, '.scratch', 'chat-flood-bench-'));
-  const withPeer = shape === 'paragraph' && PEER;
-  const extensionsDir = withPeer ? installPeer(workspace) : undefined;
+  const extensionsDir = shape === 'peer' ? installPeer(workspace) : undefined;
   try {
     await withWorkbench(
       {
@@ -278,30 +302,11 @@ for (const shape of SHAPES) {
         extensionsDir,
         userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name, 'acp.agents': { flood: { command: agent.command, args: agent.args, env: {} } } },
         viewport: { width: 1280, height: 860 },
-        timeoutMs: 90 * 60_000,
+        timeoutMs: (shape === 'peer' ? PEER_TIMEOUT_S + 300 : 60 * 60) * 1000,
       },
       async (page, info) => {
-        if (withPeer) peer = await peerTurn(page, info, PEER_CHUNKS).catch((error) => ({ failed: error.message.split('\n')[0] }));
-        const frame = await openChat(page);
-        await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
-        const own = await page
-          .context()
-          .newCDPSession(frame)
-          .then((s) => s.detach().then(() => true))
-          .catch(() => false);
-        rendererNote = own ? 'the chat webview runs in a renderer process of its own' : 'the chat webview runs in the workbench page’s renderer process (same site, no process of its own)';
-        log(`${rendererNote}; renderers now: ${renderers(info.scratch).length}`);
-        for (const n of SIZES) {
-          try {
-            rows.push(await turn(page, info, frame, { selector: '.msg.agent', input: '.composer textarea', shape, n, afterTurn: (ms) => turnIdle(frame, ms), timeoutMs: turnTimeout(n) }));
-          } catch (error) {
-            // A turn past its time leaves the page busy: the larger sizes of this shape would only wait too.
-            log(`${shape} ${n}: ${error.message.split('\n')[0]}`);
-            rows.push({ shape, n, failed: error.message.split('\n')[0] });
-            for (const m of SIZES.filter((m) => m > n)) rows.push({ shape, n: m, failed: `skipped (${n.toLocaleString('en')} did not finish)` });
-            break;
-          }
-        }
+        if (shape !== 'peer') return ours(page, info, shape);
+        peer = await peerTurn(page, info, PEER_CHUNKS).catch((error) => ({ failed: error.message.split('\n')[0] }));
       },
     );
   } finally {
@@ -329,7 +334,7 @@ const ours5k = at('paragraph', PEER_CHUNKS);
 const peerLine = peer?.failed
   ? `The peer, formulahendry/vscode-acp (${peerVersion()}), ${PEER_CHUNKS.toLocaleString('en')} paragraph chunks: ${peer.failed}.`
   : peer
-    ? `The peer, formulahendry/vscode-acp (${peerVersion()}), in the paragraph workbench before ours, same agent, ${PEER_CHUNKS.toLocaleString('en')} paragraph chunks: **${sec(peer.ms)} s** to full text (text ${peer.text.ok ? 'exact' : 'differs'}), frame p95 / max ${peer.p95} / ${peer.max} ms, renderer peak ${peer.renderer.largestMiB} MiB, extension host ${peer.hostBeforeMiB} → ${peer.hostAfterMiB} MiB${ours5k ? `; ours **${sec(ours5k.ms)} s**: the peer takes **${Math.round(peer.ms / ours5k.ms).toLocaleString('en')}×** ours` : ''}.`
+    ? `The peer, formulahendry/vscode-acp (${peerVersion()}), in a workbench of its own after ours, same agent, ${PEER_CHUNKS.toLocaleString('en')} paragraph chunks: **${sec(peer.ms)} s** to full text (text ${peer.text.ok ? 'exact' : 'differs'}), frame p95 / max ${peer.p95} / ${peer.max} ms, renderer peak ${peer.renderer.largestMiB} MiB, extension host ${peer.hostBeforeMiB} → ${peer.hostAfterMiB} MiB${ours5k ? `; ours **${sec(ours5k.ms)} s**: the peer takes **${Math.round(peer.ms / ours5k.ms).toLocaleString('en')}×** ours` : ''}.`
     : 'The peer (formulahendry/vscode-acp) was not run: set PEER_VSCODE_ACP to its built folder.';
 function peerVersion() {
   try {
