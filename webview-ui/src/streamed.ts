@@ -104,19 +104,17 @@ export interface StreamOptions {
  */
 export function renderStreamed(body: HTMLElement, src: string, opts: StreamOptions = {}): void {
   const { decorate, complete = true } = opts;
-  const st = streamed.get(body);
+  let st = streamed.get(body);
   if (st && st.src.length === src.length && (opts.appended || st.src === src) && st.complete === complete && st.tail.parentElement === body) return; // unchanged
   // Comparing the whole text would cost its length every frame: the caller says when it only grew.
   const grew = st !== undefined && (opts.appended ? src.length >= st.src.length : src.startsWith(st.src));
   if (!st || !grew || st.tail.parentElement !== body) {
-    // Afresh: one render of the whole text (a page of the transcript loads many messages); it is split into
-    // settled parts only when text is streamed onto it.
+    // Afresh: as if the whole text had streamed in at once — its settled blocks in one part, its last block
+    // (a long paragraph or code block: in parts, not lexed whole) after them.
     const tail = div('md-tail');
-    tail.append(renderMarkdown(src));
-    decorate?.(tail);
     body.replaceChildren(tail);
-    streamed.set(body, { src, complete, stable: 0, tail, scan: new BoundaryScan(0) });
-    return;
+    st = { src: '', complete, stable: 0, tail, scan: new BoundaryScan(0) };
+    streamed.set(body, st);
   }
   const boundary = st.scan.advance(src);
   if (st.open && !st.open.update(src, complete)) st.open = undefined; // no longer a block it renders: afresh below
