@@ -25,8 +25,9 @@ mkdir -p test-artifacts
 
 # node's test runner in phases, each file its own process: unit tests four files at a time (mostly process
 # start-up), the agent and RPC suites three at a time (mostly waiting on agents: a full run kept the two cores a
-# third busy), then the VS Code suites one at a time, but the agent service's beside them (code-server,
-# Chromium and an agent fill both cores; the .vsix test rebuilds dist/, which the others load).
+# third busy), then the VS Code suites in two lanes side by side, one file at a time in each (a code-server,
+# Chromium and an agent per lane on the two cores), and last the .vsix test alone (it rebuilds dist/, which the
+# others load).
 # A hung test fails after 15 minutes instead of stalling the run (the longest real one takes ~3).
 status=0
 rm -f test-artifacts/results*.tap test-artifacts/status-*
@@ -46,17 +47,23 @@ if [ -n "${TEST_FILES:-}" ]; then
 else
   phase unit 4 out/test/unit/*.test.js
   phase agents 3 out/test/agents/*.test.js out/test/rpc/*.test.js
-  # The agent service's suite runs beside the others: it starts no agent process (its service is in the test's
-  # own process) and counts none, and it mostly waits on the service's timing; done long before the .vsix test
-  # rebuilds dist/.
-  beside=out/test/vscode/agentService.test.js
-  ( status=0; phase vscode-service 1 "$beside"; echo "$status" > test-artifacts/status-vscode-service ) &
-  besidePid=$!
-  others=()
-  for f in out/test/vscode/*.test.js; do [ "$f" = "$beside" ] || others+=("$f"); done
-  phase vscode 1 "${others[@]}"
-  wait "$besidePid" || true
-  [ "$(cat test-artifacts/status-vscode-service 2>/dev/null || echo 1)" = 0 ] || status=1
+  # The second lane, beside the first: suites that count only their own processes (by pid, process tree or
+  # environment, never every opencode on the machine) and use only their own scratch folders, free ports and
+  # browser (whose clipboard is its own). The heaviest suites (axe scans, the long transcript, npm installs,
+  # vscode-test, npm start) stay in the first lane, and so does a new file.
+  lane2=()
+  for n in agentDefaults agentService chatSecurity hostUi lifecycle markdownStream permissionWithdraw reload remoteAcp rpc tabs traffic trust walkthrough; do
+    lane2+=("out/test/vscode/$n.test.js")
+  done
+  vsix=out/test/vscode/vsix.test.js
+  lane1=()
+  for f in out/test/vscode/*.test.js; do [[ "$f" = "$vsix" || " ${lane2[*]} " = *" $f "* ]] || lane1+=("$f"); done
+  ( status=0; phase vscode-2 1 "${lane2[@]}"; echo "$status" > test-artifacts/status-vscode-2 ) &
+  lane2Pid=$!
+  phase vscode-1 1 "${lane1[@]}"
+  wait "$lane2Pid" || true
+  [ "$(cat test-artifacts/status-vscode-2 2>/dev/null || echo 1)" = 0 ] || status=1
+  phase vscode-vsix 1 "$vsix"
 fi
 total() { awk -v k="$1" '$1 == "#" && $2 == k {n += $3} END {print n + 0}' test-artifacts/results-*.tap 2>/dev/null || echo 0; }
 pass=$(total pass)

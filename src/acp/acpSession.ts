@@ -247,7 +247,9 @@ export class AcpSession implements AgentSession {
     if (this.model.turn !== 'idle') throw new Error('A turn is already running in this session');
     this.model.beginTurn();
     this.terminalsBefore = new Set(this.terminals?.running());
-    for (const part of display ?? parts) this.model.appendChunk('user', part, `user-${Date.now()}`);
+    // One id for all the parts: read per part, a millisecond passing between them split the message in two.
+    const messageId = `user-${Date.now()}`;
+    for (const part of display ?? parts) this.model.appendChunk('user', part, messageId);
     try {
       const result = await this.client.prompt(this.sessionId, parts as ContentBlock[]);
       this.model.endTurn(result.stopReason);

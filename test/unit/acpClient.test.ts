@@ -67,6 +67,26 @@ describe('ACP client against a hostile agent', () => {
     await session.shutdown();
   });
 
+  it('shows a prompt of several parts as one user message, however long showing its first part takes', async () => {
+    const h = hostile('normal');
+    const session = await startSession(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('approve-all') });
+    // A listener slow on the message's first part (a busy webview, a loaded machine): the next part comes milliseconds later.
+    const off = session.model.on((e) => {
+      if (e.type !== 'entity' || !e.created || e.entity.kind !== 'message' || e.entity.role !== 'user') return;
+      const until = Date.now() + 3;
+      while (Date.now() < until);
+    });
+    const text = { type: 'text', text: 'Explain: sumPrices in cart.ts' } as const;
+    const link = { type: 'resource_link', uri: `file://${h.dir}/cart.ts`, name: 'cart.ts:3-9' } as const;
+    await session.prompt([{ type: 'text', text: 'please write out.txt' }], [text, link]);
+    off();
+    assert.deepEqual(
+      session.model.messages('user').map((m) => m.parts.map((p) => p.type)),
+      [['text', 'resource_link']],
+    );
+    await session.shutdown();
+  });
+
   it('leaves the file untouched when the permission is rejected', async () => {
     const h = hostile('normal');
     const session = await startSession(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: policyDecider('deny-all') });

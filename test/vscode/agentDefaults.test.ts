@@ -6,7 +6,7 @@
  * agent's last pickers, with the remembered mode, while it is still starting.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
@@ -15,15 +15,24 @@ import { repoRoot, scratchWorkspace } from '../support/paths';
 import { openChat, pick, pickerShows, send, turnIdle, waitText } from './chatUi';
 import { agentHostLog, runCommand, withWorkbench } from './runner';
 
-/** Pids of live processes whose command line starts with `command`. */
-function pidsOf(command: string): number[] {
-  const out = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .map((l) => l.trim().match(/^(\d+)\s+(\S+)\s+(.*)$/))
-    .filter((m): m is RegExpMatchArray => !!m && !m[2]!.startsWith('Z') && m[3]!.startsWith(command))
-    .map((m) => Number(m[1]))
-    .sort((a, b) => a - b);
+/**
+ * Pids of live processes whose command line starts with `command` and whose environment has HOME=`home`: this
+ * test's own agents only, so opencode run by a suite beside this one (scripts/test.sh) is not counted.
+ */
+function pidsOf(command: string, home: string): number[] {
+  const found: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (!fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').startsWith(command)) continue;
+      if (!fs.readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`HOME=${home}`)) continue;
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z') found.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found.sort((a, b) => a - b);
 }
 
 test('per-agent defaults, a warm new session and cached pickers in the real VS Code (opencode)', { timeout: 420_000 }, async () => {
@@ -47,7 +56,7 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
         const frame = await openChat(page);
         // Warm start: the agent is ready without a prompt.
         await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
-        const first = pidsOf(oc.command);
+        const first = pidsOf(oc.command, oc.env.HOME!);
         assert.equal(first.length, 1, `one opencode process after the chat opened, found ${first.length}`);
         // opencode offers its modes as a config option of category "mode" (config-mode), or as ACP modes.
         const picker = frame.locator('[data-testid="mode"], [data-category="mode"]').first();
@@ -65,7 +74,7 @@ test('per-agent defaults, a warm new session and cached pickers in the real VS C
         await frame.waitForFunction(() => document.querySelectorAll('.entries > .entry').length === 0, undefined, { timeout: 30_000 });
         await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
         await pickerShows(frame, mode.id, 'plan');
-        assert.deepEqual(pidsOf(oc.command), first, 'New session started another opencode process instead of using the running one');
+        assert.deepEqual(pidsOf(oc.command, oc.env.HOME!), first, 'New session started another opencode process instead of using the running one');
         await send(frame, `DEFAULTS-TWO\nSCENARIO: answer ${JSON.stringify({ text: 'Second session done.' })}`);
         await waitText(frame, '.msg.agent', 'Second session done.');
         await turnIdle(frame);

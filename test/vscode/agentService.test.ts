@@ -312,9 +312,10 @@ test('an agent service in a real VS Code: key, models, streamed chat, Explain, u
     assert.ok(['cancelled', 'aborted'].includes(slow.state), `the service still works on the first Explain: ${slow.state}`);
     await nothingPending(chat, 'after the cancelled Explain');
 
-    // 5b. A full queue: two other clients hold the service's one worker and its one queue place; Explain is
-    //     turned away — said once, with Retry — and goes through when Retry is clicked after they finished.
-    Object.assign(server.options, { maxQueue: 1, taskMs: 4000 });
+    // 5b. A full queue: two other clients hold the service's one worker and its one queue place (for as long as
+    //     they are connected: no timing to race); Explain is turned away — said once, with Retry — and goes
+    //     through when Retry is clicked after they left.
+    Object.assign(server.options, { maxQueue: 1, taskMs: 60_000 });
     for (const name of ['one', 'two']) {
       const other = new WebSocket(server.url, { headers: { 'X-Api-Key': `simpletest2025_other_${name}` } });
       others.push(other);
@@ -332,7 +333,8 @@ test('an agent service in a real VS Code: key, models, streamed chat, Explain, u
     await hideList();
     chat = await openChat(page);
     await nothingPending(chat, 'after the full queue');
-    await server.waitUntil(() => server.tasks.filter((t) => !ours().includes(t.connection) && (t.state === 'running' || t.state === 'queued')).length === 0, 'the other clients to finish', 30_000);
+    for (const o of others.splice(0)) o.close();
+    await server.waitUntil(() => server.tasks.filter((t) => !ours().includes(t.connection) && (t.state === 'running' || t.state === 'queued')).length === 0, 'the other clients to leave', 30_000);
     server.options.taskMs = 0;
     await showList();
     await warning.locator('.monaco-button', { hasText: /^Retry$/ }).click();
@@ -341,7 +343,6 @@ test('an agent service in a real VS Code: key, models, streamed chat, Explain, u
     await chat.locator('.msg.agent', { hasText: 'The selection starts with: export function priciest' }).waitFor({ timeout: 30_000 });
     await server.waitUntil(() => server.tasks.filter((t) => t.cmd === 'exec_explain').at(-1)?.state === 'done', 'the retried Explain done at the service');
     await nothingPending(chat, 'after Retry');
-    for (const o of others.splice(0)) o.close();
 
     // 5c. The socket dropped mid-answer: one notice in the chat, the turn ended, the agent connects again.
     Object.assign(server.options, { dropAfterFrames: 3, frameDelayMs: 300 });
