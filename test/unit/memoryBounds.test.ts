@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { boundedModel, longTextDir, longTextStore, MESSAGE_TEXT_LIMIT } from '../../src/session/longText';
@@ -27,10 +27,16 @@ function heap(): number {
   return process.memoryUsage().heapUsed;
 }
 /** A string of `n` characters built fresh (not shared with any other). */
+/** A scratch folder removed when the test ends. */
+function scratch(t: TestContext, prefix: string): string {
+  const dir = scratchDir(prefix);
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 const fresh = (n: number, seed: number) => `${seed}:`.padEnd(n, String.fromCharCode(97 + (seed % 26)));
 
-test('a message past the limit keeps its head in memory, its whole text in a file, and a notice says where', () => {
-  const dir = scratchDir('long-text');
+test('a message past the limit keeps its head in memory, its whole text in a file, and a notice says where', (t) => {
+  const dir = scratch(t, 'long-text');
   const model = new SessionModel('s1');
   model.longText = longTextStore(dir, 1000);
   const events: string[] = [];
@@ -57,7 +63,7 @@ test('a message past the limit keeps its head in memory, its whole text in a fil
   assert.equal(model.messages('agent').length, 1);
   assert.equal(fs.readFileSync(m.long!.file, 'utf8'), `${whole}tail`);
   // Deleting the session from the store removes its long messages' files.
-  const store = new SessionStore(scratchDir('long-store'));
+  const store = new SessionStore(scratch(t, 'long-store'));
   const stored = new SessionModel('s2');
   stored.longText = longTextStore(longTextDir(store.dir), 10);
   stored.appendChunk('agent', { type: 'text', text: 'more than ten characters' }, 'a');
@@ -68,8 +74,8 @@ test('a message past the limit keeps its head in memory, its whole text in a fil
   assert.equal(fs.existsSync(file), false, "the deleted session's long message is gone");
 });
 
-test('a file that cannot be written: the head is kept, the notice says the write failed', () => {
-  const dir = scratchDir('long-text-ro');
+test('a file that cannot be written: the head is kept, the notice says the write failed', (t) => {
+  const dir = scratch(t, 'long-text-ro');
   fs.writeFileSync(path.join(dir, 'long'), 'a file where the folder should be');
   const model = new SessionModel('s1');
   model.longText = longTextStore(path.join(dir, 'long'), 10);
@@ -84,9 +90,9 @@ test('a file that cannot be written: the head is kept, the notice says the write
   assert.match(notice.detail ?? '', /Writing it failed/);
 });
 
-test('a session started by an adapter bounds its messages at MESSAGE_TEXT_LIMIT characters', () => {
+test('a session started by an adapter bounds its messages at MESSAGE_TEXT_LIMIT characters', (t) => {
   const model = boundedModel('s-default');
-  const dir = scratchDir('long-default');
+  const dir = scratch(t, 'long-default');
   model.longText = longTextStore(dir, model.longText?.limit);
   const chunk = 'y'.repeat(MiB);
   for (let i = 0; i < MESSAGE_TEXT_LIMIT / MiB + 2; i++) model.appendChunk('agent', { type: 'text', text: chunk }, 'big');
