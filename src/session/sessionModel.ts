@@ -92,8 +92,10 @@ export interface NoticeEntity {
   severity: 'info' | 'warning' | 'error';
   title: string;
   detail?: string;
-  /** What it says, for views that word it themselves: `stopped` — the person stopped the turn. */
-  code?: 'stopped';
+  /** What it says, for views that word it themselves: `stopped` — the person stopped the turn; `long` — a message passed the limit, its whole text in `file`. */
+  code?: 'stopped' | 'long';
+  /** `long`: the file holding the whole message (unset when writing it failed). */
+  file?: string;
   /** Its actions are done (the agent runs again since): views offer no Restart on it. */
   settled?: boolean;
 }
@@ -429,13 +431,10 @@ export class SessionModel {
     entity.text = ownCopy(entity.text.slice(0, store.limit));
     entity.parts = [...entity.parts.filter((p) => p.type !== 'text'), { type: 'text', text: entity.text }];
     const id = `${this.order.length}`;
-    const notice: NoticeEntity = {
-      kind: 'notice',
-      id,
-      severity: error ? 'warning' : 'info',
-      title: 'Long message',
-      detail: error ? `${longTextNotice(store.limit, file)} Writing it failed: ${error}` : longTextNotice(store.limit, file),
-    };
+    const detail = longTextNotice(store.limit, file);
+    const notice: NoticeEntity = error
+      ? { kind: 'notice', id, severity: 'warning', title: 'Long message', detail: `${detail} Writing it failed: ${error}`, code: 'long' }
+      : { kind: 'notice', id, severity: 'info', title: 'Long message', detail, code: 'long', file };
     // Inserted without closing the open message: the chunks still streaming belong to it.
     this.insert(`notice:${id}`, notice);
     this.emit({ type: 'entity', entity: notice, created: true });

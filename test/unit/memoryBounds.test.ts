@@ -58,6 +58,9 @@ test('a message past the limit keeps its head in memory, its whole text in a fil
   const notices = model.timeline().filter((e): e is NoticeEntity => e.kind === 'notice');
   assert.equal(notices.length, 1);
   assert.ok(notices[0]!.detail?.includes(m.long!.file), notices[0]!.detail);
+  // The chat offers to open it: the notice says what it is and which file.
+  assert.equal(notices[0]!.code, 'long');
+  assert.equal(notices[0]!.file, m.long!.file);
   // Chunks after the notice still belong to the message (the notice does not close it).
   model.appendChunk('agent', { type: 'text', text: 'tail' });
   assert.equal(model.messages('agent').length, 1);
@@ -87,6 +90,7 @@ test('a file that cannot be written: the head is kept, the notice says the write
   assert.match(m.long?.error ?? '', /EEXIST|ENOTDIR/);
   const notice = model.timeline().find((e): e is NoticeEntity => e.kind === 'notice')!;
   assert.equal(notice.severity, 'warning');
+  assert.equal(notice.file, undefined, 'no file to open');
   assert.match(notice.detail ?? '', /Writing it failed/);
 });
 
