@@ -154,9 +154,10 @@ export interface LongTextStore {
   write(file: string, text: string, append: boolean): string | undefined;
 }
 
-/** The notice under a message that passed the limit. */
-export function longTextNotice(limit: number, file: string): string {
-  return `This message is longer than ${limit.toLocaleString('en')} characters: the chat keeps its first part in memory and the whole message in ${file} (open that file to read it all).`;
+/** The notice under a message that passed the limit (or whose file could not be written). */
+function longTextNotice(limit: number, file: string, error: string | undefined): string {
+  const head = `This message is longer than ${limit.toLocaleString('en')} characters: the chat keeps its first part in memory`;
+  return error ? `${head}; writing the whole message to ${file} failed (${error}).` : `${head} and the whole message in ${file}.`;
 }
 
 export class SessionModel {
@@ -431,10 +432,8 @@ export class SessionModel {
     entity.text = ownCopy(entity.text.slice(0, store.limit));
     entity.parts = [...entity.parts.filter((p) => p.type !== 'text'), { type: 'text', text: entity.text }];
     const id = `${this.order.length}`;
-    const detail = longTextNotice(store.limit, file);
-    const notice: NoticeEntity = error
-      ? { kind: 'notice', id, severity: 'warning', title: 'Long message', detail: `${detail} Writing it failed: ${error}`, code: 'long' }
-      : { kind: 'notice', id, severity: 'info', title: 'Long message', detail, code: 'long', file };
+    const detail = longTextNotice(store.limit, file, error);
+    const notice: NoticeEntity = { kind: 'notice', id, severity: error ? 'warning' : 'info', title: 'Long message', detail, code: 'long', ...(error ? {} : { file }) };
     // Inserted without closing the open message: the chunks still streaming belong to it.
     this.insert(`notice:${id}`, notice);
     this.emit({ type: 'entity', entity: notice, created: true });
