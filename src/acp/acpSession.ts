@@ -6,7 +6,8 @@ import type { AgentExtras, AgentSession, AgentSessionDirectory, AgentSessionInfo
 import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
 import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
 import { questionNotice } from '../session/questionRecord';
-import { SessionModel, type ContentPart } from '../session/sessionModel';
+import { boundedModel } from '../session/longText';
+import type { ContentPart, SessionModel } from '../session/sessionModel';
 import type { AcpClient } from './acpClient';
 import { ErrorCodes } from './acpErrors';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
@@ -67,7 +68,7 @@ export class AcpSession implements AgentSession {
     private readonly connection: AcpConnection,
     private readonly member: ConnectionMember,
   ) {
-    this.model = new SessionModel(sessionId);
+    this.model = boundedModel(sessionId);
     this.terminals = options.terminals;
     this.offExit = client.onExit((exit) => {
       options.terminals?.disposeAll();

@@ -19,7 +19,8 @@ import type { AgentConfig } from '../session/agentConfig';
 import { AgentBusyError, type AgentExtras, type AgentHealth, type AgentSession, type AttachInfo, type PromptCapabilities } from '../session/agentSession';
 import type { SelectionTaskRequest, SelectionTasks } from '../session/selectionTask';
 import type { AgentStartOptions } from '../session/sessionHost';
-import { type ContentPart, SessionModel } from '../session/sessionModel';
+import { boundedModel } from '../session/longText';
+import type { ContentPart } from '../session/sessionModel';
 import { WebSocketConnectError, WebSocketTransport } from '../transport/webSocket';
 import { ServiceConnection, ServiceError } from './serviceConnection';
 import { taskFrame } from './serviceRequests';
@@ -58,7 +59,7 @@ interface Running {
 
 export class ServiceSession implements AgentSession {
   readonly sessionId = `service-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  readonly model = new SessionModel(this.sessionId);
+  readonly model = boundedModel(this.sessionId);
   readonly promptCapabilities: PromptCapabilities = { image: false, embeddedContext: false };
   readonly attach: AttachInfo = { how: 'new' };
   /** One connection per session: a new chat opens its own (up to the service's five per key). */

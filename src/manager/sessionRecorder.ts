@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { AgentSession } from '../session/agentSession';
+import { longTextDir, longTextStore } from '../session/longText';
 import { SessionIdTakenError, type SessionStore } from '../session/sessionStore';
 import type { AgentManager } from './agentManager';
 
@@ -12,6 +13,8 @@ export function recordSessions(manager: AgentManager, store: () => SessionStore 
   return manager.onEachProcess((session: AgentSession, { agent, cwd }) => {
     const target = store();
     if (!target) return new vscode.Disposable(() => undefined);
+    // A message past the limit keeps its whole text beside the index (the folder `agentHost.sessions.stateDir` names).
+    session.model.longText = longTextStore(longTextDir(target.dir), session.model.longText?.limit);
     const earlier = session.attach.how !== 'new' ? (target.transcript(session.sessionId) ?? []) : [];
     let refused = false;
     const save = () => {

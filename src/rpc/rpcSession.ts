@@ -14,7 +14,8 @@ import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession } from '../session/agentSession';
 import type { HostToolProvider } from '../session/hostTools';
 import { questionNotice, uiQuestionRecord } from '../session/questionRecord';
-import { SessionModel, type ContentPart } from '../session/sessionModel';
+import { boundedModel } from '../session/longText';
+import type { ContentPart } from '../session/sessionModel';
 import type { InterruptMode, QueueMode, RpcState } from './commands';
 import { RpcCommandSurface } from './commandSurface';
 import { detectDialect } from './dialect';
@@ -133,7 +134,7 @@ export class RpcSession extends RpcCommandSurface {
     this.options.logger.info(`RPC agent "${this.config.name}": ${this.dialect.label}, detected by ${this.dialect.detectedBy}`);
     const state = this.dialect.normalizeState(raw ?? {}) as RpcState;
     const agentSessionId = String(state.sessionId ?? '');
-    this.model = new SessionModel(agentSessionId || `rpc-${Date.now()}`);
+    this.model = boundedModel(agentSessionId || `rpc-${Date.now()}`);
     this.mapper = new FrameMapper(this.model);
     this.state = new RpcStateSync(this.model, this.dialect, agentSessionId);
     this.turns = new RunTracker(

@@ -4,6 +4,8 @@
  * Deliberately free of protocol types beyond plain JSON shapes.
  */
 
+import { ownCopy } from '../core/ownCopy';
+
 export type Role = 'user' | 'agent' | 'thought';
 
 /** A content block as agents send it (ACP ContentBlock shape: text, image, resource_link, …). */
@@ -18,8 +20,10 @@ export interface MessageEntity {
   id: string;
   role: Role;
   parts: ContentPart[];
-  /** All text parts joined, kept up to date for cheap rendering. */
+  /** All text parts joined, kept up to date for cheap rendering (only the head once the message is `long`). */
   text: string;
+  /** The text passed the model's limit: `text` holds its head, `file` the whole text (`chars` characters; `error` when a write failed). */
+  long?: { file: string; chars: number; error?: string };
 }
 
 /** ACP's four, and ours: `cancelled` — the person stopped the turn while the call ran (whatever the agent said after). */
@@ -88,8 +92,10 @@ export interface NoticeEntity {
   severity: 'info' | 'warning' | 'error';
   title: string;
   detail?: string;
-  /** What it says, for views that word it themselves: `stopped` — the person stopped the turn. */
-  code?: 'stopped';
+  /** What it says, for views that word it themselves: `stopped` — the person stopped the turn; `long` — a message passed the limit, its whole text in `file`. */
+  code?: 'stopped' | 'long';
+  /** `long`: the file holding the whole message (unset when writing it failed). */
+  file?: string;
   /** Its actions are done (the agent runs again since): views offer no Restart on it. */
   settled?: boolean;
 }
@@ -140,6 +146,20 @@ export type SessionEvent =
 
 type Listener = (event: SessionEvent) => void;
 
+/** Where a message longer than `limit` characters keeps its whole text (src/session/longText.ts: files in the session store). */
+export interface LongTextStore {
+  limit: number;
+  file(sessionId: string, messageId: string): string;
+  /** Writes or extends the file; the error's message when it could not. */
+  write(file: string, text: string, append: boolean): string | undefined;
+}
+
+/** The notice under a message that passed the limit (or whose file could not be written). */
+function longTextNotice(limit: number, file: string, error: string | undefined): string {
+  const head = `This message is longer than ${limit.toLocaleString('en')} characters: the chat keeps its first part in memory`;
+  return error ? `${head}; writing the whole message to ${file} failed (${error}).` : `${head} and the whole message in ${file}.`;
+}
+
 export class SessionModel {
   private readonly entities = new Map<string, TimelineEntity>();
   private readonly order: string[] = [];
@@ -171,6 +191,9 @@ export class SessionModel {
    * session stats, extension status/widgets). Plain JSON; merged key by key.
    */
   agentState: Record<string, unknown> = {};
+
+  /** Where a message past the limit keeps its whole text; unset, messages are not bounded (the sessions set it when they start). */
+  longText: LongTextStore | undefined;
 
   constructor(readonly sessionId: string) {}
 
@@ -213,12 +236,15 @@ export class SessionModel {
       this.insert(key, entity);
     }
     const last = entity.parts[entity.parts.length - 1];
-    if (part.type === 'text' && last?.type === 'text') {
-      last.text = (last.text ?? '') + (part.text ?? '');
+    if (part.type === 'text' && entity.long) {
+      this.extendLong(entity, part.text ?? '');
     } else {
-      entity.parts.push({ ...part });
+      if (part.type === 'text') entity.text += part.text ?? '';
+      // A message of one text part keeps one string, not a second copy in its part.
+      if (part.type === 'text' && last?.type === 'text') last.text = entity.parts.length === 1 ? entity.text : (last.text ?? '') + (part.text ?? '');
+      else entity.parts.push({ ...part });
+      if (this.longText && entity.text.length > this.longText.limit) this.makeLong(entity, this.longText);
     }
-    if (part.type === 'text') entity.text += part.text ?? '';
     this.openMessage = { role, key };
     if (!created && part.type === 'text') this.emit({ type: 'append', id: entity.id, role, text: part.text ?? '' });
     else this.emit({ type: 'entity', entity, created });
@@ -239,6 +265,8 @@ export class SessionModel {
       .filter((p) => p.type === 'text')
       .map((p) => p.text ?? '')
       .join('');
+    delete entity.long;
+    if (this.longText && entity.text.length > this.longText.limit) this.makeLong(entity, this.longText);
     this.emit({ type: 'entity', entity, created });
     return entity;
   }
@@ -394,6 +422,30 @@ export class SessionModel {
     if (this.turn === state) return;
     this.turn = state;
     this.emit({ type: 'turn', state });
+  }
+
+  /** The message passed the limit: its whole text goes to a file, its head (a string of its own) stays, a notice under it says where. */
+  private makeLong(entity: MessageEntity, store: LongTextStore): void {
+    const file = store.file(this.sessionId, entity.id);
+    const error = store.write(file, entity.text, false);
+    entity.long = { file, chars: entity.text.length, ...(error ? { error } : {}) };
+    entity.text = ownCopy(entity.text.slice(0, store.limit));
+    entity.parts = [...entity.parts.filter((p) => p.type !== 'text'), { type: 'text', text: entity.text }];
+    const id = `${this.order.length}`;
+    const detail = longTextNotice(store.limit, file, error);
+    const notice: NoticeEntity = { kind: 'notice', id, severity: error ? 'warning' : 'info', title: 'Long message', detail, code: 'long', ...(error ? {} : { file }) };
+    // Inserted without closing the open message: the chunks still streaming belong to it.
+    this.insert(`notice:${id}`, notice);
+    this.emit({ type: 'entity', entity: notice, created: true });
+  }
+
+  /** Text streamed onto a long message: to its file only (the page gets it as an append). */
+  private extendLong(entity: MessageEntity, text: string): void {
+    const long = entity.long!;
+    long.chars += text.length;
+    if (long.error || !this.longText) return;
+    const error = this.longText.write(long.file, text, true);
+    if (error) long.error = error;
   }
 
   private insert(key: string, entity: TimelineEntity): void {

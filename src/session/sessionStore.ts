@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { visibleControls } from '../core/visibleText';
 import type { TimelineEntity } from './sessionModel';
+import { longTextDir, removeLongTexts } from './longText';
 import { boundedHistory } from './transcriptCopy';
 
 export interface SessionRecord {
@@ -118,13 +119,14 @@ export class SessionStore {
   }
 
   /**
-   * Forgets a session and its transcript copy; false when it was not in the index. `hide`: the agent still
+   * Forgets a session, its transcript copy and its long messages' files; false when it was not in the index. `hide`: the agent still
    * keeps it (it cannot delete), so lists leave it out from now on.
    */
   delete(sessionId: string, hide = false): boolean {
     const { sessions: records, hidden } = this.readIndex();
     const kept = records.filter((r) => r.sessionId !== sessionId);
     fs.rmSync(this.transcriptFile(sessionId), { force: true });
+    removeLongTexts(longTextDir(this.dir), sessionId);
     const nextHidden = hide && !hidden.includes(sessionId) ? [...hidden, sessionId].slice(-MAX_RECORDS) : hidden;
     if (kept.length === records.length && nextHidden === hidden) return false;
     this.write(kept, nextHidden);

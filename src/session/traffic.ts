@@ -6,6 +6,7 @@
  * the values of secret-looking keys and env entries already when it is recorded.
  */
 import { levelEvent, redact, type Logger } from '../core/log';
+import { ownCopy } from '../core/ownCopy';
 
 export type TrafficDirection = 'in' | 'out' | 'stderr' | 'note';
 
@@ -31,6 +32,8 @@ export interface TrafficCounters {
 }
 
 const TEXT_LIMIT = 4000;
+/** At most TEXT_LIMIT characters, as a string of its own: a slice would keep the whole frame alive in the ring. */
+const clipped = (text: string) => (text.length > TEXT_LIMIT ? `${ownCopy(text.slice(0, TEXT_LIMIT))}…` : text);
 const SECRET_KEY = /token|key|secret|passw(or)?d|credential|authorization/i;
 
 /** Masks the values of secret-looking keys and of every `env` entry in a frame (a copy; the frame is not touched). */
@@ -79,7 +82,7 @@ export class TrafficLog {
     } catch {
       json = String(frame);
     }
-    const entry: Omit<TrafficEntry, 'seq'> = { at, dir, kind: 'notification', size: json.length, text: json.length > TEXT_LIMIT ? `${json.slice(0, TEXT_LIMIT)}…` : json };
+    const entry: Omit<TrafficEntry, 'seq'> = { at, dir, kind: 'notification', size: json.length, text: clipped(json) };
     // JSON-RPC (ACP) frames; pi RPC frames say `type` (a command or "response"/an event) instead; the agent service `cmd` and `request_id`.
     const method =
       typeof f.method === 'string'
@@ -114,7 +117,7 @@ export class TrafficLog {
 
   /** A line the agent wrote to stderr, or a note of ours (a dropped line, a timeout, a restart). */
   line(dir: 'stderr' | 'note', text: string, at = Date.now()): void {
-    this.push({ at, dir, kind: 'line', size: text.length, text: text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}…` : text });
+    this.push({ at, dir, kind: 'line', size: text.length, text: clipped(text) });
   }
 
   count(counter: keyof TrafficCounters, note?: string): void {

@@ -230,6 +230,8 @@ export interface ChatStrings {
   run: string;
   restart: string;
   showLog: string;
+  longMessage: string;
+  openWholeMessage: string;
   answerInDialog: string;
   /** Permission buttons are labelled by the option's kind (the agent's own wording beside it). */
   optionKinds: Record<'allow_once' | 'allow_always' | 'reject_once' | 'reject_always', string>;

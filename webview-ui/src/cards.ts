@@ -148,8 +148,11 @@ export function permissionCard(p: PermissionEntity, s: ChatStrings, header: Head
 export function noticeCard(n: NoticeEntity, s: ChatStrings): HTMLElement {
   const ic = n.code === 'stopped' ? 'debug-stop' : n.severity === 'error' ? 'error' : n.severity === 'warning' ? 'warning' : 'info';
   const el = h('div', { className: `entry notice ${n.severity}${n.code ? ` ${n.code}` : ''}`, role: n.severity === 'error' ? 'alert' : 'status' });
-  el.append(h('div', { className: 'notice-title' }, icon(ic), h('span', null, n.code === 'stopped' ? s.turnCancelled : n.title)));
+  el.append(h('div', { className: 'notice-title' }, icon(ic), h('span', null, n.code === 'stopped' ? s.turnCancelled : n.code === 'long' ? s.longMessage : n.title)));
   if (n.detail) el.append(scrollBox('notice-detail', n.detail));
+  // A message past the limit: its whole text is a file of ours, opened in an editor.
+  if (n.code === 'long' && n.file)
+    el.append(h('div', { className: 'notice-actions' }, h('vscode-button', { secondary: true, 'data-action': 'open-location', 'data-path': n.file }, s.openWholeMessage)));
   if (n.severity === 'error') {
     // Restart only until the agent runs again (`settled`): a second click would only restart it once more.
     el.append(

@@ -216,7 +216,8 @@ export class ChatController implements vscode.Disposable {
     },
     searchFiles: ({ query }) => this.editor.searchFiles(query),
     editorContext: ({ what }) => (what === 'selection' ? this.editor.selectionChip() : this.editor.problemsChip()),
-    openLocation: ({ path, line }) => this.editor.openLocation(path, line),
+    // A long message's file is ours (the model wrote it), not a link of the agent's: opened without asking.
+    openLocation: ({ path, line }) => (this.model?.messages().some((m) => m.long?.file === path && !m.long.error) ? this.editor.openOwnFile(path) : this.editor.openLocation(path, line)),
     openDiff: ({ path, oldText, newText }) => this.editor.openDiff(path, oldText, newText),
     openLink: ({ href }) => this.editor.openLink(href),
     copy: async ({ text }) => {

@@ -52,6 +52,8 @@ export function chatStrings(): ChatStrings {
     run: vscode.l10n.t('Run in terminal'),
     restart: vscode.l10n.t('Restart'),
     showLog: vscode.l10n.t('Show Log'),
+    longMessage: vscode.l10n.t('Long message'),
+    openWholeMessage: vscode.l10n.t('Open the Whole Message'),
     answerInDialog: vscode.l10n.t('Answer in the dialog'),
     optionKinds: { allow_once: vscode.l10n.t('Allow once'), allow_always: vscode.l10n.t('Always allow'), reject_once: vscode.l10n.t('Reject'), reject_always: vscode.l10n.t('Always reject') },
     optionContradicts: vscode.l10n.t('The agent named this option against what it does'),

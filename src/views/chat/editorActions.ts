@@ -53,6 +53,11 @@ export class EditorActions implements vscode.Disposable {
     await vscode.window.showTextDocument(uri, { selection: new vscode.Range(pos, pos), preview: true });
   }
 
+  /** A file of Atrium's own (a long message's whole text), in an editor. */
+  async openOwnFile(file: string): Promise<void> {
+    await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
+  }
+
   async openDiff(p: string, oldText: string | null, newText: string): Promise<void> {
     const name = path.basename(p);
     await showDiff(this.docs, name, oldText ?? '', newText, vscode.l10n.t("{0} (the agent's change)", name), {});
