@@ -1,7 +1,7 @@
 /**
  * Code highlighting, done when a code block (or a part of a long one: segments.ts) first comes near the
- * viewport, at most BUDGET_MS of it per animation frame: a 4 MB block costs what is looked at, and text is
- * on screen at once, plain, until its turn comes. The highlighted code is built as DOM from highlight.js's
+ * viewport, in idle time: a 4 MB block costs what is looked at, and text is on screen at once, plain, until
+ * its turn comes. The highlighted code is built as DOM from highlight.js's
  * token tree (text nodes and spans with its classes), never parsed from HTML: nothing in the code can
  * become markup.
  */
@@ -34,7 +34,7 @@ hljs.registerAliases(['md'], { languageName: 'markdown' });
 
 /** The class that marks code waiting to be highlighted (kept through sanitizing: see renderHtml). */
 export const PENDING = 'md-hl';
-/** Highlighting per animation frame, at most (a part takes a few ms: segments.ts CODE_LINES). */
+/** Idle time a part needs left to be highlighted (one takes a few ms: segments.ts CODE_LINES). */
 const BUDGET_MS = 8;
 /** Without a named language, a guess is made only for short code (one part). */
 const GUESS_MAX = 4000;
@@ -130,16 +130,16 @@ function onSeen(entries: IntersectionObserverEntry[]): void {
       if (!e.target.isConnected) unwatch(e.target);
     }
   }
-  if (!frame && seen.size) frame = requestAnimationFrame(work);
+  if (!frame && seen.size) frame = requestIdleCallback(work);
 }
 
-function work(): void {
+/** In idle time only (a flood keeps the page busy: its code is highlighted when it pauses or ends). */
+function work(deadline: IdleDeadline): void {
   frame = 0;
-  const t0 = performance.now();
   for (const el of seen) {
-    if (performance.now() - t0 > BUDGET_MS) break;
+    if (deadline.timeRemaining() < BUDGET_MS) break;
     unwatch(el);
     if (el.isConnected) highlightNow(el);
   }
-  if (seen.size) frame = requestAnimationFrame(work);
+  if (seen.size) frame = requestIdleCallback(work);
 }
