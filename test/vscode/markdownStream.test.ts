@@ -135,3 +135,26 @@ test('refused links are plain text, images are links to them (nothing fetched), 
     assert.equal(got.text.trim(), 'dead and data and ok logo <img src="https://example.com/x.png">', 'dead links keep their text; raw HTML is text');
   });
 });
+
+test('a code block highlighted while the message was whole, then streamed onto, shows its code once', { timeout: 60_000 }, async () => {
+  await withMarkdownPage('<div id="out" class="md"></div>', async (page) => {
+    const got = await page.evaluate(() => {
+      const md = (
+        window as unknown as {
+          MD: { renderStreamed(b: HTMLElement, s: string, o: { complete?: boolean; appended?: boolean }): void; highlightAll(r: ParentNode): void };
+        }
+      ).MD;
+      const el = document.getElementById('out')!;
+      const lines = (from: number, n: number) => Array.from({ length: n }, (_, i) => `const value${from + i} = compute(${from + i}); // line\n`).join('');
+      // Over 1 KiB, so rendered as an open block; one part (under 50 lines), left open.
+      const first = `\`\`\`ts\n${lines(0, 40)}`;
+      md.renderStreamed(el, first, { complete: true });
+      md.highlightAll(el);
+      const highlighted = el.querySelectorAll('[class^="hljs-"]').length;
+      md.renderStreamed(el, first + lines(40, 5), { complete: true, appended: true });
+      return { highlighted, text: el.querySelector('code')?.textContent ?? '', want: lines(0, 45).replace(/\n$/, '') };
+    });
+    assert.ok(got.highlighted > 40, 'the open block was highlighted once the message was whole');
+    assert.equal(got.text, got.want, 'the code shows once, with the lines streamed after');
+  });
+});

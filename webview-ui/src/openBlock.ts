@@ -193,14 +193,16 @@ class OpenFence implements OpenBlock {
     }
     const text = src.slice(this.codeStart, this.fed) + block.text;
     const rest = codeParts(block.text, { ...this.cuts });
+    // With no part settled the code element holds only the open end (which highlighting may have rebuilt).
+    if (!this.parts) this.code.replaceChildren();
     this.openEnd.replace(
       this.code,
       renderHtml(() => codeHtml(rest, text, language, this.parts > 0, !final)),
     );
     // One part: the code element itself waits to be highlighted, as the renderer marks it.
-    const single = !this.parts && rest.length <= 1;
-    this.code.classList.toggle(PENDING, final && single && highlightable(language, text, true));
-    if (single) highlightWhenSeen(this.code);
+    const waiting = final && !this.parts && rest.length <= 1 && highlightable(language, text, true);
+    this.code.classList.toggle(PENDING, waiting);
+    if (waiting) highlightWhenSeen(this.code);
     this.pre.codeText = text;
     return true;
   }
