@@ -39,10 +39,14 @@ const BUDGET_MS = 8;
 /** Without a named language, a guess is made only for short code (one part). */
 const GUESS_MAX = 4000;
 
+/** A language highlight.js knows here (by name or alias). */
+export function knownLanguage(language: string): boolean {
+  return Boolean(language && hljs.getLanguage(language.toLowerCase()));
+}
+
 /** Whether code gets highlighted: a language we know, or none named and short enough to guess it. */
 export function highlightable(language: string, text: string, single: boolean): boolean {
-  const lang = language.toLowerCase();
-  return lang ? Boolean(hljs.getLanguage(lang)) : single && text.length < GUESS_MAX;
+  return language ? knownLanguage(language) : single && text.length < GUESS_MAX;
 }
 
 interface TreeNode {
@@ -90,10 +94,10 @@ export function highlightAll(root: ParentNode): void {
 let observer: IntersectionObserver | undefined;
 /** Near the viewport and waiting. */
 const seen = new Set<Element>();
-let observed = 0;
-let pruneAt = 1000;
-let frame = 0;
+/** Observed (until seen, or let go when detached). */
 const watched = new Set<Element>();
+let pruneAt = 1000;
+let idle = 0;
 
 /**
  * Watches the waiting elements under `root`, and `root` itself: each is highlighted once it comes within
@@ -107,12 +111,10 @@ export function highlightWhenSeen(root: Element | DocumentFragment): void {
     observer.observe(el);
     watched.add(el);
   }
-  observed += els.length;
   // Elements dropped unseen are let go now and then (an observer keeps its targets).
-  if (observed > pruneAt) {
+  if (watched.size > pruneAt) {
     for (const el of watched) if (!el.isConnected || !el.classList.contains(PENDING)) unwatch(el);
-    observed = watched.size;
-    pruneAt = Math.max(1000, 2 * observed);
+    pruneAt = Math.max(1000, 2 * watched.size);
   }
 }
 
@@ -130,16 +132,16 @@ function onSeen(entries: IntersectionObserverEntry[]): void {
       if (!e.target.isConnected) unwatch(e.target);
     }
   }
-  if (!frame && seen.size) frame = requestIdleCallback(work);
+  if (!idle && seen.size) idle = requestIdleCallback(work);
 }
 
 /** In idle time only (a flood keeps the page busy: its code is highlighted when it pauses or ends). */
 function work(deadline: IdleDeadline): void {
-  frame = 0;
+  idle = 0;
   for (const el of seen) {
     if (deadline.timeRemaining() < BUDGET_MS) break;
     unwatch(el);
     if (el.isConnected) highlightNow(el);
   }
-  if (seen.size) frame = requestIdleCallback(work);
+  if (seen.size) idle = requestIdleCallback(work);
 }

@@ -12,7 +12,7 @@
  *   the agent wrote can pose as one), and only when their visible text is exactly that code.
  */
 import DOMPurify from 'dompurify';
-import { highlightable, highlightWhenSeen, PENDING } from './highlight';
+import { highlightable, highlightWhenSeen, knownLanguage, PENDING } from './highlight';
 import { Marked, type Token } from 'marked';
 import { type CodePart, codeParts, LONG_PARTS, paragraphParts, SEG_CHARS } from './segments';
 
@@ -35,9 +35,8 @@ function escapeHtml(s: string): string {
  */
 export function codeHtml(parts: CodePart[], text: string, language: string, wrap: boolean, live = false): string {
   if (parts.length <= 1 && !wrap) return escapeHtml(text);
-  const marker = blocks?.marker ?? 'none-';
-  const known = !live && highlightable(language, '', false);
-  return parts.map((p) => `<span class="${marker}seg${known && !p.plain ? ` ${marker}hl` : ''}">${escapeHtml(p.text)}</span>`).join('');
+  const known = !live && knownLanguage(language);
+  return parts.map((p) => `<span class="${ours('seg')}${known && !p.plain ? ` ${ours('hl')}` : ''}">${escapeHtml(p.text)}</span>`).join('');
 }
 
 /** The block tokens of `src` as renderMarkdown reads them. */
@@ -50,9 +49,14 @@ export function inlineHtml(src: string): string {
   return marked.parseInline(src) as string;
 }
 
+/** Our class `name` in the render in progress (its nonce; renderHtml keeps only such classes of ours). */
+function ours(name: string): string {
+  return `${blocks?.marker ?? 'none-'}${name}`;
+}
+
 /** A part of a long block: kept as its own element (`.md-seg`), laid out only near the viewport. */
 export function segHtml(html: string): string {
-  return `<span class="${blocks?.marker ?? 'none-'}seg">${html}</span>`;
+  return `<span class="${ours('seg')}">${html}</span>`;
 }
 
 /** The code blocks of the render in progress, and the class that names them (renderMarkdown is synchronous). */
@@ -65,7 +69,7 @@ marked.use({
       const classes = ['hljs', ...(language ? [`language-${escapeHtml(language)}`] : [])];
       const parts = codeParts(text);
       if (blocks) classes.push(`${blocks.marker}${blocks.codes.push(text) - 1}`);
-      if (blocks && parts.length <= 1 && highlightable(language, text, true)) classes.push(`${blocks.marker}hl`);
+      if (blocks && parts.length <= 1 && highlightable(language, text, true)) classes.push(ours('hl'));
       return `<pre><code class="${classes.join(' ')}">${codeHtml(parts, text, language, false)}</code></pre>\n`;
     },
     // A long top-level paragraph of plain lines is cut into parts (segments.ts); the rest render as marked does.
@@ -73,7 +77,7 @@ marked.use({
       if (!(token as { cut?: boolean }).cut) return false;
       const parts = paragraphParts(token.text, inlineHtml);
       if (!parts) return false;
-      return `<p${parts.length > LONG_PARTS ? ` class="${blocks?.marker ?? 'none-'}long"` : ''}>${parts.map(segHtml).join('')}</p>\n`;
+      return `<p${parts.length > LONG_PARTS ? ` class="${ours('long')}"` : ''}>${parts.map(segHtml).join('')}</p>\n`;
     },
     // Raw HTML is the agent's text, not markup.
     html({ text, block }: { text: string; block?: boolean }) {
@@ -83,8 +87,7 @@ marked.use({
     // linking to it (never a broken-image icon).
     image({ href, text }) {
       // Its classes carry this render's nonce: the agent's own class attributes are dropped below, ours kept.
-      const mark = blocks?.marker ?? 'none-';
-      return `<a class="${mark}image" href="${escapeHtml(href)}" title="${escapeHtml(href)}"><span class="${mark}image-icon"></span>${escapeHtml(text || href)}</a>`;
+      return `<a class="${ours('image')}" href="${escapeHtml(href)}" title="${escapeHtml(href)}"><span class="${ours('image-icon')}"></span>${escapeHtml(text || href)}</a>`;
     },
     checkbox({ checked }) {
       return checked ? '☑ ' : '☐ ';
@@ -159,11 +162,6 @@ export function renderMarkdown(src: string): DocumentFragment {
     for (const t of tokens) if (t.type === 'paragraph' && t.text.length > SEG_CHARS) (t as Token & { cut?: boolean }).cut = true;
     return marked.parser(tokens);
   });
-}
-
-/** Inline markdown → a sanitized fragment, as a paragraph's text renders in renderMarkdown. */
-export function renderInline(src: string): DocumentFragment {
-  return renderHtml(() => inlineHtml(src));
 }
 
 /**

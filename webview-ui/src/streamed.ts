@@ -100,7 +100,7 @@ export interface StreamOptions {
 
 /**
  * Renders `src` into `body` — incrementally when `src` extends what `body` shows (a streamed message). The
- * same text again renders nothing; anything else renders afresh, in one piece.
+ * same text again renders nothing; anything else renders afresh, as if it had all streamed in at once.
  */
 export function renderStreamed(body: HTMLElement, src: string, opts: StreamOptions = {}): void {
   const { decorate, complete = true } = opts;
@@ -117,7 +117,11 @@ export function renderStreamed(body: HTMLElement, src: string, opts: StreamOptio
     streamed.set(body, st);
   }
   const boundary = st.scan.advance(src);
-  if (st.open && !st.open.update(src, complete)) st.open = undefined; // no longer a block it renders: afresh below
+  if (st.open && !st.open.update(src, complete)) {
+    // No longer a block it renders (a setext underline, a table's delimiter row): rendered afresh below, not tried again.
+    st.open = undefined;
+    st.noOpen = st.stable;
+  }
   for (;;) {
     if (st.open?.end !== undefined) {
       // The block has ended, and the next one starts where it ends: it is settled, as it is.

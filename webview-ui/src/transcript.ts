@@ -428,12 +428,17 @@ export class Transcript {
 
   private thought(it: Item, m: MessageEntity, previous?: HTMLElement): HTMLElement {
     const s = this.hooks.strings();
-    const live = this.items.at(-1)?.entity === m && this.hooks.header().turn !== 'idle';
+    const live = this.live(it);
     const details = (previous?.tagName === 'DETAILS' ? previous : h('details', { className: 'entry thought' }, h('summary'), h('div', { className: 'md' }))) as HTMLDetailsElement;
     const summary = details.querySelector('summary')!;
     summary.replaceChildren(icon(live ? 'loading codicon-modifier-spin' : 'lightbulb'), h('span', null, live ? s.thinking : s.thought));
     this.renderBody(it, details.querySelector('.md') as HTMLElement, m);
     return details;
+  }
+
+  /** The last entry while a turn runs: what the agent is still writing. */
+  private live(it: Item): boolean {
+    return this.items.at(-1) === it && this.hooks.header().turn !== 'idle';
   }
 
   /**
@@ -450,7 +455,7 @@ export class Transcript {
       this.behind = true;
       this.dirty.add(it);
     }
-    const live = this.items.at(-1) === it && this.hooks.header().turn !== 'idle';
+    const live = this.live(it);
     renderStreamed(body, upTo < m.text.length ? m.text.slice(0, upTo) : m.text, { decorate, complete: !live && upTo === m.text.length, appended });
   }
 
