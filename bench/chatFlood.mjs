@@ -10,6 +10,8 @@
 // (5,000) paragraph chunks in a workbench of its own after ours, for the ratio; PEER_COMMIT names the commit built
 // (in RESULTS.md). It is installed as its .vsix would be (a copy of its package's files in a fresh extensions folder).
 // TURN_TIMEOUT_S / PEER_TIMEOUT_S: how long a turn may take (default 3 ms a chunk, at least 120 s; the peer 1,800 s).
+// TRACE_DIR=<folder>: a Chrome trace of the workbench page (its renderer, with the chat) per turn, Enter to marker,
+// written as <shape>-<n>.json (open it in chrome://tracing or Perfetto; bench/traceFrames.mjs sums its long frames).
 //
 //   npm run build && node bench/chatFlood.mjs
 //   SIZES=5000,20000 SHAPES=paragraph BENCH_NO_WRITE=1 node bench/chatFlood.mjs    (a quick look; prints only)
@@ -39,6 +41,8 @@ const GOAL = { linear: 5.5, p95: 33, max: 100 };
 // past it the shape's larger sizes are skipped (the page is still busy). The peer gets PEER_TIMEOUT_S (30 min).
 const turnTimeout = (n) => Number(process.env.TURN_TIMEOUT_S ?? Math.max(120, n * 0.003)) * 1000;
 const PEER_TIMEOUT_S = Number(process.env.PEER_TIMEOUT_S ?? 1800);
+const TRACE_DIR = process.env.TRACE_DIR ? path.resolve(process.env.TRACE_DIR) : undefined;
+const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'toplevel', 'v8', 'v8.execute', 'blink', 'cc', 'ipc', 'mojom'];
 const agent = { name: 'flood', command: process.execPath, args: [path.join(root, 'out/test/fixtures/hostileAgent.js'), 'flood'], env: {}, inheritEnv: true };
 const log = (line) => process.stdout.write(`[chatFlood] ${line}\n`);
 const mib = (bytes) => Math.round(bytes / 2 ** 20);
@@ -74,6 +78,52 @@ function extensionHost(scratch) {
   return hosts[0];
 }
 
+/** CPU seconds used so far by every process on the machine, by kind (the browser's, code-server's, the agent, the rest). */
+function cpuByKind() {
+  const kinds = {};
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(f[11]) + Number(f[12]); // utime + stime
+    if (!ticks) continue;
+    const cmd = cmdline(name);
+    const kind = /hostileAgent/.test(cmd)
+      ? 'agent'
+      : /--type=extensionHost/.test(cmd)
+        ? 'extension host'
+        : /--type=renderer/.test(cmd)
+          ? 'renderers'
+          : /--type=gpu/.test(cmd)
+            ? 'gpu'
+            : /--type=/.test(cmd) && /chrom/i.test(cmd)
+              ? 'browser helpers'
+              : /chrom/i.test(cmd)
+                ? 'browser'
+                : /code-server/.test(cmd)
+                  ? 'code-server'
+                  : 'other';
+    kinds[kind] = (kinds[kind] ?? 0) + ticks / 100;
+  }
+  return kinds;
+}
+
+/** CPU seconds by kind since `before` (cpuByKind), largest first. */
+function cpuSince(before) {
+  const now = cpuByKind();
+  return Object.fromEntries(
+    Object.entries(now)
+      .map(([k, v]) => [k, Math.round((v - (before[k] ?? 0)) * 100) / 100])
+      .filter(([, v]) => v >= 0.05)
+      .sort((a, b) => b[1] - a[1]),
+  );
+}
+
 /** Samples every renderer's RSS every 250 ms: the peak of the largest one and of their sum. */
 function sampleRenderers(scratch) {
   const peak = { largest: 0, sum: 0, count: 0 };
@@ -97,6 +147,28 @@ function sampleRenderers(scratch) {
 }
 
 // ------------------------------------------------------------------------------------------------ the page
+
+/** With TRACE_DIR: starts a trace of the page's renderer; the returned function stops it and writes it to `file`. */
+async function startTrace(page, file) {
+  if (!TRACE_DIR) return async () => undefined;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: TRACE_CATEGORIES } });
+  return async () => {
+    const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+    await cdp.send('Tracing.end');
+    const { stream } = await done;
+    const out = fs.openSync(path.join(TRACE_DIR, file), 'w');
+    for (;;) {
+      const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream, size: 1 << 20 });
+      fs.writeSync(out, base64Encoded ? Buffer.from(data, 'base64') : data);
+      if (eof) break;
+    }
+    fs.closeSync(out);
+    await cdp.send('IO.close', { handle: stream });
+    await cdp.detach();
+    log(`trace: ${path.join(TRACE_DIR, file)}`);
+  };
+}
 
 /**
  * Arms the chat's frame for one turn: the time of the Enter (keydown, capture), then every animation frame's delta
@@ -207,17 +279,22 @@ async function turn(page, info, frame, { selector, input, shape, n, afterTurn, t
   await arm(frame, selector, floodMarker(n));
   await frame.locator(input).fill(`FLOOD ${shape} ${n}`);
   const stop = sampleRenderers(info.scratch);
+  const traced = await startTrace(page, `${shape}-${n}.json`);
+  const cpuBefore = cpuByKind();
   await frame.locator(input).press('Enter');
-  const f = await armed(frame, timeoutMs).catch((error) => {
+  const f = await armed(frame, timeoutMs).catch(async (error) => {
     stop();
+    await traced().catch(() => undefined);
     throw error.name === 'TimeoutError' ? new Error(`no end marker within ${timeoutMs / 1000} s`) : error;
   });
+  const cpu = cpuSince(cpuBefore);
+  await traced();
   await afterTurn(timeoutMs);
   const renderer = stop();
   const hostAfter = rssOf(host);
   const text = checkText(await shownText(frame, selector), shape, n);
   const heap = await heapMiB(page, frame);
-  const row = { shape, n, ...f, renderer, ...heap, hostBeforeMiB: mib(hostBefore), hostAfterMiB: mib(hostAfter), text };
+  const row = { shape, n, ...f, renderer, ...heap, hostBeforeMiB: mib(hostBefore), hostAfterMiB: mib(hostAfter), cpu, text };
   log(JSON.stringify(row));
   if (!text.ok) await info.screenshot(`chat-flood-${shape}-${n}-mismatch`).catch(() => undefined);
   return row;
@@ -264,6 +341,7 @@ function installPeer(beside) {
 
 const loadBefore = os.loadavg();
 fs.mkdirSync(path.join(root, '.scratch'), { recursive: true });
+if (TRACE_DIR) fs.mkdirSync(TRACE_DIR, { recursive: true });
 const rows = [];
 let peer;
 let rendererNote = '';
