@@ -15,6 +15,7 @@ interface Outcome {
   same: boolean;
   firstDiff: string;
   parts: number;
+  groups: number;
   kept: boolean;
   highlighted: number;
   wholeMs: number;
@@ -129,6 +130,7 @@ test('long blocks stream exactly as the whole text renders, settled parts render
             same: s === w,
             firstDiff: s === w ? '' : `at ${at}: whole …${w.slice(Math.max(0, at - 60), at + 60)}… streamed …${s.slice(Math.max(0, at - 60), at + 60)}…`,
             parts: streamed.querySelectorAll('.md-seg').length,
+            groups: streamed.querySelectorAll('.md-grp').length,
             kept: first === null || (first.isConnected && streamed.querySelector('.md-seg') === first),
             highlighted: (() => {
               if (doc.length > 2_000_000) return -1; // highlighting all of it is not what this checks
@@ -151,6 +153,8 @@ test('long blocks stream exactly as the whole text renders, settled parts render
     const by = (name: string) => outcomes.find((o) => o.name === name)!;
     assert.ok(by('one paragraph of 4 MB').parts >= 1500, `4 MB paragraph in parts: ${by('one paragraph of 4 MB').parts}`);
     assert.ok(by('a 20,000-line fence').parts >= 400, `20,000-line fence in parts: ${by('a 20,000-line fence').parts}`);
+    // Parts in groups of 32 (what the browser checks each frame grows with the groups), streamed as rendered whole.
+    for (const name of ['one paragraph of 4 MB', 'a 20,000-line fence']) assert.equal(by(name).groups, Math.floor((by(name).parts - 1) / 32), `${name}: groups of 32 parts`);
     for (const o of outcomes) assert.notEqual(o.highlighted, -2, `${o.name}: highlighted, the streamed render differs from the whole one`);
     assert.ok(by('a 20,000-line fence').highlighted > 20_000, 'the long fence is highlighted, part by part');
     assert.ok(by('a fence that never closes').highlighted > 3000, 'the fence left open is highlighted once the message is whole');
@@ -159,5 +163,43 @@ test('long blocks stream exactly as the whole text renders, settled parts render
     assert.equal(by('a line of 1 MB in a fence').parts, 124, 'a 1 MB line: 123 plain pieces of 8,192 characters, and the short line after');
     assert.equal(by('an emphasis never closed').parts, 0, 'nothing settles after an emphasis that never closes');
     assert.equal(by('a paragraph that turns into a heading').parts, 0, 'a heading is no paragraph: no parts');
+  });
+});
+
+test('a long code block is highlighted group by group, as each comes near the viewport', { timeout: 300_000 }, async () => {
+  const html = '<div id="whole" class="md" style="height: 400px; overflow: auto"></div><div id="streamed" class="md" style="height: 400px; overflow: auto"></div>';
+  await withMarkdownPage(html, async (page) => {
+    const lit = (id: string) =>
+      page.evaluate((id) => {
+        const groups = [...document.querySelectorAll(`#${id} .md-grp`)];
+        return { groups: groups.length, lit: groups.map((g) => g.querySelector('[class^="hljs-"]') !== null), waiting: document.querySelectorAll(`#${id} .md-hl`).length };
+      }, id);
+    await page.evaluate(() => {
+      const md = (window as unknown as { MD: { renderMarkdown(s: string): DocumentFragment; renderStreamed(b: HTMLElement, s: string, o: { complete?: boolean; appended?: boolean }): void } }).MD;
+      const doc = `\`\`\`ts\n${Array.from({ length: 20_000 }, (_, i) => `const value${i} = compute(${i}); // line ${i}`).join('\n')}\n\`\`\``;
+      document.getElementById('whole')!.replaceChildren(md.renderMarkdown(doc));
+      const streamed = document.getElementById('streamed')!;
+      for (let i = 0; i < doc.length; i += 20_000) md.renderStreamed(streamed, doc.slice(0, i + 20_000), { complete: false, appended: true });
+      md.renderStreamed(streamed, doc, { complete: true, appended: true });
+    });
+    for (const id of ['whole', 'streamed']) {
+      // The first group is on screen: highlighted in idle time; the last one, 20,000 lines down, is not.
+      await page.waitForFunction((id) => document.querySelector(`#${id} .md-grp [class^="hljs-"]`) !== null, id, { timeout: 30_000 });
+      const top = await lit(id);
+      assert.ok(top.groups >= 12, `${id}: ${top.groups} groups`);
+      assert.ok(top.lit[0] && !top.lit.at(-1), `${id}: the first group highlighted, not the last: ${top.lit.join(' ')}`);
+      assert.ok(top.waiting > 300, `${id}: parts far from the viewport still wait (${top.waiting})`);
+      // Scrolled to a group half-way down: it is highlighted (as one); then to the end: the loose parts after the last group.
+      const mid = Math.floor(top.groups / 2);
+      await page.evaluate(([id, mid]) => document.querySelectorAll(`#${id} .md-grp`)[mid]!.scrollIntoView(), [id, mid] as const);
+      await page.waitForFunction(([id, mid]) => document.querySelectorAll(`#${id} .md-grp`)[mid]!.querySelector('[class^="hljs-"]') !== null, [id, mid] as const, { timeout: 30_000 });
+      await page.evaluate((id) => {
+        const el = document.getElementById(id)!;
+        el.scrollTop = el.scrollHeight;
+      }, id);
+      await page.waitForFunction((id) => [...document.querySelectorAll(`#${id} .md-seg`)].at(-1)?.querySelector('[class^="hljs-"]') !== null, id, { timeout: 30_000 });
+      const end = await lit(id);
+      assert.ok(end.lit[mid] && !end.lit[1] && end.waiting < top.waiting, `${id}: the group half-way down highlighted, not the second (${end.waiting} parts wait)`);
+    }
   });
 });

@@ -94,26 +94,43 @@ export function highlightAll(root: ParentNode): void {
 let observer: IntersectionObserver | undefined;
 /** Near the viewport and waiting. */
 const seen = new Set<Element>();
-/** Observed (until seen, or let go when detached). */
+/** Observed (until seen, or let go when detached): waiting elements, or the groups they are in. */
 const watched = new Set<Element>();
 let pruneAt = 1000;
 let idle = 0;
+/** The class of a group of parts (segments.ts GROUP_PARTS): watched as one, its waiting parts highlighted when it is seen. */
+export const GROUP = 'md-grp';
+
+/** What is watched for a waiting element: the group it is in, else itself. */
+function target(el: Element): Element {
+  const parent = el.parentElement;
+  return parent?.classList.contains(GROUP) ? parent : el;
+}
+
+/** Whether a watched element still has code waiting. */
+function waiting(el: Element): boolean {
+  return el.classList.contains(PENDING) || (el.classList.contains(GROUP) && el.querySelector(`.${PENDING}`) !== null);
+}
 
 /**
  * Watches the waiting elements under `root`, and `root` itself: each is highlighted once it comes within
- * 300 px of the viewport. Call it again when a detached element is attached (re-watching is harmless).
+ * 300 px of the viewport (parts in a group: the group is watched). Call it again when a detached element is
+ * attached, or parts were put in a group (re-watching is harmless).
  */
 export function highlightWhenSeen(root: Element | DocumentFragment): void {
   const els = [...(root instanceof Element && root.classList.contains(PENDING) ? [root] : []), ...root.querySelectorAll(`.${PENDING}`)];
   if (!els.length) return;
   observer ??= new IntersectionObserver(onSeen, { rootMargin: '300px 0px' });
   for (const el of els) {
-    observer.observe(el);
-    watched.add(el);
+    const t = target(el);
+    if (t !== el && watched.has(el)) unwatch(el);
+    if (watched.has(t)) continue;
+    observer.observe(t);
+    watched.add(t);
   }
   // Elements dropped unseen are let go now and then (an observer keeps its targets).
   if (watched.size > pruneAt) {
-    for (const el of watched) if (!el.isConnected || !el.classList.contains(PENDING)) unwatch(el);
+    for (const el of watched) if (!el.isConnected || !waiting(el)) unwatch(el);
     pruneAt = Math.max(1000, 2 * watched.size);
   }
 }
@@ -140,8 +157,15 @@ function work(deadline: IdleDeadline): void {
   idle = 0;
   for (const el of seen) {
     if (deadline.timeRemaining() < BUDGET_MS) break;
-    unwatch(el);
-    if (el.isConnected) highlightNow(el);
+    if (!el.isConnected) {
+      unwatch(el);
+      continue;
+    }
+    // A group: its waiting parts one by one, as long as there is time; let go once none is left.
+    const parts = el.classList.contains(GROUP) ? el.querySelectorAll(`.${PENDING}`) : [el];
+    let i = 0;
+    for (; i < parts.length && (i === 0 || deadline.timeRemaining() >= BUDGET_MS); i++) highlightNow(parts[i]!);
+    if (i === parts.length) unwatch(el);
   }
   if (seen.size) idle = requestIdleCallback(work);
 }

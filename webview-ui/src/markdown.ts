@@ -12,9 +12,9 @@
  *   the agent wrote can pose as one), and only when their visible text is exactly that code.
  */
 import DOMPurify from 'dompurify';
-import { highlightable, highlightWhenSeen, knownLanguage, PENDING } from './highlight';
+import { GROUP, highlightable, highlightWhenSeen, knownLanguage, PENDING } from './highlight';
 import { Marked, type Token } from 'marked';
-import { type CodePart, codeParts, LONG_PARTS, paragraphParts, SEG_CHARS } from './segments';
+import { type CodePart, codeParts, GROUP_PARTS, LONG_PARTS, paragraphParts, SEG_CHARS } from './segments';
 
 export const SHELL_LANGS = new Set(['bash', 'sh', 'shell', 'zsh', 'console', 'powershell', 'ps1', 'cmd', 'bat', 'fish']);
 
@@ -36,7 +36,34 @@ function escapeHtml(s: string): string {
 export function codeHtml(parts: CodePart[], text: string, language: string, wrap: boolean, live = false): string {
   if (parts.length <= 1 && !wrap) return escapeHtml(text);
   const known = !live && knownLanguage(language);
-  return parts.map((p) => `<span class="${ours('seg')}${known && !p.plain ? ` ${ours('hl')}` : ''}">${escapeHtml(p.text)}</span>`).join('');
+  const html = parts.map((p) => `<span class="${ours('seg')}${known && !p.plain ? ` ${ours('hl')}` : ''}">${escapeHtml(p.text)}</span>`);
+  return wrap ? html.join('') : groupHtml(html);
+}
+
+/** A whole block's parts' HTML, in groups of GROUP_PARTS (whole groups only, never the last part: see GROUP_PARTS). */
+function groupHtml(parts: string[]): string {
+  let html = '';
+  let i = 0;
+  for (; i + GROUP_PARTS < parts.length; i += GROUP_PARTS) html += `<span class="${ours('grp')}">${parts.slice(i, i + GROUP_PARTS).join('')}</span>`;
+  return html + parts.slice(i).join('');
+}
+
+/**
+ * A streamed block's settled parts: the loose ones at the end of `el` (`loose` of them, nothing after them: the
+ * open end is not there yet) put in groups of GROUP_PARTS, as groupHtml groups a whole block (whose last part is
+ * the open end here); returns how many are left loose.
+ */
+export function groupParts(el: Element, loose: number): number {
+  for (; loose >= GROUP_PARTS; loose -= GROUP_PARTS) {
+    const group = document.createElement('span');
+    group.className = GROUP;
+    let first = el.lastChild;
+    for (let i = 1; i < loose && first; i++) first = first.previousSibling;
+    el.insertBefore(group, first);
+    for (let i = 0; i < GROUP_PARTS && group.nextSibling; i++) group.appendChild(group.nextSibling);
+    highlightWhenSeen(group);
+  }
+  return loose;
 }
 
 /** The block tokens of `src` as renderMarkdown reads them. */
@@ -77,7 +104,7 @@ marked.use({
       if (!(token as { cut?: boolean }).cut) return false;
       const parts = paragraphParts(token.text, inlineHtml);
       if (!parts) return false;
-      return `<p${parts.length > LONG_PARTS ? ` class="${ours('long')}"` : ''}>${parts.map(segHtml).join('')}</p>\n`;
+      return `<p${parts.length > LONG_PARTS ? ` class="${ours('long')}"` : ''}>${groupHtml(parts.map(segHtml))}</p>\n`;
     },
     // Raw HTML is the agent's text, not markup.
     html({ text, block }: { text: string; block?: boolean }) {
@@ -191,6 +218,7 @@ export function renderHtml(produce: () => string): DocumentFragment {
     [`${render.marker}image`]: ['md-image'],
     [`${render.marker}image-icon`]: ['codicon', 'codicon-file-media'],
     [`${render.marker}seg`]: ['md-seg'],
+    [`${render.marker}grp`]: [GROUP],
     [`${render.marker}long`]: ['md-long'],
     [`${render.marker}hl`]: [PENDING],
   };

@@ -8,7 +8,7 @@
  */
 import type { Tokens } from 'marked';
 import { highlightable, highlightWhenSeen, PENDING } from './highlight';
-import { type CodePre, codeHtml, inlineHtml, lexBlocks, renderHtml, renderMarkdown, segHtml } from './markdown';
+import { type CodePre, codeHtml, groupParts, inlineHtml, lexBlocks, renderHtml, renderMarkdown, segHtml } from './markdown';
 import { type CodeCuts, type CodePart, codeLine, codeLongLine, codeParts, cutParagraph, LONG_PARTS, type ParagraphCuts, plainLine } from './segments';
 
 export interface OpenBlock {
@@ -62,6 +62,8 @@ class OpenParagraph implements OpenBlock {
   /** Where the text ends, once a blank line or another block has ended the paragraph. */
   private textEnd: number | undefined;
   private parts = 0;
+  /** Settled parts not in a group yet (groupParts). */
+  private loose = 0;
   private readonly openEnd = new OpenEnd();
   private rendered = false;
   end: number | undefined;
@@ -110,6 +112,7 @@ class OpenParagraph implements OpenBlock {
       this.openEnd.replace(this.p, document.createDocumentFragment());
       this.p.appendChild(parts);
       this.parts += settled;
+      this.loose = groupParts(this.p, this.loose + settled);
       // As the whole render marks it: more than LONG_PARTS parts, counting the open end.
       this.p.classList.toggle('md-long', this.parts + 1 > LONG_PARTS);
     }
@@ -134,6 +137,8 @@ class OpenFence implements OpenBlock {
   private fed: number;
   private readonly cuts: CodeCuts = { cur: '', lines: 0 };
   private parts = 0;
+  /** Settled parts not in a group yet (groupParts). */
+  private loose = 0;
   private readonly pre: CodePre;
   private readonly code: HTMLElement;
   private readonly openEnd = new OpenEnd();
@@ -190,6 +195,7 @@ class OpenFence implements OpenBlock {
       this.openEnd.replace(this.code, document.createDocumentFragment());
       this.code.appendChild(renderHtml(() => codeHtml(settled, '', language, true)));
       this.parts += settled.length;
+      this.loose = groupParts(this.code, this.loose + settled.length);
     }
     const text = src.slice(this.codeStart, this.fed) + block.text;
     const rest = codeParts(block.text, { ...this.cuts });
