@@ -40,30 +40,33 @@ export function codeHtml(parts: CodePart[], text: string, language: string, wrap
   return wrap ? html.join('') : groupHtml(html);
 }
 
-/** A whole block's parts' HTML, in groups of GROUP_PARTS (whole groups only, never the last part: see GROUP_PARTS). */
+/** A whole block's parts' HTML: all but the last in groups of GROUP_PARTS (see GROUP_PARTS). */
 function groupHtml(parts: string[]): string {
   let html = '';
-  let i = 0;
-  for (; i + GROUP_PARTS < parts.length; i += GROUP_PARTS) html += `<span class="${ours('grp')}">${parts.slice(i, i + GROUP_PARTS).join('')}</span>`;
-  return html + parts.slice(i).join('');
+  for (let i = 0; i < parts.length - 1; i += GROUP_PARTS) html += `<span class="${ours('grp')}">${parts.slice(i, Math.min(i + GROUP_PARTS, parts.length - 1)).join('')}</span>`;
+  return html + (parts.at(-1) ?? '');
 }
 
 /**
- * A streamed block's settled parts: the loose ones at the end of `el` (`loose` of them, nothing after them: the
- * open end is not there yet) put in groups of GROUP_PARTS, as groupHtml groups a whole block (whose last part is
- * the open end here); returns how many are left loose.
+ * A streamed block's settled parts (`parts`, a fragment of `.md-seg`) appended to `el`, whose open end is not
+ * there now: into its last group until it is full, then new ones (as groupHtml groups the whole block). Loose
+ * parts already in `el` (a paragraph that has just become long) go in groups first.
  */
-export function groupParts(el: Element, loose: number): number {
-  for (; loose >= GROUP_PARTS; loose -= GROUP_PARTS) {
-    const group = document.createElement('span');
-    group.className = GROUP;
-    let first = el.lastChild;
-    for (let i = 1; i < loose && first; i++) first = first.previousSibling;
-    el.insertBefore(group, first);
-    for (let i = 0; i < GROUP_PARTS && group.nextSibling; i++) group.appendChild(group.nextSibling);
-    highlightWhenSeen(group);
+export function appendGrouped(el: Element, parts: DocumentFragment): void {
+  let group = el.lastElementChild?.classList.contains(GROUP) ? el.lastElementChild : undefined;
+  const loose = group ? [] : [...el.children].filter((c) => c.classList.contains('md-seg'));
+  const touched = new Set<Element>();
+  for (const part of [...loose, ...parts.children]) {
+    if (!group || group.childElementCount >= GROUP_PARTS) {
+      group = document.createElement('span');
+      group.className = GROUP;
+      el.appendChild(group);
+    }
+    group.appendChild(part);
+    touched.add(group);
   }
-  return loose;
+  // Their code is watched group by group from now on.
+  for (const g of touched) highlightWhenSeen(g);
 }
 
 /** The block tokens of `src` as renderMarkdown reads them. */
@@ -104,7 +107,8 @@ marked.use({
       if (!(token as { cut?: boolean }).cut) return false;
       const parts = paragraphParts(token.text, inlineHtml);
       if (!parts) return false;
-      return `<p${parts.length > LONG_PARTS ? ` class="${ours('long')}"` : ''}>${groupHtml(parts.map(segHtml))}</p>\n`;
+      const long = parts.length > LONG_PARTS;
+      return `<p${long ? ` class="${ours('long')}"` : ''}>${long ? groupHtml(parts.map(segHtml)) : parts.map(segHtml).join('')}</p>\n`;
     },
     // Raw HTML is the agent's text, not markup.
     html({ text, block }: { text: string; block?: boolean }) {

@@ -8,7 +8,7 @@
  */
 import type { Tokens } from 'marked';
 import { highlightable, highlightWhenSeen, PENDING } from './highlight';
-import { type CodePre, codeHtml, groupParts, inlineHtml, lexBlocks, renderHtml, renderMarkdown, segHtml } from './markdown';
+import { appendGrouped, type CodePre, codeHtml, inlineHtml, lexBlocks, renderHtml, renderMarkdown, segHtml } from './markdown';
 import { type CodeCuts, type CodePart, codeLine, codeLongLine, codeParts, cutParagraph, LONG_PARTS, type ParagraphCuts, plainLine } from './segments';
 
 export interface OpenBlock {
@@ -62,8 +62,6 @@ class OpenParagraph implements OpenBlock {
   /** Where the text ends, once a blank line or another block has ended the paragraph. */
   private textEnd: number | undefined;
   private parts = 0;
-  /** Settled parts not in a group yet (groupParts). */
-  private loose = 0;
   private readonly openEnd = new OpenEnd();
   private rendered = false;
   end: number | undefined;
@@ -110,11 +108,12 @@ class OpenParagraph implements OpenBlock {
     });
     if (settled) {
       this.openEnd.replace(this.p, document.createDocumentFragment());
-      this.p.appendChild(parts);
       this.parts += settled;
-      this.loose = groupParts(this.p, this.loose + settled);
-      // As the whole render marks it: more than LONG_PARTS parts, counting the open end.
-      this.p.classList.toggle('md-long', this.parts + 1 > LONG_PARTS);
+      // As the whole render marks it: more than LONG_PARTS parts, counting the open end; then in groups.
+      const long = this.parts + 1 > LONG_PARTS;
+      this.p.classList.toggle('md-long', long);
+      if (long) appendGrouped(this.p, parts);
+      else this.p.appendChild(parts);
     }
     this.openEnd.replace(
       this.p,
@@ -137,8 +136,8 @@ class OpenFence implements OpenBlock {
   private fed: number;
   private readonly cuts: CodeCuts = { cur: '', lines: 0 };
   private parts = 0;
-  /** Settled parts not in a group yet (groupParts). */
-  private loose = 0;
+  /** Every part but the last was settled when the block became final (as the whole render groups them). */
+  private finalParts = false;
   private readonly pre: CodePre;
   private readonly code: HTMLElement;
   private readonly openEnd = new OpenEnd();
@@ -190,15 +189,26 @@ class OpenFence implements OpenBlock {
     const final = this.end !== undefined || complete;
     const state = `${this.fed} ${block.raw.length} ${final}`;
     if (state === this.rendered && !settled.length) return true;
+    // Its parts were settled as final, and it changed after all: rendered afresh by the caller.
+    if (this.finalParts) return false;
     this.rendered = state;
+    let rest = codeParts(block.text, { ...this.cuts });
+    if (final && rest.length > 1) {
+      // Nothing more will come: every part but the last is settled, in groups, as the whole render has them.
+      settled.push(...rest.slice(0, -1));
+      rest = rest.slice(-1);
+      this.finalParts = true;
+    }
     if (settled.length) {
       this.openEnd.replace(this.code, document.createDocumentFragment());
-      this.code.appendChild(renderHtml(() => codeHtml(settled, '', language, true)));
+      if (!this.parts) this.code.replaceChildren();
+      appendGrouped(
+        this.code,
+        renderHtml(() => codeHtml(settled, '', language, true)),
+      );
       this.parts += settled.length;
-      this.loose = groupParts(this.code, this.loose + settled.length);
     }
     const text = src.slice(this.codeStart, this.fed) + block.text;
-    const rest = codeParts(block.text, { ...this.cuts });
     // With no part settled the code element holds only the open end (which highlighting may have rebuilt).
     if (!this.parts) this.code.replaceChildren();
     this.openEnd.replace(
