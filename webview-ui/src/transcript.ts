@@ -36,12 +36,20 @@ const MAX_SLICE = 40;
 const IDLE_MIN_MS = 4;
 /**
  * A message streamed faster than frames can render it catches up in steps: at most `budget` new characters
- * per frame, the budget doubled while a frame's rendering takes under half of FRAME_WORK_MS and halved
- * while it takes more (between MIN_BUDGET and MAX_BUDGET): frames stay short, and text keeps coming.
+ * per frame, the budget halved while a frame that renders streamed text takes more than FRAME_WORK_MS (its
+ * rendering and layout), doubled while it takes under half and text waits (between MIN_BUDGET and
+ * MAX_BUDGET): frames stay short, and text keeps coming.
  */
-const FRAME_WORK_MS = 12;
+const FRAME_WORK_MS = 10;
 const MIN_BUDGET = 4096;
 const MAX_BUDGET = 1 << 20;
+/**
+ * Text comes in batches (src/views/chat/chatBatch.ts FLUSH_MS: 40 ms, between two and three frames): a large one
+ * is shown over the frames until the next, a third of what is not shown yet per frame, not all in its first
+ * (one frame of 64 KB of new text would take 20-30 ms). A batch under SMOOTH_MIN characters is shown at once.
+ */
+const SPREAD = 3;
+const SMOOTH_MIN = 8192;
 
 interface Item {
   entity: TimelineEntity;
@@ -83,6 +91,8 @@ export class Transcript {
   private budget = 64 * 1024;
   /** A message rendered only part of what it has this frame. */
   private behind = false;
+  /** Text streamed onto a message was rendered this frame. */
+  private streamed = false;
   private sliceFrame = 0;
   private sliceDir: 'earlier' | 'later' = 'earlier';
   private stick = true;
@@ -253,11 +263,13 @@ export class Transcript {
         it.el = fresh;
         if (fresh !== old) replaceKeepingFocus(old, fresh);
       }
-      // The catch-up budget follows what a frame's rendering took: more when there is room, less when not.
-      const ms = performance.now() - t0;
-      if (this.behind) this.budget = ms < FRAME_WORK_MS / 2 ? Math.min(MAX_BUDGET, this.budget * 2) : ms > FRAME_WORK_MS ? Math.max(MIN_BUDGET, this.budget / 2) : this.budget;
-      this.behind = false;
+      // (Scrolling to the end lays the page out now: that layout is counted in the frame's work.)
       this.scrollToEnd();
+      // The budget follows what a frame that streamed text took: less when over, more when there is room and text waits.
+      const ms = performance.now() - t0;
+      if (this.streamed) this.budget = ms > FRAME_WORK_MS ? Math.max(MIN_BUDGET, this.budget / 2) : ms < FRAME_WORK_MS / 2 && this.behind ? Math.min(MAX_BUDGET, this.budget * 2) : this.budget;
+      this.behind = false;
+      this.streamed = false;
       if (this.dirty.size) this.schedule();
     });
   }
@@ -443,14 +455,17 @@ export class Transcript {
 
   /**
    * A message's markdown into its body; a long one lays out only its blocks near the viewport. While text is
-   * streamed onto it, at most the frame's budget of new text is rendered, the rest on the next frames.
+   * streamed onto it, at most the frame's budget of new text is rendered (and of a large batch, SPREAD), the
+   * rest on the next frames.
    */
   private renderBody(it: Item, body: HTMLElement, m: MessageEntity, decorate?: (part: HTMLElement) => void): void {
     body.classList.toggle('long', isLong(m));
     const appended = !it.replaced;
     it.replaced = false;
     const shown = shownLength(body);
-    const upTo = appended && shown >= 0 ? Math.min(m.text.length, shown + this.budget) : m.text.length;
+    const step = Math.min(this.budget, Math.max(SMOOTH_MIN, Math.ceil((m.text.length - shown) / SPREAD)));
+    const upTo = appended && shown >= 0 ? Math.min(m.text.length, shown + step) : m.text.length;
+    if (appended && upTo > shown) this.streamed = true;
     if (upTo < m.text.length) {
       this.behind = true;
       this.dirty.add(it);
