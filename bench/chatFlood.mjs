@@ -11,7 +11,8 @@
 // (in RESULTS.md). It is installed as its .vsix would be (a copy of its package's files in a fresh extensions folder).
 // TURN_TIMEOUT_S / PEER_TIMEOUT_S: how long a turn may take (default 3 ms a chunk, at least 120 s; the peer 1,800 s).
 // TRACE_DIR=<folder>: a Chrome trace of the workbench page (its renderer, with the chat) per turn, Enter to marker,
-// written as <shape>-<n>.json (open it in chrome://tracing or Perfetto; bench/traceFrames.mjs sums its long frames).
+// written as <shape>-<n>.json (open it in chrome://tracing or Perfetto; bench/traceFrames.mjs sums its long frames);
+// TRACE_JS=1 adds the JavaScript sampling profile.
 //
 //   npm run build && node bench/chatFlood.mjs
 //   SIZES=5000,20000 SHAPES=paragraph BENCH_NO_WRITE=1 node bench/chatFlood.mjs    (a quick look; prints only)
@@ -42,7 +43,20 @@ const GOAL = { linear: 5.5, p95: 33, max: 100 };
 const turnTimeout = (n) => Number(process.env.TURN_TIMEOUT_S ?? Math.max(120, n * 0.003)) * 1000;
 const PEER_TIMEOUT_S = Number(process.env.PEER_TIMEOUT_S ?? 1800);
 const TRACE_DIR = process.env.TRACE_DIR ? path.resolve(process.env.TRACE_DIR) : undefined;
-const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'toplevel', 'v8', 'v8.execute', 'blink', 'cc', 'ipc', 'mojom'];
+const TRACE_CATEGORIES = [
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'disabled-by-default-devtools.timeline.frame',
+  'toplevel',
+  'v8',
+  'v8.execute',
+  'blink',
+  'cc',
+  'ipc',
+  'mojom',
+  // TRACE_JS=1: with the main thread's JavaScript sampled (its cost shows in the frames too).
+  ...(process.env.TRACE_JS === '1' ? ['disabled-by-default-v8.cpu_profiler'] : []),
+];
 const agent = { name: 'flood', command: process.execPath, args: [path.join(root, 'out/test/fixtures/hostileAgent.js'), 'flood'], env: {}, inheritEnv: true };
 const log = (line) => process.stdout.write(`[chatFlood] ${line}\n`);
 const mib = (bytes) => Math.round(bytes / 2 ** 20);
@@ -78,21 +92,25 @@ function extensionHost(scratch) {
   return hosts[0];
 }
 
-/** CPU seconds used so far by every process on the machine, by kind (the browser's, code-server's, the agent, the rest). */
+/** CPU seconds used so far by the run's processes (this one's descendants: code-server, the browser, the agent), by kind. */
 function cpuByKind() {
-  const kinds = {};
+  const stats = new Map();
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    let stat;
     try {
-      stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(f[11]) + Number(f[12]); // utime + stime
-    if (!ticks) continue;
-    const cmd = cmdline(name);
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) }); // utime + stime
+    } catch {}
+  }
+  const ours = (pid) => {
+    for (let p = pid, n = 0; p > 1 && n < 64; p = stats.get(p)?.ppid ?? 0, n++) if (p === process.pid) return true;
+    return false;
+  };
+  const kinds = {};
+  for (const [pid, { ticks }] of stats) {
+    if (!ticks || pid === process.pid || !ours(pid)) continue;
+    const cmd = cmdline(pid);
     const kind = /hostileAgent/.test(cmd)
       ? 'agent'
       : /--type=extensionHost/.test(cmd)
@@ -105,9 +123,7 @@ function cpuByKind() {
               ? 'browser helpers'
               : /chrom/i.test(cmd)
                 ? 'browser'
-                : /code-server/.test(cmd)
-                  ? 'code-server'
-                  : 'other';
+                : 'code-server';
     kinds[kind] = (kinds[kind] ?? 0) + ticks / 100;
   }
   return kinds;

@@ -70,3 +70,23 @@ for (const key of others) {
       .join(', ')}`,
   );
 }
+
+// The JavaScript of the main thread (the trace's sampling profile, when it has one): self time by function.
+// (Its chunks come from the profiler's own thread, tied by id to the Profile event of the thread profiled.)
+const profile = events.find((e) => e.name === 'Profile' && `${e.pid}:${e.tid}` === mainKey)?.id;
+const nodes = new Map();
+const selfJs = new Map();
+for (const e of events) {
+  if (e.name !== 'ProfileChunk' || e.id !== profile || e.pid !== rafs[0].pid) continue;
+  const { cpuProfile, timeDeltas } = e.args.data;
+  for (const n of cpuProfile?.nodes ?? []) nodes.set(n.id, n);
+  for (const [i, id] of (cpuProfile?.samples ?? []).entries()) {
+    const f = nodes.get(id)?.callFrame;
+    const key = f ? `${f.functionName || '(anonymous)'} ${(f.url ?? '').split('/').at(-1)}:${(f.lineNumber ?? 0) + 1}` : `node ${id}`;
+    selfJs.set(key, (selfJs.get(key) ?? 0) + (timeDeltas[i] ?? 0));
+  }
+}
+if (selfJs.size) {
+  console.log('main thread JavaScript, self time by function (whole trace):');
+  for (const [key, us] of [...selfJs].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${r(us).padStart(8)} ms  ${key}`);
+}
