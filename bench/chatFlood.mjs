@@ -12,7 +12,7 @@
 // TURN_TIMEOUT_S / PEER_TIMEOUT_S: how long a turn may take (default 3 ms a chunk, at least 120 s; the peer 1,800 s).
 // TRACE_DIR=<folder>: a Chrome trace of the workbench page (its renderer, with the chat) per turn, Enter to marker,
 // written as <shape>-<n>.json (open it in chrome://tracing or Perfetto; bench/traceFrames.mjs sums its long frames);
-// TRACE_JS=1 adds the JavaScript sampling profile.
+// TRACE_JS=1 adds the JavaScript sampling profile. SHOTS=1: a screenshot after each turn (test-artifacts/chat-flood-<shape>-<n>.png).
 //
 //   npm run build && node bench/chatFlood.mjs
 //   SIZES=5000,20000 SHAPES=paragraph BENCH_NO_WRITE=1 node bench/chatFlood.mjs    (a quick look; prints only)
@@ -312,7 +312,7 @@ async function turn(page, info, frame, { selector, input, shape, n, afterTurn, t
   const heap = await heapMiB(page, frame);
   const row = { shape, n, ...f, renderer, ...heap, hostBeforeMiB: mib(hostBefore), hostAfterMiB: mib(hostAfter), cpu, text };
   log(JSON.stringify(row));
-  if (!text.ok) await info.screenshot(`chat-flood-${shape}-${n}-mismatch`).catch(() => undefined);
+  if (!text.ok || process.env.SHOTS === '1') log(`screenshot: ${await info.screenshot(`chat-flood-${shape}-${n}${text.ok ? '' : '-mismatch'}`).catch((e) => e.message)}`);
   return row;
 }
 
