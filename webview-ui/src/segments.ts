@@ -17,9 +17,9 @@ export const SEG_CHARS = 2048;
 /** A paragraph of more parts than this lays them out as blocks, each only near the viewport (`.md-long`). */
 export const LONG_PARTS = 8;
 /**
- * A code block's parts, and a long paragraph's (`.md-long`), are kept in groups of this many (`.md-grp`), each
- * group laid out only near the viewport, its parts always with it: what the browser checks each frame
- * (content-visibility, the highlighter's observer) and lays out grows with the number of groups. Every part but
+ * A code block's parts, and a long paragraph's (`.md-long`), are kept in groups of this many (`.md-grp`): a group
+ * far from the viewport is skipped whole (its parts cost the browser's visibility checks, layout and the
+ * highlighter's observer next to nothing), near it each part is laid out only near the viewport. Every part but
  * the block's last (the open end while it streams) is in a group; the last group fills as parts settle.
  */
 export const GROUP_PARTS = 32;
