@@ -3,15 +3,19 @@
 // of a few KB of markdown each, spread round-robin over four chat tabs, with pi in RPC mode on the scripted
 // model (its turn is the fastest of the agents tested: about 18 ms against opencode's 440). A prompt is sent in
 // one tab while the others' turns may still run. Every SAMPLE turns (default 100), once every tab is idle, it samples
-// the extension host's RSS, the page's JS heap after a collection (CDP) and the renderers' RSS. The goal: after
+// the extension host's RSS, then its heap used after a collection (its inspector, bench/hostInspector.mjs: data, not
+// the room V8 keeps), the page's JS heap after a collection (CDP) and the renderers' RSS. The goal: after
 // the first 100 turns neither the extension host's RSS nor the page's heap grows more than 50 MB. Prints JSON and a
-// markdown table; appends a section to bench/RESULTS.md (BENCH_NO_WRITE=1: print only).
+// markdown table; appends a section to bench/RESULTS.md (BENCH_NO_WRITE=1: print only). To find what the host keeps:
+// SOAK_SNAPSHOTS=<folder> (a heap snapshot per sample; bench/heapDiff.mjs compares two) and SOAK_ALLOCATIONS=<file>
+// (its allocations from the second sample on, garbage included; bench/allocSummary.mjs sums them by our code).
 //   npm run build && TURNS=1000 node bench/chatSoak.mjs
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inspectProcess } from './hostInspector.mjs';
 import { machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,8 +28,12 @@ const { startScriptedModel } = require(path.join(root, 'out/src/scriptedModel/sc
 
 const TURNS = Number(process.env.TURNS ?? 1000);
 const SAMPLE = Number(process.env.SAMPLE ?? 100);
+const SNAPSHOTS = process.env.SOAK_SNAPSHOTS; // a folder: the extension host's heap snapshot at every sample goes there
+const ALLOCATIONS = process.env.SOAK_ALLOCATIONS; // a file: the extension host's allocations (sampled, garbage included) from the second sample on
 const TABS = ['t1', 't2', 't3', 't4'];
 const MiB = 2 ** 20;
+const sign = (x) => `${x >= 0 ? '+' : ''}${x}`;
+const mib = (bytes) => Math.round((bytes / MiB) * 10) / 10;
 
 /** Turn `n`'s answer: about 3 KB of markdown (a heading, paragraphs, a list, a code fence), ending with its marker. */
 function answer(n) {
@@ -77,6 +85,8 @@ try {
       const procs = runProcs(info.scratch);
       const host = procs.find((p) => /--type=extensionHost|extensionHostProcess|bootstrap-fork.*extensionHost/.test(cmdline(p)));
       if (!host) throw new Error(`no extension host among the run's processes:\n${procs.map((p) => `${p} ${cmdline(p).slice(0, 160)}`).join('\n')}`);
+      const inspector = await inspectProcess(host);
+      if (SNAPSHOTS) fs.mkdirSync(SNAPSHOTS, { recursive: true });
       let cdp = await page
         .context()
         .newCDPSession(frame)
@@ -104,15 +114,23 @@ try {
         await cdp.send('HeapProfiler.collectGarbage');
         const heap = await cdp.send('Runtime.getHeapUsage');
         const renderers = runProcs(info.scratch).filter((p) => cmdline(p).includes('--type=renderer'));
+        const hostRss = rssMiB(host); // before the host's forced collection, which may give pages back
+        const hostMem = await inspector.memoryAfterGc();
+        if (SNAPSHOTS) await inspector.snapshot(path.join(SNAPSHOTS, `host-${turns}.heapsnapshot`));
         const s = {
           turns,
           seconds: Math.round((Date.now() - t0) / 100) / 10,
-          hostRssMiB: rssMiB(host),
+          hostRssMiB: hostRss,
+          hostHeapMiB: mib(hostMem.heapUsed),
+          hostHeapTotalMiB: mib(hostMem.heapTotal),
+          hostExternalMiB: mib(hostMem.external),
+          hostRssAfterGcMiB: mib(hostMem.rss),
           pageHeapMiB: Math.round((heap.usedSize / MiB) * 10) / 10,
           rendererRssMiB: Math.max(...renderers.map(rssMiB)),
           domEntries: await frame.evaluate(() => document.querySelectorAll('.entries > .entry').length),
         };
         samples.push(s);
+        if (ALLOCATIONS && samples.length === 2) await inspector.startAllocations();
         console.log(`[soak] ${JSON.stringify(s)}`);
       };
       const t0 = Date.now();
@@ -124,6 +142,8 @@ try {
         last.set(id, n);
         if (n % SAMPLE === 0 || n === TURNS) await sample(n);
       }
+      if (ALLOCATIONS) fs.writeFileSync(ALLOCATIONS, JSON.stringify(await inspector.stopAllocations()));
+      inspector.close();
       await info.screenshot('chat-soak-end');
     },
   );
@@ -134,6 +154,7 @@ try {
 const at100 = samples.find((s) => s.turns >= Math.min(100, TURNS)) ?? samples[0];
 const end = samples.at(-1);
 figures.hostGrowthMiB = Math.round((end.hostRssMiB - at100.hostRssMiB) * 10) / 10;
+figures.hostHeapGrowthMiB = Math.round((end.hostHeapMiB - at100.hostHeapMiB) * 10) / 10;
 figures.pageHeapGrowthMiB = Math.round((end.pageHeapMiB - at100.pageHeapMiB) * 10) / 10;
 figures.msPerTurn = Math.round((end.seconds * 1000) / TURNS);
 figures.goalMet = figures.hostGrowthMiB <= 50 && figures.pageHeapGrowthMiB <= 50;
@@ -148,14 +169,15 @@ const section = [
   'Each turn is a prompt typed into the chat and about 3 KB of markdown streamed back by pi 0.73.1 in RPC mode on the scripted',
   'model (the fastest turn of the agents tried: median 18 ms, against pi-acp 37 ms, claude-agent-acp 38 ms, codex-acp 257 ms and',
   'opencode 439 ms, outside VS Code), round-robin over four tabs. Every sample waits for every tab to be idle, then reads the',
-  `extension host's RSS, the page's JS heap after a collection (CDP; ${figures.heapOf}) and the largest renderer's RSS.`,
+  `extension host's RSS, then its heap used after a forced collection (its inspector: the data it holds, not the room V8 keeps),`,
+  `the page's JS heap after a collection (CDP; ${figures.heapOf}) and the largest renderer's RSS.`,
   `${Math.round(end.seconds)} s in all, ${figures.msPerTurn} ms per turn.`,
   '',
-  '| turns | seconds | extension host RSS MiB | page JS heap MiB | renderer RSS MiB | entries in the DOM |',
-  '|---|---|---|---|---|---|',
-  ...samples.map((s) => `| ${s.turns} | ${s.seconds} | ${s.hostRssMiB} | ${s.pageHeapMiB} | ${s.rendererRssMiB} | ${s.domEntries} |`),
+  '| turns | seconds | extension host RSS MiB | extension host heap used after GC MiB | page JS heap MiB | renderer RSS MiB | entries in the DOM |',
+  '|---|---|---|---|---|---|---|',
+  ...samples.map((s) => `| ${s.turns} | ${s.seconds} | ${s.hostRssMiB} | ${s.hostHeapMiB} | ${s.pageHeapMiB} | ${s.rendererRssMiB} | ${s.domEntries} |`),
   '',
-  `From turn ${at100.turns} to turn ${end.turns}: extension host RSS ${figures.hostGrowthMiB >= 0 ? '+' : ''}${figures.hostGrowthMiB} MiB, page heap ${figures.pageHeapGrowthMiB >= 0 ? '+' : ''}${figures.pageHeapGrowthMiB} MiB (goal: at most +50 MB each: ${figures.goalMet ? 'met' : 'not met'}).`,
+  `From turn ${at100.turns} to turn ${end.turns}: extension host RSS ${sign(figures.hostGrowthMiB)} MiB (heap used ${sign(figures.hostHeapGrowthMiB)} MiB), page heap ${sign(figures.pageHeapGrowthMiB)} MiB (goal: at most +50 MB each: ${figures.goalMet ? 'met' : 'not met'}).`,
   '',
 ].join('\n');
 if (process.env.BENCH_NO_WRITE !== '1') fs.appendFileSync(path.join(root, 'bench/RESULTS.md'), section);

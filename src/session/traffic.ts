@@ -49,8 +49,8 @@ export function maskFrame(value: unknown, key = ''): unknown {
 }
 
 export class TrafficLog {
-  /** entries[head…] are kept; the dropped front is cut off in bulk (amortized O(1) per entry). */
-  private entries: TrafficEntry[] = [];
+  /** entries[head…] are kept; a dropped entry's slot is emptied at once (its text freed), the empty front cut off in bulk (amortized O(1) per entry). */
+  private entries: (TrafficEntry | undefined)[] = [];
   private head = 0;
   private bytes = 0;
   private seq = 0;
@@ -127,7 +127,7 @@ export class TrafficLog {
 
   /** The kept entries, oldest first, their text redacted. */
   list(): TrafficEntry[] {
-    return this.entries.slice(this.head).map((e) => ({ ...e, text: redact(e.text) }));
+    return (this.entries.slice(this.head) as TrafficEntry[]).map((e) => ({ ...e, text: redact(e.text) }));
   }
 
   /** Entries as JSON lines (what "Copy as JSON Lines" copies), redacted. */
@@ -150,7 +150,7 @@ export class TrafficLog {
     this.bytes += entry.text.length;
     while (this.entries.length - this.head > this.maxEntries || (this.bytes > this.maxBytes && this.entries.length - this.head > 1)) {
       this.bytes -= this.entries[this.head]!.text.length;
-      this.head++;
+      this.entries[this.head++] = undefined;
     }
     if (this.head > this.maxEntries) {
       this.entries = this.entries.slice(this.head);

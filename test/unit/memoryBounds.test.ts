@@ -131,3 +131,15 @@ test('the traffic ring keeps the clipped text of a big frame, not the whole fram
   // 60 entries of 4,000 characters: under 1 MiB; the whole frames would be 60 MiB.
   assert.ok(grown < 8 * MiB, `the ring of 60 clipped frames holds ${(grown / MiB).toFixed(1)} MiB`);
 });
+
+test('the traffic ring holds its byte budget once full: a dropped entry is let go at once', () => {
+  const traffic = new TrafficLog(2000, MiB);
+  const before = heap();
+  // 1,900 frames clipped to 4,000 characters: the budget keeps the newest 262; fewer than 2,000 dropped, so no bulk cut yet.
+  for (let i = 0; i < 1900; i++) traffic.frame('in', { type: 'message_update', text: fresh(5000, i) });
+  const grown = heap() - before;
+  assert.ok(traffic.size.bytes <= MiB && traffic.size.entries > 200, JSON.stringify(traffic.size));
+  assert.match(traffic.list().at(-1)!.text, /"1899:/);
+  // 1 MiB of text kept; the dropped entries, if still held, would be 7 MiB more.
+  assert.ok(grown < 3 * MiB, `a ring of 1 MiB holds ${(grown / MiB).toFixed(1)} MiB`);
+});
