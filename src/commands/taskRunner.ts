@@ -3,8 +3,10 @@
  * did) unless `agentHost.tasks.whenBusy` is `queue`. Each task shows a cancellable progress notification;
  * cancelling it (or being replaced) sends `session/cancel` through the manager — except a task replaced on an
  * agent that cancels the running task itself when the next arrives (the agent service's one task per connection).
+ * Queued tasks are bounded by `agentHost.tasks.maxQueued`: one past it is refused with a warning.
  */
 import * as vscode from 'vscode';
+import { QUEUE_BOUNDS, queueBound, SerialQueue } from '../core/boundedQueue';
 import { inertMarkup } from '../core/visibleText';
 import type { AgentManager } from '../manager/agentManager';
 import { AgentBusyError } from '../session/agentSession';
@@ -41,14 +43,14 @@ interface RunningTask {
 export class TaskRunner implements vscode.Disposable {
   /** Tasks started and not yet ended (running, or waiting for the one before). */
   private readonly active = new Set<RunningTask>();
-  private tail: Promise<void> = Promise.resolve();
+  private readonly queue = new SerialQueue(() => queueBound(vscode.workspace.getConfiguration('agentHost').get('tasks.maxQueued'), QUEUE_BOUNDS.selectionTasks));
 
   constructor(
     private readonly manager: AgentManager,
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  /** Runs `work` as the session's task; resolves when it ended (done, failed or cancelled). */
+  /** Runs `work` as the session's task; resolves when it ended (done, failed, cancelled, or refused by a full queue). */
   run(title: string, work: (ctx: TaskContext) => Promise<void>): Promise<void> {
     const queue = vscode.workspace.getConfiguration('agentHost').get<string>('tasks.whenBusy', 'cancel') === 'queue';
     const replaced = queue ? [] : [...this.active];
@@ -58,18 +60,23 @@ export class TaskRunner implements vscode.Disposable {
       task.cts.cancel();
     }
     const task: RunningTask = { title, cts: new vscode.CancellationTokenSource() };
-    this.active.add(task);
     // An agent that cancels its running task itself when the next one comes (the agent service) gets the newer one at once.
     const cancelsItself = replaced.length > 0 && this.manager.current?.selectionTasks?.newerCancelsRunning === true;
     if (cancelsItself) this.log.info(`Task "${title}" sent at once: the agent cancels the running task itself`);
-    const done = (cancelsItself ? Promise.resolve() : this.tail.catch(() => undefined))
-      .then(() => this.execute(title, task, work))
-      .finally(() => {
-        task.cts.dispose();
-        this.active.delete(task);
-      });
-    this.tail = done;
-    return done;
+    // Cancel mode: the replaced tasks end at once, so the newest is taken whatever their count.
+    const done = this.queue.run(() => this.execute(title, task, work), { replacing: !queue, atOnce: cancelsItself });
+    if (!done) {
+      // A full queue refuses the newcomer (queue mode cancels nothing): the held tasks run on in order.
+      task.cts.dispose();
+      this.log.warn(`Task "${title}" refused: ${this.queue.size} task(s) already run or wait (agentHost.tasks.maxQueued)`);
+      void vscode.window.showWarningMessage(inertMarkup(vscode.l10n.t('Atrium: {0} was not queued: {1} tasks already run or wait (setting agentHost.tasks.maxQueued).', title, this.queue.size)));
+      return Promise.resolve();
+    }
+    this.active.add(task);
+    return done.finally(() => {
+      task.cts.dispose();
+      this.active.delete(task);
+    });
   }
 
   dispose(): void {

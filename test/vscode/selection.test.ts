@@ -5,7 +5,8 @@
  * files (test/fixtures/selection): the inserted docstring, the applied fix, the written test file (after
  * unchecking a case in the picker), "Fix with agent" from the Ctrl+. menu on a type error, "Explain" from a
  * CodeLens (the chat shows a short label and a chip, not the instructions) with Optimize queued behind it
- * (`agentHost.tasks.whenBusy: "queue"`) and changing only the selection, "Ask About the Selection" (the
+ * (`agentHost.tasks.whenBusy: "queue"`) and changing only the selection, a third task refused by the full queue
+ * (`agentHost.tasks.maxQueued: 2`) with a warning, "Ask About the Selection" (the
  * question reaching the model carries the selected code), the cancellation of a running task when a new
  * one starts, and the zh answers (setting `agentHost.answerLanguage`). Screenshots in
  * test-artifacts/selection-*.png.
@@ -27,7 +28,7 @@ import { scratchWorkspace } from '../support/paths';
 import { stillAbsent, until } from '../support/wait';
 import { chatFrame } from './chatUi';
 import { acceptDiff, agentMenu, fileWith, openFile, selectLines } from './editorUi';
-import { statusBarItem, withWorkbench, type WorkbenchInfo } from './runner';
+import { runCommand, statusBarItem, withWorkbench, type WorkbenchInfo } from './runner';
 import { cursorWithin } from './waits';
 
 interface Held {
@@ -81,6 +82,20 @@ async function startProxy(target: string): Promise<{ url: string; holdTask: stri
 /** Text of the model requests (what the agent sent the model) that `pattern` matches. */
 function requestsMatching(model: { requests: { body: unknown }[] }, pattern: RegExp): string[] {
   return model.requests.map((r) => JSON.stringify(r.body)).filter((b) => pattern.test(b));
+}
+
+/** Waits for the notification saying `text`: its toast, or (toasts are not always raised in a headless window) the list in the notification center, left open for the screenshot. */
+async function refusedNotice(page: Page, text: string): Promise<void> {
+  const toast = page.locator('.notification-toast', { hasText: text }).first();
+  if (
+    await toast.waitFor({ timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
+  await runCommand(page, 'Notifications: Show Notifications');
+  await page.locator('.notifications-center .notification-list-item', { hasText: text }).first().waitFor({ timeout: 15_000 });
 }
 
 test('selection commands from the editor context menu with opencode in a real VS Code', { timeout: 600_000 }, async () => {
@@ -210,7 +225,7 @@ test('selection commands from the editor context menu with opencode in a real VS
     //    still waiting for the model (the proxy holds its answer) when Optimize starts: Optimize waits for
     //    it instead of cancelling it. The chat shows "Explain: sumPrices in cart.ts" with a chip, not the
     //    instructions the agent got. Then Optimize's proposal changes the file only inside the selection.
-    fs.writeFileSync(path.join(ws, '.vscode/settings.json'), JSON.stringify({ 'agentHost.tasks.whenBusy': 'queue' }));
+    fs.writeFileSync(path.join(ws, '.vscode/settings.json'), JSON.stringify({ 'agentHost.tasks.whenBusy': 'queue', 'agentHost.tasks.maxQueued': 2 }));
     await openFile(page, 'src/cart.ts');
     proxy.holdTask = 'explain';
     const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: /^Explain$/ }).first();
@@ -245,6 +260,13 @@ test('selection commands from the editor context menu with opencode in a real VS
     // Queued work sends nothing: no event says Optimize waits, so hold 3 s and fail the moment it asks the model.
     await stillAbsent(() => requestsMatching(model, /Atrium task: optimize/).length > 0, 3000, "Optimize's model request while Explain holds (it did not wait)");
     await info.screenshot('selection-queued-behind-explain');
+    // The queue is full (agentHost.tasks.maxQueued: 2, Explain running and Optimize waiting): a third task is
+    // refused with a warning naming the setting, sends nothing, and the two run on.
+    await agentMenu(page, info, 'export function sumPrices', /^Explain$/);
+    await refusedNotice(page, 'Explaining cart.ts was not queued: 2 tasks already run or wait');
+    await info.screenshot('selection-queue-full');
+    await runCommand(page, 'Notifications: Hide Notifications');
+    assert.equal(proxy.held.length, 1, 'the refused Explain reached the model');
     assert.equal(requestsMatching(model, /Atrium task: optimize/).length, 0, 'Optimize did not wait for the running explanation');
     assert.equal(proxy.held[0]?.aborted, false, 'queue mode cancelled the running explanation');
     proxy.held[0]?.release();

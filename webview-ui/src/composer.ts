@@ -250,7 +250,14 @@ export class Composer {
       (r) => {
         if (r.queued) this.hooks.announce('untilStarted' in r && r.untilStarted ? this.hooks.strings().queuedUntilStarted : this.hooks.strings().queued);
       },
-      (e: Error) => this.showWarning(e.message),
+      (e: Error) => {
+        // A refused message (a full queue, an agent that cannot take it) comes back to the composer unless a new one was begun.
+        if (!this.input.value && !this.chips.length) {
+          this.setDraft(text, context);
+          this.hooks.onDraftChange();
+        }
+        this.showWarning(e.message);
+      },
     );
   }
 

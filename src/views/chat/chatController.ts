@@ -16,6 +16,7 @@ import { ChatBatch } from './chatBatch';
 import { chatStrings } from './chatStrings';
 import { EditorActions } from './editorActions';
 import { offerRetry } from '../busyRetry';
+import { queuePrompt } from './promptQueue';
 
 type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<ChatRequests[M][1]> | ChatRequests[M][1] };
 
@@ -153,7 +154,7 @@ export class ChatController implements vscode.Disposable {
       // No agent runs in this tab (in error, stopped, starting): the message waits in the queue while it starts.
       const down = !this.manager.current;
       if (this.busy() || down) {
-        this.queue.push({ id: `q${++this.queueCount}`, text, context });
+        queuePrompt(this.queue, { id: `q${++this.queueCount}`, text, context }, this.log);
         this.post({ type: 'queue', queue: this.queue });
         if (down) this.startForQueue();
         return { queued: true, ...(down ? { untilStarted: true } : {}) };
