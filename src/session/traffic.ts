@@ -48,6 +48,17 @@ export function maskFrame(value: unknown, key = ''): unknown {
   return value;
 }
 
+/** Whether maskFrame would change anything in `value` (found without copying it: most frames have nothing to mask). */
+export function needsMask(value: unknown, key = ''): boolean {
+  if (typeof value === 'string') return SECRET_KEY.test(key);
+  if (Array.isArray(value)) return key === 'env' ? value.length > 0 : value.some((v) => needsMask(v));
+  if (value && typeof value === 'object') {
+    if (key === 'env') return Object.keys(value).length > 0;
+    for (const k in value) if (Object.hasOwn(value, k) && needsMask((value as Record<string, unknown>)[k], k)) return true;
+  }
+  return false;
+}
+
 export class TrafficLog {
   /** entries[head…] are kept; a dropped entry's slot is emptied at once (its text freed), the empty front cut off in bulk (amortized O(1) per entry). */
   private entries: (TrafficEntry | undefined)[] = [];
@@ -78,7 +89,8 @@ export class TrafficLog {
     };
     let json: string;
     try {
-      json = JSON.stringify(maskFrame(frame)) ?? 'null';
+      // A copy with secrets masked only when there is one (a flood of 100,000 chunks spent a third of the extension host's time copying).
+      json = JSON.stringify(needsMask(frame) ? maskFrame(frame) : frame) ?? 'null';
     } catch {
       json = String(frame);
     }

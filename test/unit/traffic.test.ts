@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { registerEnvSecrets, streamLogger } from '../../src/core/log';
-import { maskFrame, TrafficLog, trafficLogger } from '../../src/session/traffic';
+import { maskFrame, needsMask, TrafficLog, trafficLogger } from '../../src/session/traffic';
 
 test('traffic: requests and their answers paired both ways, with durations, methods and sizes', () => {
   const t = new TrafficLog();
@@ -82,6 +82,20 @@ test('traffic: env values, secret-looking keys and registered env secrets never 
     forget();
   }
   assert.deepEqual(maskFrame({ env: { A: '1' }, list: [{ token: 'x' }] }), { env: { A: '***' }, list: [{ token: '***' }] });
+  // needsMask says exactly when maskFrame changes something (frames with nothing to mask are not copied).
+  const frames: unknown[] = [
+    { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'token key secret' } } } },
+    { env: { A: '1' } },
+    { env: [] },
+    { env: [{ name: 'A', value: '1' }] },
+    { list: [{ token: 'x' }] },
+    { apiKey: 7, nested: { password: { inner: 'plain' } } },
+    { authorization: 'Bearer x' },
+    [1, 'two', { credentials: 'x' }],
+    'a string',
+    null,
+  ];
+  for (const f of frames) assert.equal(needsMask(f), JSON.stringify(maskFrame(f)) !== JSON.stringify(f), JSON.stringify(f));
 });
 
 test('traffic: the logger tap turns stderr lines into entries and dropped lines into a count', () => {
