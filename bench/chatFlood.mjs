@@ -12,7 +12,8 @@
 // TURN_TIMEOUT_S / PEER_TIMEOUT_S: how long a turn may take (default 3 ms a chunk, at least 120 s; the peer 1,800 s).
 // TRACE_DIR=<folder>: a Chrome trace of the workbench page (its renderer, with the chat) per turn, Enter to marker,
 // written as <shape>-<n>.json (open it in chrome://tracing or Perfetto; bench/traceFrames.mjs sums its long frames);
-// TRACE_JS=1 adds the JavaScript sampling profile. SHOTS=1: a screenshot after each turn (test-artifacts/chat-flood-<shape>-<n>.png).
+// TRACE_JS=1 adds the JavaScript sampling profile. HOST_PROFILE=1: the extension host's JavaScript per turn, self time
+// by function (its inspector, opened by SIGUSR1: bench/hostInspector.mjs). SHOTS=1: a screenshot after each turn (test-artifacts/chat-flood-<shape>-<n>.png).
 //
 //   npm run build && node bench/chatFlood.mjs
 //   SIZES=5000,20000 SHAPES=paragraph BENCH_NO_WRITE=1 node bench/chatFlood.mjs    (a quick look; prints only)
@@ -23,6 +24,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inspectProcess } from './hostInspector.mjs';
 import { machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -164,6 +166,23 @@ function sampleRenderers(scratch) {
 
 // ------------------------------------------------------------------------------------------------ the page
 
+/** A V8 CPU profile's self time by function (name, file and line), the 25 largest, idle left out. */
+function selfTimes(profile) {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  for (const [i, id] of profile.samples.entries()) {
+    const f = nodes.get(id).callFrame;
+    if (f.functionName === '(idle)') continue;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  }
+  return [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([key, us]) => `  ${(us / 1000).toFixed(1).padStart(8)} ms  ${key}`)
+    .join('\n');
+}
+
 /** With TRACE_DIR: starts a trace of the page's renderer; the returned function stops it and writes it to `file`. */
 async function startTrace(page, file) {
   if (!TRACE_DIR) return async () => undefined;
@@ -296,6 +315,11 @@ async function turn(page, info, frame, { selector, input, shape, n, afterTurn, t
   await frame.locator(input).fill(`FLOOD ${shape} ${n}`);
   const stop = sampleRenderers(info.scratch);
   const traced = await startTrace(page, `${shape}-${n}.json`);
+  const hostProfile = process.env.HOST_PROFILE === '1' ? await inspectProcess(host) : undefined;
+  if (hostProfile) {
+    await hostProfile.send('Profiler.enable');
+    await hostProfile.send('Profiler.start');
+  }
   const cpuBefore = cpuByKind();
   await frame.locator(input).press('Enter');
   const f = await armed(frame, timeoutMs).catch(async (error) => {
@@ -304,6 +328,11 @@ async function turn(page, info, frame, { selector, input, shape, n, afterTurn, t
     throw error.name === 'TimeoutError' ? new Error(`no end marker within ${timeoutMs / 1000} s`) : error;
   });
   const cpu = cpuSince(cpuBefore);
+  if (hostProfile) {
+    const { profile } = await hostProfile.send('Profiler.stop');
+    hostProfile.close();
+    log(`extension host, self time by function:\n${selfTimes(profile)}`);
+  }
   await traced();
   await afterTurn(timeoutMs);
   const renderer = stop();
