@@ -60,8 +60,9 @@ export class HealthTracker {
     return this.state;
   }
 
+  /** Every timed-out request is reported, so the traffic view counts requests, not spells; 'ok' only when it changes. */
   set(health: Health, detail: string): void {
-    if (this.state === health) return;
+    if (this.state === health && health === 'ok') return;
     this.state = health;
     this.onChange?.(health, detail);
     this.changes.fire({ health, detail });

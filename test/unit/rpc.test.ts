@@ -121,9 +121,10 @@ describe('RpcConnection against a fake agent', () => {
     const t0 = Date.now();
     await assert.rejects(conn.call({ type: 'silent' }), (e: unknown) => e instanceof RpcTimeoutError && e.command === 'silent');
     assert.ok(Date.now() - t0 < 1500);
+    await assert.rejects(conn.call({ type: 'silent' }), (e: unknown) => e instanceof RpcTimeoutError);
     assert.equal((await conn.call<{ type: string }>({ type: 'echo' }, { timeoutMs: 2000 })).type, 'echo');
-    // Reported unresponsive at the timeout, answering again at the next response.
-    assert.deepEqual(health, ['unresponsive', 'ok']);
+    // Reported unresponsive at each timeout (the traffic view counts them), answering again at the next response.
+    assert.deepEqual(health, ['unresponsive', 'unresponsive', 'ok']);
   });
 
   it('keeps U+2028/U+2029 inside a line, drops garbage lines, logs parse errors and late answers', async () => {

@@ -2,7 +2,9 @@
  * "Atrium: Show Agent Traffic" in a real VS Code (code-server + Chromium) with opencode on the scripted
  * model: a live turn shows in the view (session/new, session/prompt with its duration, session/update in
  * both directions, the stderr lines), the filter narrows it, and a fake API key given to the agent in `env`
- * — and typed into the prompt — never appears in the view or in the Atrium log.
+ * — and typed into the prompt — never appears in the view or in the Atrium log. With the smoke agent (a fault
+ * fixture: no real agent crashes or goes deaf on demand), a request that times out and a crash mid-turn raise
+ * the view's "timed out" and "restarts" counters.
  */
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -13,6 +15,7 @@ import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
 import { openChat, send, turnIdle, waitText } from './chatUi';
 import { agentHostLog, runCommand, withWorkbench } from './runner';
+import { repoRoot } from '../support/paths';
 import { frameWhere } from './waits';
 
 const FAKE_KEY = 'sk-traffic-FAKE-0123456789abcdef';
@@ -85,4 +88,58 @@ test('the traffic view shows a live turn of opencode, filters it, and never show
   } finally {
     await model.close();
   }
+});
+
+test('the traffic view counts a request that timed out and a restart after a crash (smoke agent)', { timeout: 240_000 }, async () => {
+  const { scratch, workspace } = scratchWorkspace('traffic-counters');
+  // The agent's sessions offer modes but never answer session/set_mode: the default mode, applied at each start, times out after 1 s.
+  const agent = {
+    name: 'smoke-agent',
+    command: process.execPath,
+    args: [path.join(repoRoot, 'out/test/vscode/fixtures/smokeAgent.js')],
+    env: { SMOKE_DEAF_MODE: '1' },
+    defaults: { mode: 'code' },
+  };
+  await withWorkbench(
+    {
+      workspace,
+      userSettings: {
+        'agentHost.agents': [agent],
+        'agentHost.defaultAgent': agent.name,
+        'agentHost.requestTimeoutSeconds': 1,
+        'agentHost.sessions.stateDir': path.join(scratch, 'state'),
+      },
+      timeoutMs: 200_000,
+    },
+    async (page, info) => {
+      const chat = await openChat(page);
+      await chat.locator('.conn-ready').waitFor({ timeout: 90_000 });
+      await runCommand(page, 'Atrium: Show Agent Traffic');
+      const view = await trafficFrame(page);
+      const countersLine = async () => (await view.locator('#counters').textContent()) ?? '';
+      const counted = (what: string) =>
+        view
+          .waitForFunction((re) => new RegExp(re).test(document.getElementById('counters')?.textContent ?? ''), what, { timeout: 30_000 })
+          .catch(async () => assert.fail(`the counters never showed "${what}": ${await countersLine()}`));
+      await counted(' 1 requests timed out');
+      assert.match(await countersLine(), /· 0 restarts ·/, 'a restart counted before any crash');
+      // A second request unanswered while the agent is still marked unresponsive counts too (requests, not spells).
+      await chat.locator('[data-testid="mode"]').evaluate((el) => {
+        (el as HTMLElement & { value: string }).value = 'code';
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      await counted(' 2 requests timed out');
+      await send(chat, 'crash: Run the build');
+      await counted('[1-9]\\d* restarts');
+      // The agent is back (restarted, a new session, whose default mode timed out once more): a turn is answered.
+      await send(chat, 'say: after the crash');
+      await waitText(chat, '.msg.agent', 'Heard: after the crash', 60_000);
+      const line = (await view.locator('#counters').textContent()) ?? '';
+      assert.match(line, /^smoke-agent · 3 requests timed out · 1 restarts · 0 permission dialogs timed out · 0 lines dropped$/);
+      const whole = await view.evaluate(() => document.body.innerText);
+      assert.match(whole, /timed out: no answer to session\/set_mode in 1000 ms/, 'the timeout is in the view as a note');
+      assert.match(whole, /panic: the smoke agent crashed mid-turn/, "the crash's stderr is in the view");
+      await info.screenshot('traffic-counters');
+    },
+  );
 });
