@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { registerEnvSecrets, streamLogger } from '../../src/core/log';
-import { maskFrame, needsMask, TrafficLog, trafficLogger } from '../../src/session/traffic';
+import { maskFrame, TrafficLog, trafficLogger } from '../../src/session/traffic';
 
 test('traffic: requests and their answers paired both ways, with durations, methods and sizes', () => {
   const t = new TrafficLog();
@@ -82,7 +82,7 @@ test('traffic: env values, secret-looking keys and registered env secrets never 
     forget();
   }
   assert.deepEqual(maskFrame({ env: { A: '1' }, list: [{ token: 'x' }] }), { env: { A: '***' }, list: [{ token: '***' }] });
-  // needsMask says exactly when maskFrame changes something (frames with nothing to mask are not copied).
+  // A frame with nothing to mask comes back as it is (not copied); one with a secret is a masked copy, the frame untouched.
   const frames: unknown[] = [
     { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'token key secret' } } } },
     { env: { A: '1' } },
@@ -95,7 +95,14 @@ test('traffic: env values, secret-looking keys and registered env secrets never 
     'a string',
     null,
   ];
-  for (const f of frames) assert.equal(needsMask(f), JSON.stringify(maskFrame(f)) !== JSON.stringify(f), JSON.stringify(f));
+  const secret = [false, true, false, true, true, false, true, true, false, false];
+  for (const [i, f] of frames.entries()) {
+    const before = JSON.stringify(f);
+    const masked = maskFrame(f);
+    assert.equal(masked !== f, secret[i], `${before}: copied only when it has something to mask`);
+    assert.equal(JSON.stringify(masked) !== before, secret[i], `${before}: masked`);
+    assert.equal(JSON.stringify(f), before, `${before}: the frame itself untouched`);
+  }
 });
 
 test('traffic: the logger tap turns stderr lines into entries and dropped lines into a count', () => {
