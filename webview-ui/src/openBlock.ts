@@ -199,9 +199,10 @@ class OpenFence implements OpenBlock {
       rest = rest.slice(-1);
       this.finalParts = true;
     }
+    // With no part settled before, the code element holds only the open end (which highlighting may have rebuilt).
+    if (!this.parts) this.code.replaceChildren();
     if (settled.length) {
       this.openEnd.replace(this.code, document.createDocumentFragment());
-      if (!this.parts) this.code.replaceChildren();
       appendGrouped(
         this.code,
         renderHtml(() => codeHtml(settled, '', language, true)),
@@ -209,8 +210,6 @@ class OpenFence implements OpenBlock {
       this.parts += settled.length;
     }
     const text = src.slice(this.codeStart, this.fed) + block.text;
-    // With no part settled the code element holds only the open end (which highlighting may have rebuilt).
-    if (!this.parts) this.code.replaceChildren();
     this.openEnd.replace(
       this.code,
       renderHtml(() => codeHtml(rest, text, language, this.parts > 0, !final)),
