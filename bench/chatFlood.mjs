@@ -25,7 +25,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspectProcess } from './hostInspector.mjs';
-import { machine } from './machine.mjs';
+import { startTrace as traceStart } from './cdpTrace.mjs';
+import { loadLine, machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -94,24 +95,20 @@ function extensionHost(scratch) {
   return hosts[0];
 }
 
-/** CPU seconds used so far by the run's processes (this one's descendants: code-server, the browser, the agent), by kind. */
+/** CPU seconds used so far by the run's processes (this one's tree: code-server, the browser, the agent), by kind. */
 function cpuByKind() {
-  const stats = new Map();
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) }); // utime + stime
-    } catch {}
-  }
-  const ours = (pid) => {
-    for (let p = pid, n = 0; p > 1 && n < 64; p = stats.get(p)?.ppid ?? 0, n++) if (p === process.pid) return true;
-    return false;
-  };
   const kinds = {};
-  for (const [pid, { ticks }] of stats) {
-    if (!ticks || pid === process.pid || !ours(pid)) continue;
+  for (const pid of processTree(process.pid)) {
+    if (pid === process.pid) continue;
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(f[11]) + Number(f[12]); // utime + stime
+    if (!ticks) continue;
     const cmd = cmdline(pid);
     const kind = /hostileAgent/.test(cmd)
       ? 'agent'
@@ -187,19 +184,9 @@ function selfTimes(profile) {
 async function startTrace(page, file) {
   if (!TRACE_DIR) return async () => undefined;
   const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: TRACE_CATEGORIES } });
+  const stop = await traceStart(cdp, TRACE_CATEGORIES);
   return async () => {
-    const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
-    await cdp.send('Tracing.end');
-    const { stream } = await done;
-    const out = fs.openSync(path.join(TRACE_DIR, file), 'w');
-    for (;;) {
-      const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream, size: 1 << 20 });
-      fs.writeSync(out, base64Encoded ? Buffer.from(data, 'base64') : data);
-      if (eof) break;
-    }
-    fs.closeSync(out);
-    await cdp.send('IO.close', { handle: stream });
+    fs.writeFileSync(path.join(TRACE_DIR, file), await stop());
     await cdp.detach();
     log(`trace: ${path.join(TRACE_DIR, file)}`);
   };
@@ -472,7 +459,7 @@ const section = [
   `## Chat flood: ${SIZES.map((n) => n.toLocaleString('en')).join(', ')} chunks of 40 characters as one paragraph and as one code fence`,
   '',
   `Written by \`node bench/chatFlood.mjs\` on ${new Date().toISOString().slice(0, 10)}.`,
-  `Machine: ${machine(', headless Chromium (no GPU) through code-server')}; load average (1, 5, 15 min) ${loadBefore.map((x) => x.toFixed(2)).join(', ')} before the run, ${loadAfter.map((x) => x.toFixed(2)).join(', ')} after.`,
+  `Machine: ${machine(', headless Chromium (no GPU) through code-server')}; ${loadLine(loadBefore, loadAfter)}.`,
   '',
   'test/fixtures/hostileAgent.ts (`flood` mode, prompt `FLOOD <shape> <n>`) writes N `agent_message_chunk` updates of',
   '40 characters as fast as the pipe takes them: one paragraph with no line break, or a ```ts fence of N lines; then',

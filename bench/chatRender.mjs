@@ -15,7 +15,8 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { machine } from './machine.mjs';
+import { startTrace } from './cdpTrace.mjs';
+import { loadLine, machine } from './machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -56,7 +57,7 @@ async function run(shape, n) {
   const html = `<style>${css}</style><div id="sc" style="width: 300px; height: 600px; overflow: auto"><div class="entry msg agent"><div class="md long" id="body"></div></div></div>`;
   return withMarkdownPage(html, async (page) => {
     const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: ['devtools.timeline', 'toplevel', 'cc'] } });
+    const traced = await startTrace(cdp, ['devtools.timeline', 'toplevel', 'cc']);
     const f = await page.evaluate(
       ([doc, per]) =>
         new Promise((resolve) => {
@@ -83,16 +84,7 @@ async function run(shape, n) {
         }),
       [doc, PER],
     );
-    const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
-    await cdp.send('Tracing.end');
-    const { stream } = await done;
-    let text = '';
-    for (;;) {
-      const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream, size: 1 << 20 });
-      text += base64Encoded ? Buffer.from(data, 'base64').toString() : data;
-      if (eof) break;
-    }
-    const raw = JSON.parse(text);
+    const raw = JSON.parse(await traced());
     const cpu = cpuPerFrame(Array.isArray(raw) ? raw : raw.traceEvents);
     const row = {
       shape,
@@ -122,7 +114,7 @@ const section = [
   `## The chat's renderer alone: ${SIZES.map((n) => n.toLocaleString('en')).join(', ')} flood chunks fed ${PER.toLocaleString('en')} characters a frame`,
   '',
   `Written by \`node bench/chatRender.mjs\` on ${new Date().toISOString().slice(0, 10)}.`,
-  `Machine: ${machine(', headless Chromium (no GPU), no VS Code')}; load average (1, 5, 15 min) ${loadBefore.map((x) => x.toFixed(2)).join(', ')} before the run, ${loadAfter.map((x) => x.toFixed(2)).join(', ')} after.`,
+  `Machine: ${machine(', headless Chromium (no GPU), no VS Code')}; ${loadLine(loadBefore, loadAfter)}.`,
   '',
   "The flood's text (bench/chatFlood.mjs) fed to the chat's markdown renderer with the chat's stylesheet in a 300 px",
   'column kept at its end, one slice an animation frame: what the page costs without the workbench, the extension host',
