@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { domFigures, feedLong, scrollThrough } from './chatLong';
 import { stillAbsent, until } from '../support/wait';
-import { runCommand, withWorkbench, type WorkbenchInfo, type WorkbenchOptions } from './runner';
+import { reloadWindow, withWorkbench, type WorkbenchInfo, type WorkbenchOptions } from './runner';
 import { focusedRow, frameWhere, settled, showExplorer } from './waits';
 
 export interface ChatUiOptions extends WorkbenchOptions {
@@ -439,9 +439,7 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     const afterShow = await frame.locator('.entries > .entry').count();
     if (afterShow < entriesBefore) throw new Error(`hiding the view lost entries: ${entriesBefore} → ${afterShow}`);
     step(`hide/show kept ${afterShow} entries`);
-    // The old workbench stays in the page until the reload navigates: wait for the new document.
-    await Promise.all([page.waitForEvent('domcontentloaded', { timeout: 60_000 }), runCommand(page, 'Developer: Reload Window')]);
-    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await reloadWindow(page);
     frame = await openChat(page);
     await waitText(frame, '.msg.agent', 'The queued message arrived.', 30_000);
     step(`window reload restored ${await frame.locator('.entries > .entry').count()} entries`);

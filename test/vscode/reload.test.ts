@@ -13,14 +13,21 @@ import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
 import { openChat, send, turnIdle, waitText } from './chatUi';
-import { runCommand, withWorkbench } from './runner';
+import { reloadWindow, withWorkbench } from './runner';
 
 async function reload(page: Page) {
-  await runCommand(page, 'Developer: Reload Window');
-  await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
-  const frame = await openChat(page);
-  await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
-  return frame;
+  await reloadWindow(page);
+  // The restored view can replace its webview once more while it settles: a frame found before that detaches,
+  // so find it again.
+  for (let attempt = 1; ; attempt++) {
+    const frame = await openChat(page);
+    try {
+      await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+      return frame;
+    } catch (e) {
+      if (attempt >= 3 || !frame.isDetached()) throw e;
+    }
+  }
 }
 
 test('after a window reload the chat reattaches its session: codex and claude remember the conversation', { timeout: 600_000 }, async () => {

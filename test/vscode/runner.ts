@@ -26,7 +26,7 @@ import { ConsoleForwarder } from './workbenchConsole';
 
 export { REPO_ROOT };
 // What the UI checks do in a workbench (they import it from here).
-export { agentEntryIn, agentHostLog, answerModal, askAgent, runCommand, statusBarItem } from './workbenchActions';
+export { agentEntryIn, agentHostLog, answerModal, askAgent, reloadWindow, runCommand, statusBarItem } from './workbenchActions';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const CHROMIUM_ARGS = [

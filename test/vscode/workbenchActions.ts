@@ -54,6 +54,15 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 }
 
 /**
+ * "Developer: Reload Window", then waits for the new document: the old workbench stays in the page until the
+ * reload navigates, so waiting for `.monaco-workbench` alone can find the old one (and its frames then detach).
+ */
+export async function reloadWindow(page: Page): Promise<void> {
+  await Promise.all([page.waitForEvent('domcontentloaded', { timeout: 60_000 }), runCommand(page, 'Developer: Reload Window')]);
+  await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+}
+
+/**
  * "Atrium: Ask the Agent…" with `prompt`. Waits for the input box's own prompt line before typing:
  * the palette's input is the same element, so filling it too early would type into the palette.
  */
