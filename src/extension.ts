@@ -17,6 +17,7 @@ import { defaultStateDir, SessionStore } from './session/sessionStore';
 import type { AddAgentContext } from './views/addAgent';
 import { redactingLogger } from './core/log';
 import { ChatViewProvider } from './views/chat/chatViewProvider';
+import { TabHistories } from './views/chat/tabHistories';
 import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
 import { WALKTHROUGH_ID } from './views/firstSteps';
 import { trackWalkthrough } from './views/walkthroughProgress';
@@ -65,7 +66,9 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const ctx: Ctx = { extension: context, log, manager, host, keys: new ContextKeys(), sessions };
 
   const transcript = new TranscriptChannel(manager);
-  const chat = new ChatViewProvider(context.extensionUri, manager, log, context.workspaceState, host.broker);
+  // Without a folder open there is no workspace storage: the empty window's histories share one folder.
+  const historyDir = context.storageUri?.fsPath ?? path.join(context.globalStorageUri.fsPath, 'empty-window');
+  const chat = new ChatViewProvider(context.extensionUri, manager, log, new TabHistories(historyDir, context.workspaceState, log), host.broker);
   const rpcUi = new VsCodeRpcUi();
   context.subscriptions.push(
     // First: it hears every step's events from the start.

@@ -104,7 +104,10 @@ export interface RpcChatState extends AgentExtras {
 }
 
 export interface Snapshot {
+  /** The newest entities (src/views/chat/chatContent.ts SNAPSHOT_ENTITIES). */
   entities: TimelineEntity[];
+  /** How many entities come before them (the page asks for them with `earlier`). */
+  earlier: number;
   plan: PlanEntry[];
   header: HeaderState;
   queue: QueuedPrompt[];
@@ -139,6 +142,8 @@ export type HostEvent =
 
 export interface ChatRequests {
   ready: [Record<string, never>, Snapshot];
+  /** Up to `count` entities just before the one keyed `before` (kind:id), and how many come before those. */
+  earlier: [{ before: string; count: number }, { entities: TimelineEntity[]; earlier: number }];
   /** Sends now when the agent is idle, else queues; answers whether it was queued (`untilStarted`: until the agent runs). */
   prompt: [{ text: string; context: ContextChip[] }, { queued: boolean; untilStarted?: boolean }];
   cancel: [Record<string, never>, void];

@@ -15,8 +15,10 @@ export function longAgentConfig(name = 'long-agent'): { name: string; command: s
 }
 
 export interface DomFigures {
-  /** Entities the page holds (what the session model sent). */
+  /** Entities of the transcript (those the page holds and those the extension holds before them). */
   total: number;
+  /** Entities the page holds (a snapshot carries the newest; earlier ones come as the reader scrolls up). */
+  held: number;
   /** `.entries > .entry` elements in the DOM. */
   domEntries: number;
   /** Every element of the webview's document. */
@@ -43,6 +45,7 @@ export async function domFigures(frame: Frame): Promise<DomFigures> {
     const mem = (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory;
     return {
       total: Number(document.querySelector<HTMLElement>('.transcript')?.dataset.total ?? -1),
+      held: Number(document.querySelector<HTMLElement>('.transcript')?.dataset.held ?? -1),
       domEntries: document.querySelectorAll('.entries > .entry').length,
       domNodes: document.getElementsByTagName('*').length,
       heapMiB: mem ? Math.round((mem.usedJSHeapSize / 1048576) * 10) / 10 : null,

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { domFigures, feedLong, scrollThrough } from './chatLong';
+import { domFigures, feedLong, reopen, scrollThrough } from './chatLong';
 import { stillAbsent, until } from '../support/wait';
 import { reloadWindow, withWorkbench, type WorkbenchInfo, type WorkbenchOptions } from './runner';
 import { focusedRow, frameWhere, settled, showExplorer } from './waits';
@@ -476,8 +476,13 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
       if (bottom.total < 2500) throw new Error(`only ${bottom.total} entities reached the page`);
       if (bottom.disorder) throw new Error(`the DOM's entries out of order (bottom): ${bottom.disorder}`);
       if (bottom.domEntries > 360) throw new Error(`${bottom.domEntries} entries in the DOM at the bottom`);
+      // Shown again, the view gets only the newest entities; scrolling up asks the extension for the rest.
+      frame = (await reopen(page, 'LONG-END 2000 messages')).frame;
+      const reopened = await domFigures(frame);
+      if (reopened.total !== bottom.total || reopened.held > 240) throw new Error(`shown again, the page holds ${reopened.held} of ${reopened.total} entities (before: ${bottom.total})`);
       const up = await scrollThrough(frame, 'up');
       const top = await domFigures(frame);
+      if (top.held !== bottom.total) throw new Error(`at the top the page holds ${top.held} of ${bottom.total} entities`);
       const first = await frame.locator('.entries > .entry').first().textContent();
       if (top.disorder) throw new Error(`the DOM's entries out of order (top): ${top.disorder}`);
       if (top.domEntries > 360) throw new Error(`${top.domEntries} entries in the DOM at the top`);

@@ -4,7 +4,7 @@
  * hint, and the walkthrough). Quiet links in the theme's colours; the transcript hides them once the
  * conversation has a message. The commands run through the extension, which runs only these.
  */
-import type { FirstStepCommand, FirstStepStrings } from '../../src/shared/chatProtocol';
+import type { ChatStrings, FirstStepCommand, FirstStepStrings, HeaderState } from '../../src/shared/chatProtocol';
 import { h, icon } from './dom';
 import { send } from './rpc';
 
@@ -30,4 +30,14 @@ export function firstSteps(s: FirstStepStrings, focusComposer: () => void): HTML
       step('selection', h('span', { className: 'step-hint' }, s.selectionHint), ' ', run('agentHost.getStarted', s.walkthrough, 'step-walkthrough')),
     ),
   );
+}
+
+/** The empty chat's message and first steps while there is no entry (`empty`), else hidden. */
+export function showEmpty(el: HTMLElement, empty: boolean, s: ChatStrings, tabs: HeaderState['tabs'], focusComposer: () => void): void {
+  el.hidden = !empty;
+  if (!empty) return;
+  // Built once: a new snapshot (e.g. the warm-started session) must not take the focus from a step.
+  if (!el.firstChild) el.replaceChildren(icon('hubot', 'empty-icon'), h('p', null, s.empty), h('p', { className: 'hint' }, s.emptyHint), firstSteps(s.firstSteps, focusComposer));
+  // The first steps belong to the first conversation: another tab is not someone's first hour.
+  el.querySelector<HTMLElement>('.first-steps')!.hidden = tabs.length > 0 && !tabs[0]!.active;
 }

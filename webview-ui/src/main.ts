@@ -112,6 +112,7 @@ function mount(snapshot: Snapshot): void {
     onExpandedChange: persist,
     announce,
     focusComposer: () => composer.focus(),
+    fetchEarlier: (before, count) => request('earlier', { before, count }),
   });
   composer = new Composer({ strings: () => strings, header: () => header, onDraftChange: persist, announce: (t) => announce(t), focusTranscript: () => transcript.focusLatest() });
   planEl = h('details', { className: 'plan', open: true, hidden: true, 'aria-label': strings.plan }, h('summary'), h('ul', { className: 'plan-list' })) as HTMLDetailsElement;
@@ -127,7 +128,7 @@ function mount(snapshot: Snapshot): void {
 function apply(snapshot: Snapshot): void {
   strings = snapshot.strings;
   header = snapshot.header;
-  transcript.reset(snapshot.entities);
+  transcript.reset(snapshot.entities, snapshot.earlier);
   renderPlan(snapshot.plan);
   applyHeader(snapshot.header);
   composer.renderQueue(snapshot.queue);

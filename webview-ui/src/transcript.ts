@@ -11,11 +11,12 @@ import type { ChatStrings, HeaderState, MessageEntity, PermissionEntity, Timelin
 import { chips, decorateCode, noticeCard, permissionCard, toolCallCard } from './cards';
 import { h, icon } from './dom';
 import { focusEntry, onEntryKey, replaceKeepingFocus } from './entryKeys';
-import { firstSteps } from './emptyState';
+import { showEmpty } from './emptyState';
 import { highlightWhenSeen } from './highlight';
 import { renderStreamed, shownLength } from './streamed';
 import { onTranscriptClick } from './transcriptActions';
 import { Spares } from './spares';
+import { StreamPace } from './pace';
 
 const PAGE = 120;
 const MAX = 3 * PAGE;
@@ -34,22 +35,6 @@ const LONG_TEXT = 20_000;
 const MAX_SLICE = 40;
 /** Idle time left (ms) under which no spare is rendered ahead. */
 const IDLE_MIN_MS = 4;
-/**
- * A message streamed faster than frames can render it catches up in steps: at most `budget` new characters
- * per frame, the budget halved while a frame that renders streamed text takes more than FRAME_WORK_MS (its
- * rendering and layout), doubled while it takes under half and text waits (between MIN_BUDGET and
- * MAX_BUDGET): frames stay short, and text keeps coming.
- */
-const FRAME_WORK_MS = 10;
-const MIN_BUDGET = 4096;
-const MAX_BUDGET = 1 << 20;
-/**
- * Text comes in batches (src/views/chat/chatBatch.ts FLUSH_MS: 40 ms, between two and three frames): a large one
- * is shown over the frames until the next, a third of what is not shown yet per frame, not all in its first
- * (one frame of 64 KB of new text would take 20-30 ms). A batch under SMOOTH_MIN characters is shown at once.
- */
-const SPREAD = 3;
-const SMOOTH_MIN = 8192;
 
 interface Item {
   entity: TimelineEntity;
@@ -72,6 +57,8 @@ export interface TranscriptHooks {
   announce: (text: string, urgent?: boolean) => void;
   /** The empty chat's "Ask your first question". */
   focusComposer: () => void;
+  /** Up to `count` entities the extension holds before the one keyed `before`, and how many come before those. */
+  fetchEarlier: (before: string, count: number) => Promise<{ entities: TimelineEntity[]; earlier: number }>;
 }
 
 export class Transcript {
@@ -87,12 +74,12 @@ export class Transcript {
   private end = 0;
   private readonly dirty = new Set<Item>();
   private frame = 0;
-  /** New characters a streaming message renders per frame (see FRAME_WORK_MS). */
-  private budget = 64 * 1024;
-  /** A message rendered only part of what it has this frame. */
-  private behind = false;
-  /** Text streamed onto a message was rendered this frame. */
-  private streamed = false;
+  private readonly pace = new StreamPace();
+  /** Entities before `items` that only the extension holds (a snapshot carries the newest); asked for page by page. */
+  private earlier = 0;
+  private fetching = false;
+  /** Counts snapshots: an answer to a request made before the last one is dropped. */
+  private generation = 0;
   private sliceFrame = 0;
   private sliceDir: 'earlier' | 'later' = 'earlier';
   private stick = true;
@@ -117,14 +104,14 @@ export class Transcript {
       // must not unpin the view from the end.
       if (this.stick && Date.now() - userScroll >= 1000) return;
       // One slice per frame, rendered in the next animation frame (not in each scroll event).
-      if (this.el.scrollTop < EDGE_PX && this.start > 0) this.requestSlice('earlier');
+      if (this.el.scrollTop < EDGE_PX && this.hasEarlier()) this.requestSlice('earlier');
       else if (fromBottom < EDGE_PX && this.end < this.items.length) this.requestSlice('later');
     });
     const io = new IntersectionObserver(
       (entries) => {
         for (const e of entries) {
           if (!e.isIntersecting) continue;
-          if (e.target === this.more && this.start > 0 && !this.stick) this.requestSlice('earlier');
+          if (e.target === this.more && this.hasEarlier() && !this.stick) this.requestSlice('earlier');
           if (e.target === this.later && this.end < this.items.length) this.requestSlice('later');
         }
       },
@@ -157,7 +144,9 @@ export class Transcript {
     return true;
   }
 
-  reset(entities: TimelineEntity[]): void {
+  reset(entities: TimelineEntity[], earlier: number): void {
+    this.earlier = earlier;
+    this.generation++;
     this.items = entities.map((entity, idx) => ({ entity, idx, el: undefined }));
     this.spares.clear();
     this.index.clear();
@@ -265,11 +254,7 @@ export class Transcript {
       }
       // (Scrolling to the end lays the page out now: that layout is counted in the frame's work.)
       this.scrollToEnd();
-      // The budget follows what a frame that streamed text took: less when over, more when there is room and text waits.
-      const ms = performance.now() - t0;
-      if (this.streamed) this.budget = ms > FRAME_WORK_MS ? Math.max(MIN_BUDGET, this.budget / 2) : ms < FRAME_WORK_MS / 2 && this.behind ? Math.min(MAX_BUDGET, this.budget * 2) : this.budget;
-      this.behind = false;
-      this.streamed = false;
+      this.pace.frameDone(performance.now() - t0);
       if (this.dirty.size) this.schedule();
     });
   }
@@ -335,13 +320,20 @@ export class Transcript {
     this.sliceFrame = requestAnimationFrame(() => {
       this.sliceFrame = 0;
       if (this.sliceDir === 'earlier') {
-        if (this.el.scrollTop < EDGE_PX && this.start > 0 && !this.stick) this.showEarlier();
+        if (this.el.scrollTop < EDGE_PX && this.hasEarlier() && !this.stick) this.showEarlier();
       } else if (this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < EDGE_PX && this.end < this.items.length) this.showLater();
     });
   }
 
+  private hasEarlier(): boolean {
+    return this.start > 0 || this.earlier > 0;
+  }
+
   private showEarlier(): void {
-    if (this.start === 0) return;
+    if (this.start === 0) {
+      this.fetchEarlier();
+      return;
+    }
     const before = this.el.scrollHeight;
     const nodes = this.renderSlice(this.start - 1, -1);
     const from = this.start - nodes.length;
@@ -356,7 +348,33 @@ export class Transcript {
     }
     this.keepSparesNear();
     this.updateChrome();
-    if (this.start > 0) this.requestSlice('earlier');
+    if (this.hasEarlier()) this.requestSlice('earlier');
+  }
+
+  /** The page before the first item, from the extension; shown once it comes if the view is still near the top. */
+  private fetchEarlier(): void {
+    if (!this.earlier || this.fetching || !this.items.length) return;
+    this.fetching = true;
+    const generation = this.generation;
+    this.hooks.fetchEarlier(key(this.items[0]!.entity), PAGE).then(
+      ({ entities, earlier }) => {
+        this.fetching = false;
+        if (generation !== this.generation) return;
+        const added = entities.filter((e) => !this.index.has(key(e))).map((entity) => ({ entity, idx: 0, el: undefined }) as Item);
+        this.items = [...added, ...this.items];
+        for (const [idx, it] of this.items.entries()) it.idx = idx;
+        for (const it of added) this.index.set(key(it.entity), it);
+        this.start += added.length;
+        this.end += added.length;
+        this.earlier = added.length ? earlier : 0;
+        this.updateChrome();
+        this.showEarlier();
+      },
+      (e: Error) => {
+        this.fetching = false;
+        console.error(`earlier entries not loaded: ${e.message}`);
+      },
+    );
   }
 
   private showLater(): void {
@@ -382,22 +400,13 @@ export class Transcript {
   }
 
   private updateChrome(): void {
-    this.more.hidden = this.start === 0;
+    this.more.hidden = !this.hasEarlier();
     this.later.hidden = this.end >= this.items.length;
-    this.el.dataset.total = String(this.items.length);
-    this.el.dataset.atStart = String(this.start === 0);
+    this.el.dataset.total = String(this.earlier + this.items.length);
+    this.el.dataset.held = String(this.items.length);
+    this.el.dataset.atStart = String(!this.hasEarlier());
     this.el.dataset.atEnd = String(this.end >= this.items.length);
-    const s = this.hooks.strings();
-    if (this.items.length === 0) {
-      this.empty.hidden = false;
-      // Built once: a new snapshot (e.g. the warm-started session) must not take the focus from a step.
-      if (!this.empty.firstChild) {
-        this.empty.replaceChildren(icon('hubot', 'empty-icon'), h('p', null, s.empty), h('p', { className: 'hint' }, s.emptyHint), firstSteps(s.firstSteps, this.hooks.focusComposer));
-      }
-      // The first steps belong to the first conversation: another tab is not someone's first hour.
-      const tabs = this.hooks.header().tabs;
-      this.empty.querySelector<HTMLElement>('.first-steps')!.hidden = tabs.length > 0 && !tabs[0]!.active;
-    } else this.empty.hidden = true;
+    showEmpty(this.empty, this.items.length === 0, this.hooks.strings(), this.hooks.header().tabs, this.hooks.focusComposer);
   }
 
   // ------------------------------------------------------------------------------------------------ rendering
@@ -455,21 +464,14 @@ export class Transcript {
 
   /**
    * A message's markdown into its body; a long one lays out only its blocks near the viewport. While text is
-   * streamed onto it, at most the frame's budget of new text is rendered (and of a large batch, SPREAD), the
-   * rest on the next frames.
+   * streamed onto it, as much new text as the pace allows (pace.ts), the rest on the next frames.
    */
   private renderBody(it: Item, body: HTMLElement, m: MessageEntity, decorate?: (part: HTMLElement) => void): void {
     body.classList.toggle('long', isLong(m));
     const appended = !it.replaced;
     it.replaced = false;
-    const shown = shownLength(body);
-    const step = Math.min(this.budget, Math.max(SMOOTH_MIN, Math.ceil((m.text.length - shown) / SPREAD)));
-    const upTo = appended && shown >= 0 ? Math.min(m.text.length, shown + step) : m.text.length;
-    if (appended && upTo > shown) this.streamed = true;
-    if (upTo < m.text.length) {
-      this.behind = true;
-      this.dirty.add(it);
-    }
+    const upTo = this.pace.upTo(m.text.length, shownLength(body), appended);
+    if (upTo < m.text.length) this.dirty.add(it);
     const live = this.live(it);
     renderStreamed(body, upTo < m.text.length ? m.text.slice(0, upTo) : m.text, { decorate, complete: !live && upTo === m.text.length, appended });
   }

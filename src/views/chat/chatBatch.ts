@@ -12,6 +12,8 @@ export const FLUSH_MS = 40;
 export class ChatBatch {
   private readonly entities = new Map<string, TimelineEntity>();
   private readonly appended = new Map<string, string>();
+  /** Entities the page has not been sent (before its snapshot's window): their changes reach it when it asks for them. */
+  private unsent = new Set<string>();
   private plan = false;
   private header = false;
   private timer: NodeJS.Timeout | undefined;
@@ -23,6 +25,7 @@ export class ChatBatch {
   ) {}
 
   entity(entity: TimelineEntity): void {
+    if (this.unsent.has(`${entity.kind}:${entity.id}`)) return;
     this.entities.set(`${entity.kind}:${entity.id}`, entity);
     if (entity.kind === 'message') this.appended.delete(entity.id); // the whole entity supersedes
     this.schedule();
@@ -30,6 +33,7 @@ export class ChatBatch {
 
   /** `text` streamed onto message `id`; `whole()` is the message now, used while the entity itself is pending. */
   append(id: string, text: string, whole: () => TimelineEntity | undefined): void {
+    if (this.unsent.has(`message:${id}`)) return;
     const pending = this.entities.has(`message:${id}`) ? whole() : undefined;
     if (pending) this.entities.set(`message:${id}`, pending);
     else this.appended.set(id, (this.appended.get(id) ?? '') + text);
@@ -46,12 +50,18 @@ export class ChatBatch {
     this.schedule();
   }
 
-  /** A snapshot is going to the page: everything pending is in it. */
-  reset(): void {
+  /** A snapshot is going to the page: everything pending is in it but the `unsent` entities (keyed kind:id). */
+  reset(unsent: string[] = []): void {
+    this.unsent = new Set(unsent);
     this.entities.clear();
     this.appended.clear();
     this.plan = false;
     this.header = false;
+  }
+
+  /** The page asked for these entities: their changes go to it from now on. */
+  sent(keys: string[]): void {
+    for (const k of keys) this.unsent.delete(k);
   }
 
   /** The page got a snapshot of entities only (a new session): pending entity changes are in it. */

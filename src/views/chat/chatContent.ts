@@ -99,6 +99,17 @@ export function startFailedNotice(id: string, why: string, hint: string): Notice
   return { kind: 'notice', id, severity: 'error', title: why.split('\n')[0] ?? why, detail: `${why}\n\n${hint}` };
 }
 
+/**
+ * How many of the newest entities a snapshot (a tab shown, the view opened) carries: the page's first window and
+ * a page of spares above it. The page asks for earlier ones as the reader scrolls up (`earlier`), so a tab switch
+ * in a long session posts what is shown, not the whole session.
+ */
+export const SNAPSHOT_ENTITIES = 240;
+
+export function entityKey(e: TimelineEntity): string {
+  return `${e.kind}:${e.id}`;
+}
+
 const HISTORY_KEY = 'agentHost.chat.history';
 
 /** Where a tab's earlier transcript is kept (the first tab keeps the key of the days before tabs). */

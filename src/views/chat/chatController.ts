@@ -3,13 +3,13 @@ import type { PermissionBroker } from '../../host/permissionBroker';
 import { RestrictedModeError, SupersededStartError, type AgentManager, unlessSuperseded } from '../../manager/agentManager';
 import { AgentBusyError, type AgentSession, type PromptCapabilities } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
-import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, RpcChatState, Snapshot } from '../../shared/chatProtocol';
+import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, Snapshot } from '../../shared/chatProtocol';
 import { runCommand } from '../commandRegistry';
 import { firstStepCommand } from '../firstSteps';
 import { relativeEntity } from '../displayPaths';
 import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
-import { buildPromptParts, historyKey, sessionDivider, settledHistory, startFailedNotice } from './chatContent';
+import { buildPromptParts, entityKey, SNAPSHOT_ENTITIES, sessionDivider, settledHistory, startFailedNotice } from './chatContent';
 import { chatHeader } from './chatHeader';
 import { boundedHistory } from '../../session/transcriptCopy';
 import { ChatBatch } from './chatBatch';
@@ -17,6 +17,7 @@ import { chatStrings } from './chatStrings';
 import { EditorActions } from './editorActions';
 import { offerRetry } from '../busyRetry';
 import { queuePrompt } from './promptQueue';
+import type { TabHistories } from './tabHistories';
 
 type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<ChatRequests[M][1]> | ChatRequests[M][1] };
 
@@ -63,18 +64,16 @@ export class ChatController implements vscode.Disposable {
   /** The tab shown; the others' queued prompts wait here until their tab is shown again. */
   private tabId: string;
   private readonly tabQueues = new Map<string, QueuedPrompt[]>();
-  /** Tabs' earlier transcripts in this window (the stored copy also holds their live sessions). */
-  private readonly tabHistories = new Map<string, TimelineEntity[]>();
 
   constructor(
     private readonly manager: AgentManager,
     private readonly log: vscode.LogOutputChannel,
-    private readonly memento: vscode.Memento,
+    private readonly histories: TabHistories,
     /** Answers permission cards in the chat; without it cards show no buttons. */
     private readonly broker: PermissionBroker | undefined,
   ) {
     this.tabId = manager.activeTabId;
-    this.history = memento.get<TimelineEntity[]>(historyKey(this.tabId), []);
+    this.history = histories.get(this.tabId);
     this.subs.push(
       this.editor,
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -90,13 +89,13 @@ export class ChatController implements vscode.Disposable {
         this.post({ type: 'snapshot', snapshot: this.snapshot() });
         this.warmStartIfIdle();
       }),
-      manager.onDidChangeTabs(({ switched }) => (switched ? this.showTab() : this.markHeader())),
+      manager.onDidChangeTabs(({ switched }) => (switched ? this.showTab() : this.batch.markHeader())),
       manager.onDidChangeSession((s) => {
         if (s) this.follow(s);
-        this.markHeader();
+        this.batch.markHeader();
       }),
       manager.onDidChangeState((state) => {
-        this.markHeader();
+        this.batch.markHeader();
         if (state !== 'ready') return;
         this.startFailureId = undefined;
         setTimeout(() => this.drain(), 0);
@@ -149,6 +148,14 @@ export class ChatController implements vscode.Disposable {
       this.warmStartIfIdle();
       return this.snapshot();
     },
+    earlier: ({ before, count }) => {
+      const all = this.allEntities();
+      const end = all.findIndex((e) => entityKey(e) === before);
+      const from = Math.max(0, end - Math.min(count, SNAPSHOT_ENTITIES));
+      const entities = end < 0 ? [] : all.slice(from, end);
+      this.batch.sent(entities.map(entityKey));
+      return { entities: entities.map((e) => this.forView(e)), earlier: end < 0 ? 0 : from };
+    },
     prompt: ({ text, context }) => {
       if (!text.trim() && !context.length) return { queued: false };
       // No agent runs in this tab (in error, stopped, starting): the message waits in the queue while it starts.
@@ -186,9 +193,8 @@ export class ChatController implements vscode.Disposable {
     },
     switchTab: ({ id }) => this.manager.switchTab(id),
     closeTab: async ({ id }) => {
-      if (this.manager.tabs().length > 1) void this.memento.update(historyKey(id), undefined);
+      this.histories.forget(id, this.manager.tabs().length > 1 ? 'delete' : 'keep');
       this.tabQueues.delete(id);
-      this.tabHistories.delete(id);
       await this.manager.closeTab(id);
     },
     restart: () => this.manager.restart().then(() => undefined, unlessSuperseded),
@@ -198,7 +204,7 @@ export class ChatController implements vscode.Disposable {
       this.unsubscribeModel?.();
       this.unsubscribeModel = undefined;
       this.model = undefined;
-      void this.memento.update(historyKey(this.tabId), []);
+      this.histories.forget(this.tabId, 'empty');
       this.post({ type: 'snapshot', snapshot: this.snapshot() });
       await this.manager.newSession().catch(unlessSuperseded);
     },
@@ -270,15 +276,6 @@ export class ChatController implements vscode.Disposable {
     return { queued: true };
   }
 
-  /** The agent's own state as the chat shows it (undefined for agents without any). */
-  private agentState(): RpcChatState | undefined {
-    const s = this.manager.current;
-    if (!s || s.model !== this.model) return undefined;
-    const extras = s.extras();
-    if (!extras) return undefined;
-    return { ...extras, canSteer: s.queue?.canSteer ?? false, canFollowUp: s.queue?.canFollowUp ?? false };
-  }
-
   private busy(): boolean {
     return this.inFlightTabs.has(this.tabId) || (this.model !== undefined && this.manager.current?.model === this.model && this.model.turn !== 'idle');
   }
@@ -289,7 +286,7 @@ export class ChatController implements vscode.Disposable {
     if (!parts.length) return;
     const tab = this.tabId;
     this.inFlightTabs.add(tab);
-    this.markHeader();
+    this.batch.markHeader();
     this.manager
       .prompt(parts)
       .catch((error: Error) => {
@@ -303,7 +300,7 @@ export class ChatController implements vscode.Disposable {
       })
       .finally(() => {
         this.inFlightTabs.delete(tab);
-        this.markHeader();
+        this.batch.markHeader();
         setTimeout(() => this.drain(), 0);
       });
   }
@@ -370,7 +367,7 @@ export class ChatController implements vscode.Disposable {
   private showTab(): void {
     if (this.manager.activeTabId === this.tabId) return;
     this.tabQueues.set(this.tabId, this.queue);
-    this.tabHistories.set(this.tabId, this.history);
+    this.histories.keep(this.tabId, this.history);
     this.unsubscribeModel?.();
     this.unsubscribeModel = undefined;
     this.model = undefined;
@@ -378,7 +375,7 @@ export class ChatController implements vscode.Disposable {
     this.local = [];
     this.batch.clearEntities();
     this.tabId = this.manager.activeTabId;
-    this.history = this.tabHistories.get(this.tabId) ?? this.memento.get<TimelineEntity[]>(historyKey(this.tabId), []);
+    this.history = this.histories.get(this.tabId);
     this.queue = this.tabQueues.get(this.tabId) ?? [];
     this.tabQueues.delete(this.tabId);
     const current = this.manager.current;
@@ -423,15 +420,15 @@ export class ChatController implements vscode.Disposable {
             if (this.sinks.size) this.post({ type: 'editorText', text });
             else this.pendingEditorText = text;
           }
-          this.markHeader();
+          this.batch.markHeader();
           break;
         }
         case 'turn':
           if (e.state === 'idle') this.saveHistory();
-          this.markHeader();
+          this.batch.markHeader();
           break;
         default:
-          this.markHeader();
+          this.batch.markHeader();
       }
     });
     this.post({ type: 'snapshot', snapshot: this.snapshot() });
@@ -441,7 +438,7 @@ export class ChatController implements vscode.Disposable {
   private saveHistory(): TimelineEntity[] {
     const live = (this.model?.timeline() ?? []).map((e) => ({ ...e, id: `${this.copyPrefix}:${e.id}` }) as TimelineEntity);
     const kept = boundedHistory(this.history, live);
-    void this.memento.update(historyKey(this.tabId), kept);
+    this.histories.store(this.tabId, kept);
     return kept;
   }
 
@@ -454,18 +451,19 @@ export class ChatController implements vscode.Disposable {
       manager: this.manager,
       model: this.model,
       busy: this.inFlightTabs.has(this.tabId),
-      rpc: this.agentState(),
-      caps: this.caps(),
       permissionsInChat: this.broker !== undefined && vscode.workspace.getConfiguration('agentHost').get<string>('permissions.mode', 'modal') !== 'modal',
     });
   }
 
   private snapshot(): Snapshot {
-    this.batch.reset();
+    const all = this.allEntities();
+    const from = Math.max(0, all.length - SNAPSHOT_ENTITIES);
+    this.batch.reset(all.slice(0, from).map(entityKey));
     const pending = this.pendingContext;
     this.pendingContext = [];
     return {
-      entities: [...settledHistory(this.history), ...(this.model?.timeline() ?? []), ...this.local].map((e) => this.forView(e)),
+      entities: all.slice(from).map((e) => this.forView(e)),
+      earlier: from,
       plan: this.model?.plan ?? [],
       header: this.header(),
       queue: this.queue,
@@ -475,15 +473,15 @@ export class ChatController implements vscode.Disposable {
     };
   }
 
+  private allEntities(): TimelineEntity[] {
+    return [...settledHistory(this.history), ...(this.model?.timeline() ?? []), ...this.local];
+  }
+
   /** As the page shows it: workspace paths relative; a pending permission with the modal's buttons (each "always" names its rule). */
   private forView(shown: TimelineEntity): TimelineEntity {
     const entity = relativeEntity(shown);
     const toolCall = entity.kind === 'permission' && entity.state === 'pending' ? this.model?.toolCall(entity.toolCallId) : undefined;
     return entity.kind === 'permission' && toolCall && this.broker ? withAnswerButtons(entity, toolCall, this.broker.offer(toolCall)) : entity;
-  }
-
-  private markHeader(): void {
-    this.batch.markHeader();
   }
 
   private post(event: HostEvent): void {

@@ -5,7 +5,6 @@
  */
 import type { AgentManager } from '../../manager/agentManager';
 import { sourceLabel } from '../../manager/agentSources';
-import type { PromptCapabilities } from '../../session/agentSession';
 import type { SessionModel } from '../../session/sessionModel';
 import type { HeaderState, RpcChatState } from '../../shared/chatProtocol';
 import { normalizeConfigOptions } from './chatContent';
@@ -16,13 +15,13 @@ export interface HeaderInputs {
   model: SessionModel | undefined;
   /** A prompt of the shown tab is in flight. */
   busy: boolean;
-  rpc: RpcChatState | undefined;
-  caps: PromptCapabilities;
   /** The chat's cards answer permissions (inline mode); with the modal dialog, the card says where to answer. */
   permissionsInChat: boolean;
 }
 
-export function chatHeader({ manager, model, busy, rpc, caps, permissionsInChat }: HeaderInputs): HeaderState {
+export function chatHeader({ manager, model, busy, permissionsInChat }: HeaderInputs): HeaderState {
+  const rpc = agentState(manager, model);
+  const caps = manager.current?.promptCapabilities ?? { image: false, embeddedContext: false };
   const m = manager.current?.model === model ? model : undefined;
   const state = busy && manager.state === 'ready' ? 'busy' : manager.state;
   const error = manager.error?.split('\n')[0];
@@ -56,4 +55,13 @@ export function chatHeader({ manager, model, busy, rpc, caps, permissionsInChat 
     ...(m?.info.title ? { title: m.info.title } : {}),
     ...(rpc ? { rpc } : {}),
   };
+}
+
+/** The agent's own state as the chat shows it (undefined for agents without any). */
+function agentState(manager: AgentManager, model: SessionModel | undefined): RpcChatState | undefined {
+  const s = manager.current;
+  if (!s || s.model !== model) return undefined;
+  const extras = s.extras();
+  if (!extras) return undefined;
+  return { ...extras, canSteer: s.queue?.canSteer ?? false, canFollowUp: s.queue?.canFollowUp ?? false };
 }

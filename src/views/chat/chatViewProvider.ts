@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { PermissionBroker } from '../../host/permissionBroker';
 import type { AgentManager } from '../../manager/agentManager';
 import type { HostEvent, HostMessage, RequestMessage, Snapshot } from '../../shared/chatProtocol';
+import type { TabHistories } from './tabHistories';
 import { ChatController } from './chatController';
 import { chatTitle } from './chatStrings';
 
@@ -21,10 +22,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly extensionUri: vscode.Uri,
     manager: AgentManager,
     log: vscode.LogOutputChannel,
-    memento: vscode.Memento,
+    histories: TabHistories,
     broker: PermissionBroker | undefined,
   ) {
-    this.controller = new ChatController(manager, log, memento, broker);
+    this.controller = new ChatController(manager, log, histories, broker);
   }
 
   /** Registers the view provider. */
