@@ -70,7 +70,7 @@ export interface AcpClientOptions {
   /** `spawn`'s stdio transport: how long a write may wait for the agent to read its input before it is stopped (ms; 0 = never). */
   writeStallMs?: number;
   /** Sees every frame in both directions (protocol traces, tests). */
-  frameTap?: (direction: 'in' | 'out', frame: unknown) => void;
+  frameTap?: (direction: 'in' | 'out', frame: unknown, text?: string) => void;
 }
 
 export type { Health };
@@ -117,7 +117,7 @@ export class AcpClient {
     const tap = options.frameTap;
     const reader = new DecodedMessageReader((receiver) => transport.listen(receiver), {
       onRead: () => this.activity.fire(this.servingRequests > 0),
-      ...(tap ? { tap: (m) => tap('in', m) } : {}),
+      ...(tap ? { tap: (m, text) => tap('in', m, text) } : {}),
       coalesce: acpChunkCoalescer,
       onDropped: (line) => this.answerDropped(line),
     });

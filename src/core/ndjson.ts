@@ -60,7 +60,8 @@ export interface Coalescer {
  */
 export interface StreamReceiver {
   read?(): void;
-  message(message: object): void;
+  /** A message, and the line it was read from where the transport has one (the traffic view keeps it as read). */
+  message(message: object, text?: string): void;
   malformed(error: FramingError): void;
   readDone?(): void;
   end?(): void;
@@ -80,7 +81,7 @@ export function decodeNdjson(readable: Readable, maxLineBytes: number, receiver:
         return;
       }
       if (typeof message !== 'object' || message === null || Array.isArray(message)) receiver.malformed(new FramingError('Agent sent a line that is not a JSON object', line));
-      else receiver.message(message);
+      else receiver.message(message, line);
     },
     (bytes, ends) => {
       const shown = `${ends.head.slice(0, 200)}…${ends.tail.slice(-100)}`;
@@ -116,8 +117,8 @@ export interface DecodedReaderOptions {
    * talking too (activity, the silence warning).
    */
   onRead?: () => void;
-  /** Sees every message read, before coalescing (traces, the traffic view). */
-  tap?: (message: Message) => void;
+  /** Sees every message read, before coalescing (traces, the traffic view), with its line where the transport has it. */
+  tap?: (message: Message, text?: string) => void;
   coalesce?: Coalescer;
   /**
    * A line over the limit was dropped: what to deliver in its place (an error answer to the request it
@@ -153,7 +154,7 @@ export class DecodedMessageReader extends AbstractMessageReader implements Messa
     const onRead = this.options.onRead;
     const stop = this.source({
       ...(onRead ? { read: onRead } : {}),
-      message: (message) => this.handleMessage(message as Message),
+      message: (message, text) => this.handleMessage(message as Message, text),
       malformed: (error) => {
         this.fireError(error);
         const instead = error.dropped && this.options.onDropped?.(error.dropped);
@@ -171,8 +172,8 @@ export class DecodedMessageReader extends AbstractMessageReader implements Messa
     };
   }
 
-  private handleMessage(message: Message): void {
-    this.options.tap?.(message);
+  private handleMessage(message: Message, text?: string): void {
+    this.options.tap?.(message, text);
     if (this.isDuplicateResponse(message as unknown as Record<string, unknown>)) {
       this.fireError(new FramingError('Agent answered the same request twice (the second answer is dropped)', JSON.stringify(message)));
       return;

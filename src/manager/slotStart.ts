@@ -95,7 +95,7 @@ async function launchOnce(host: SlotHost, { agent, cwd, folders, attach, traffic
     decidePermission: policyDecider('deny-all'),
     ...extra,
     logger: trafficLogger(redactingLogger(host.log), traffic),
-    frameTap: (direction, frame) => traffic.frame(direction, frame),
+    frameTap: (direction, frame, text?: string) => traffic.frame(direction, frame, Date.now(), text),
     cwd,
     roots: folders,
     requestTimeoutMs: config.get<number>('requestTimeoutSeconds', 60) * 1000,

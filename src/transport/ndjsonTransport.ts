@@ -61,9 +61,9 @@ export abstract class NdjsonTransport implements MessageTransport {
     this.input.on('data', onData);
     const decoding = decodeNdjson(this.input, this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, {
       ...receiver,
-      message: (message) => {
+      message: (message, text) => {
         counts.messagesIn++;
-        receiver.message(message);
+        receiver.message(message, text);
       },
       malformed: (error) => {
         counts.linesDropped++;

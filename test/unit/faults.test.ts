@@ -346,9 +346,12 @@ describe('fault matrix (ACP): what the agent sends is broken', () => {
     const dir = scratchDir('fault-odd-ids');
     writeFileSync(path.join(dir, 'hello.txt'), 'hello\n');
     const frames: { id?: unknown; error?: { code: number }; result?: unknown }[] = [];
+    // What was read, as the tap saw it: the frame, and the line it came from (the traffic view keeps the line).
+    const reads: [frame: string, line: string | undefined][] = [];
+    const tap = (d: 'in' | 'out', f: unknown, line?: string) => (d === 'out' ? frames.push(f as never) : reads.push([JSON.stringify(f), line]));
     const session = await AcpSession.start(
       { name: 'fault', command: process.execPath, args: [faultAgent, 'odd-ids'] },
-      { logger: capture().logger, cwd: dir, ...plainHost(dir), decidePermission: policyDecider('deny-all'), frameTap: (d, f) => d === 'out' && frames.push(f as never) },
+      { logger: capture().logger, cwd: dir, ...plainHost(dir), decidePermission: policyDecider('deny-all'), frameTap: tap },
     );
     live.add(session);
     assert.equal((await session.prompt(go)).stopReason, 'end_turn');
@@ -367,6 +370,8 @@ describe('fault matrix (ACP): what the agent sends is broken', () => {
     // Exactly one answer each (the tap sees what we write; the initialize and session/new requests are ours).
     const answers = frames.filter((f) => f.result !== undefined || f.error !== undefined);
     assert.deepEqual(answers.map((a) => a.id).sort(), [0, '', 's-1', -1, 2 ** 53 - 1, 'read-1'].sort());
+    assert.ok(reads.length >= 8, `${reads.length} frames read`);
+    for (const [frame, line] of reads) assert.equal(JSON.stringify(JSON.parse(line ?? 'null')), frame, 'each frame read comes with its own line');
     await finish(session, session.client.process.pid!);
   });
 

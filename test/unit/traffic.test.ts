@@ -125,3 +125,19 @@ test('traffic: the logger tap turns stderr lines into entries and dropped lines 
   );
   assert.equal(lines.length, 3, 'everything is still logged');
 });
+
+test('traffic: a frame read with its line keeps the line as read, unless something in it could be masked', () => {
+  const t = new TrafficLog();
+  const line = '{"jsonrpc": "2.0", "method": "session/update",  "params": {"update": {"sessionUpdate": "agent_message_chunk"}}}';
+  t.frame('in', JSON.parse(line), 1000, line);
+  const secretLine = '{"jsonrpc":"2.0","method":"session/update","params":{"meta":{"apiKey":"sk-raw-123"}}}';
+  t.frame('in', JSON.parse(secretLine), 1001, secretLine);
+  const envLine = '{"jsonrpc":"2.0","id":5,"method":"terminal/create","params":{"command":"ls","env":[{"name":"A","value":"v-raw-9"}]}}';
+  t.frame('in', JSON.parse(envLine), 1002, envLine);
+  const [plain, secret, env] = t.list();
+  assert.equal(plain?.text, line, 'the line as the agent wrote it (its spacing kept)');
+  assert.equal(plain?.method, 'session/update');
+  assert.ok(!secret?.text.includes('sk-raw-123') && secret?.text.includes('"apiKey":"***"'), secret?.text);
+  assert.ok(!env?.text.includes('v-raw-9'), env?.text);
+  assert.equal(env?.kind, 'request');
+});
