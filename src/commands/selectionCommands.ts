@@ -78,7 +78,8 @@ function chatLabel(task: TaskName, vars: PromptVars): string {
   };
   const file = path.basename(vars.file ?? '');
   const what = vars.symbolName ? vscode.l10n.t('{0} in {1}', vars.symbolName, file) : vscode.l10n.t('lines {0} of {1}', vars.lines ?? '', file);
-  return `${names[task]}: ${what}`;
+  // The colon too is the language's (Chinese takes a full-width one).
+  return vscode.l10n.t('{0}: {1}', names[task], what);
 }
 
 function diagnosticText(diagnostic: unknown): string {

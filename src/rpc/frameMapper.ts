@@ -4,7 +4,7 @@
  * fire-and-forget methods (status, widgets, title, composer text). Pure: no I/O and no
  * connection; what needs either (a `get_state` refresh, the log) comes back as effects for the caller.
  */
-import type { SessionModel } from '../session/sessionModel';
+import type { ContentPart, SessionModel } from '../session/sessionModel';
 import { isRecord } from './json';
 import { messageParts, textOf, toolContent, toolKind, toolLocations, toolTitle } from './piContent';
 import type { RpcFrame } from './rpcConnection';
@@ -50,8 +50,15 @@ export class FrameMapper {
   /** The message deltas and ends append to (pi frames carry no message id). */
   private current: { role: string; timestamp: unknown; id: string } | undefined;
   private messageSeq = 0;
+  /** What the prompt's echoed user message shows instead of its text, and (once echoed) that message's id. */
+  private display: { parts: ContentPart[]; id?: string } | undefined;
 
   constructor(private readonly model: SessionModel) {}
+
+  /** The next user message the agent echoes shows `parts` (a selection command's short label and chip), not the prompt text; undefined: as echoed. */
+  showNextUserAs(parts: ContentPart[] | undefined): void {
+    this.display = parts ? { parts } : undefined;
+  }
 
   /**
    * Applies one event. `agent_start` / `agent_end` are applied as a run nobody else tracks; a session that
@@ -257,6 +264,13 @@ export class FrameMapper {
     const m = this.model;
     switch (message.role) {
       case 'user': {
+        const display = this.display;
+        // pi echoes the prompt as it sent it (message_start, then message_end): both take the display.
+        if (display && (display.id === undefined || display.id === id)) {
+          display.id = id;
+          m.replaceMessage('user', id, display.parts);
+          return;
+        }
         const parts = messageParts(message.content);
         if (parts.length) m.replaceMessage('user', id, parts);
         return;

@@ -131,8 +131,8 @@ export class RpcAgentSession implements AgentSession {
     return projectExtras(this.rpc.model.agentState);
   }
 
-  prompt(parts: ContentPart[]): Promise<{ stopReason: string }> {
-    return this.rpc.prompt(parts);
+  prompt(parts: ContentPart[], display?: ContentPart[]): Promise<{ stopReason: string }> {
+    return this.rpc.prompt(parts, display);
   }
   cancel(): Promise<void> {
     return this.rpc.cancel();

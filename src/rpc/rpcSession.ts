@@ -177,10 +177,19 @@ export class RpcSession extends RpcCommandSurface {
 
   // ------------------------------------------------------------------------------------------ AgentSession
 
-  /** Sends a prompt and resolves when the agent run it started ends (`end_turn`, `cancelled`, `error`, …). */
-  async prompt(parts: ContentPart[]): Promise<{ stopReason: string }> {
+  /**
+   * Sends a prompt and resolves when the agent run it started ends (`end_turn`, `cancelled`, `error`, …).
+   * `display`: what the transcript shows for it instead of the text the agent echoes (as ACP sessions do).
+   */
+  async prompt(parts: ContentPart[], display?: ContentPart[]): Promise<{ stopReason: string }> {
     const { message, images } = splitParts(parts);
-    return this.turns.prompt(message, images);
+    this.mapper.showNextUserAs(display);
+    try {
+      return await this.turns.prompt(message, images);
+    } finally {
+      // A prompt the agent refused or ran without a run echoed nothing: a later message must not take its display.
+      this.mapper.showNextUserAs(undefined);
+    }
   }
 
   /** Aborts the running turn (`abort`); the pending prompt resolves `cancelled`. */

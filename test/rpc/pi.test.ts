@@ -81,6 +81,23 @@ describe('pi (upstream) RPC mode', { skip }, () => {
     assert.equal(session.model.lastStopReason, 'end_turn');
   });
 
+  it('a prompt with a display: the transcript shows the short label and chip, the model gets the whole text', T, async () => {
+    const display = [
+      { type: 'text' as const, text: 'Explain: cart_total in pricing.py' },
+      { type: 'resource_link' as const, uri: 'file:///ws/pricing.py#L1-3', name: 'pricing.py:1-3' },
+    ];
+    const asked = model.requests.length;
+    const r = await session.prompt([{ type: 'text', text: 'Explain the code long-instruction-text.\nSCENARIO: answer {"text":"explained"}' }], display);
+    assert.equal(r.stopReason, 'end_turn');
+    const last = session.model.messages('user').at(-1)!;
+    assert.deepEqual(last.parts, display, 'the label and chip, not the instruction text');
+    assert.doesNotMatch(JSON.stringify(session.model.messages('user').map((m) => m.parts)), /long-instruction-text/);
+    assert.match(JSON.stringify(model.requests.slice(asked).map((q) => q.body)), /long-instruction-text/, 'the model got the instructions');
+    // The next prompt without a display shows its own text again.
+    await session.prompt([{ type: 'text', text: 'plain-prompt\nSCENARIO: answer {"text":"plain"}' }]);
+    assert.match(session.model.messages('user').at(-1)!.text, /^plain-prompt/);
+  });
+
   it('steers and queues a follow-up while streaming', T, async () => {
     const turn = session.prompt([{ type: 'text', text: 'Wait a bit.\nSCENARIO: shell {"command":"sleep 1.5"}' }]);
     await until(() => session.model.timeline().some((e) => e.kind === 'tool_call' && e.status === 'in_progress' && /sleep/.test(e.title)), {

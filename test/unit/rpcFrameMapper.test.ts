@@ -72,6 +72,21 @@ describe('RPC frame mapper on recorded turns', () => {
       assert.equal(effects.at(-1)?.refreshState, true, 'the end of the run asks for fresh state');
     });
 
+    it(`${agent}: a prompt sent with a display shows it for the echoed user message, start and end alike`, () => {
+      const model = new SessionModel('replay');
+      const mapper = new FrameMapper(model);
+      const display = [
+        { type: 'text' as const, text: 'Docstring: write_note in note.py' },
+        { type: 'resource_link' as const, uri: 'file:///ws/note.py#L1-2', name: 'note.py:1-2' },
+      ];
+      mapper.showNextUserAs(display);
+      for (const frame of recorded(file)) mapper.apply({ ...frame, type: dialect.eventName(frame.type) });
+      const users = model.messages('user');
+      assert.equal(users.length, 1);
+      assert.deepEqual(users[0]!.parts, display);
+      assert.equal(users[0]!.text, 'Docstring: write_note in note.py');
+    });
+
     it(`${agent}: a run aborted mid-tool leaves the tool call failed and the turn cancelled`, () => {
       const frames = recorded(file);
       const started = frames.findIndex((f) => f.type === 'tool_execution_start');
