@@ -254,6 +254,7 @@ export class TerminalService implements TerminalAccess {
     this.signal(t);
     this.forget(t);
     this.terms.delete(terminalId);
+    this.events.onRelease?.(terminalId);
   }
 
   running(): string[] {
@@ -262,9 +263,10 @@ export class TerminalService implements TerminalAccess {
 
   /** Kills every live command; used when the agent goes away. */
   disposeAll(): void {
-    for (const t of this.terms.values()) {
+    for (const [id, t] of this.terms) {
       this.signal(t);
       this.forget(t);
+      this.events.onRelease?.(id);
     }
     this.terms.clear();
   }

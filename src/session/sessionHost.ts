@@ -71,6 +71,8 @@ export interface TerminalEvents {
   onCreate?(id: string, commandLine: string): void;
   onOutput?(id: string, data: string): void;
   onExit?(id: string, status: TerminalExitStatus): void;
+  /** The agent released it (`terminal/release`), or it went away. */
+  onRelease?(id: string): void;
 }
 
 export interface UiDialogBase {

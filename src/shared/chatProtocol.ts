@@ -118,6 +118,22 @@ export interface Snapshot {
   restricted: boolean;
 }
 
+/** A tool card's terminal (the chat fills the `{type: "terminal", terminalId}` item the agent sent). */
+export interface TerminalCardContent {
+  type: 'terminal';
+  terminalId: string;
+  commandLine?: string;
+  /** The end of its output. */
+  output: string;
+  /** Characters before `output` not kept. */
+  dropped: number;
+  exit?: { exitCode: number | null; signal: string | null };
+  /** The agent released it: no "Show in Terminal". */
+  released: boolean;
+  /** Its tool call is over (an agent's own shell that reported no exit is not running any more). */
+  ended?: boolean;
+}
+
 export interface FileHit {
   uri: string;
   label: string;
@@ -173,6 +189,8 @@ export interface ChatRequests {
   insertCode: [{ code: string }, void];
   applyCode: [{ code: string }, void];
   runInTerminal: [{ code: string }, void];
+  /** A tool card's "Show in Terminal": the agent's terminal in a VS Code terminal. */
+  showTerminal: [{ id: string }, void];
   answerPermission: [{ permissionId: string; optionId: string; scope?: 'prefix' }, void];
   showLog: [Record<string, never>, void];
   /** Opens VS Code's workspace trust editor (from the Restricted Mode page). */
@@ -270,6 +288,16 @@ export interface ChatStrings {
   agentAnswered: string;
   imagesUnsupported: string;
   terminal: string;
+  showTerminal: string;
+  terminalRunning: string;
+  /** "Exit code {0}" */
+  terminalExit: string;
+  /** "Ended by {0}" (a signal) */
+  terminalSignal: string;
+  /** "{0} earlier characters not shown" */
+  terminalDropped: string;
+  /** A terminal whose output this window does not hold (kept across a reload). */
+  terminalGone: string;
   steer: string;
   followUp: string;
   steerHint: string;

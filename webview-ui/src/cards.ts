@@ -3,7 +3,8 @@
  * requests, notices; and what they share with messages — chips for context parts and code-block actions.
  * Pure DOM builders: the transcript (transcript.ts) decides when to build and where to put them.
  */
-import type { ChatStrings, ContentPart, HeaderState, NoticeEntity, PermissionEntity, ToolCallEntity } from '../../src/shared/chatProtocol';
+import type { ChatStrings, ContentPart, HeaderState, NoticeEntity, PermissionEntity, TerminalCardContent, ToolCallEntity } from '../../src/shared/chatProtocol';
+import { terminalBlock } from './terminalCard';
 import { hunks, lineDiff } from './diff';
 import { fmt, h, icon } from './dom';
 import { permissionOptionLabel } from '../../src/shared/permissionOptions';
@@ -68,13 +69,19 @@ export function toolCallCard(t: ToolCallEntity, s: ChatStrings, open: boolean): 
       ),
     );
   }
-  for (const c of t.content) body.append(toolContent(c, s));
+  // Terminals show without expanding the card: their output comes as the command runs.
+  const terminals = t.content.filter(isTerminal).map((c) => terminalBlock(c, s));
+  for (const c of t.content) if (!isTerminal(c)) body.append(toolContent(c, s));
   if (t.rawInput !== undefined && t.rawInput !== null) body.append(section(s.rawInput, scrollBox('raw', pretty(t.rawInput))));
   if (t.rawOutput !== undefined && t.rawOutput !== null) body.append(section(s.output, scrollBox('raw', pretty(t.rawOutput))));
   // Ended unfinished (the agent went away): why, shown without expanding the card.
   const why = t.interrupted ? h('div', { className: 'tool-interrupted' }, icon('debug-disconnect'), h('span', null, t.interrupted)) : null;
   const label = `${t.title || t.toolKind} — ${statusText}${t.interrupted ? `: ${t.interrupted}` : ''}`;
-  return h('div', { className: `entry tool status-${t.status}`, role: 'group', 'aria-label': label }, head, why, body);
+  return h('div', { className: `entry tool status-${t.status}`, role: 'group', 'aria-label': label }, head, why, ...terminals, body);
+}
+
+function isTerminal(c: unknown): c is TerminalCardContent {
+  return (c as { type?: unknown } | null)?.type === 'terminal' && typeof (c as { output?: unknown }).output === 'string';
 }
 
 function toolContent(c: unknown, s: ChatStrings): HTMLElement {
@@ -91,10 +98,8 @@ function toolContent(c: unknown, s: ChatStrings): HTMLElement {
     (wrap as HTMLElement & { diffData?: unknown }).diffData = { path: o.path, oldText, newText: o.newText };
     return wrap;
   }
-  if (o.type === 'terminal') {
-    const out = typeof (o as { output?: unknown }).output === 'string' ? String((o as { output?: unknown }).output) : '';
-    return section(`${s.terminal} ${String(o.terminalId ?? '')}`, scrollBox('raw terminal', out));
-  }
+  // A terminal this window no longer knows (a copy kept across a reload): its output is not kept.
+  if (o.type === 'terminal') return section(s.terminal, h('p', { className: 'term-gone' }, s.terminalGone));
   if (o.type === 'content') {
     const part = (o.content ?? {}) as ContentPart;
     if (part.type === 'text') {

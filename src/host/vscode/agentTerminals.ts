@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { TerminalEvents, TerminalExitStatus as ExitStatus } from '../../session/sessionHost';
-import type { SessionEvent, ToolCallEntity } from '../../session/sessionModel';
+import type { SessionEvent } from '../../session/sessionModel';
+import { type TerminalChange, TerminalFeed, type TerminalView } from '../../session/terminalFeed';
 
 /** One read-only VS Code terminal (a pseudoterminal) showing a command the agent runs. */
 class AgentTerminal {
@@ -8,9 +9,10 @@ class AgentTerminal {
   private readonly closer = new vscode.EventEmitter<number | void>();
   private buffered: string[] = [];
   private opened = false;
+  exited = false;
   readonly terminal: vscode.Terminal;
 
-  constructor(name: string, commandLine: string | undefined) {
+  constructor(name: string, onClose: () => void) {
     const pty: vscode.Pseudoterminal = {
       onDidWrite: this.writer.event,
       onDidClose: this.closer.event,
@@ -18,10 +20,9 @@ class AgentTerminal {
         this.opened = true;
         for (const b of this.buffered.splice(0)) this.writer.fire(b);
       },
-      close: () => undefined,
+      close: onClose,
     };
     this.terminal = vscode.window.createTerminal({ name, pty, isTransient: true, iconPath: new vscode.ThemeIcon('hubot') });
-    if (commandLine) this.write(`\x1b[2m$ ${commandLine}\x1b[0m\n`);
   }
 
   write(data: string): void {
@@ -30,7 +31,8 @@ class AgentTerminal {
     else this.buffered.push(text);
   }
 
-  exit(status: ExitStatus | { exitCode?: number | null; signal?: string | null }): void {
+  exit(status: ExitStatus): void {
+    this.exited = true;
     const what = status.signal ? `signal ${status.signal}` : `exit code ${status.exitCode ?? '?'}`;
     this.write(`\n\x1b[2m[${what}]\x1b[0m\n`);
   }
@@ -43,63 +45,75 @@ class AgentTerminal {
 }
 
 /**
- * Shows agent commands in VS Code terminals: ACP `terminal/*` commands (TerminalService events) and shells
- * the agent runs itself, reported through `_meta.terminal_info / terminal_output / terminal_exit`.
+ * The agent's terminals in VS Code: what the tool cards show comes from `feed` (ACP `terminal/*` commands run by
+ * the terminal service, and shells the agent runs itself, reported through `_meta.terminal_*`). A VS Code terminal
+ * is made only when the user asks ("Show in Terminal" on a card), with the output the card holds, then follows the
+ * command live; it goes when the agent releases the terminal (or the user closes it).
  */
 export class AgentTerminals implements vscode.Disposable {
-  private readonly terms = new Map<string, AgentTerminal>();
-  /** The last `_meta.terminal_output` object seen per tool call: meta is merged, so repeats are not new output. */
-  private readonly seenOutput = new WeakSet<object>();
-  private readonly seenExit = new WeakSet<object>();
+  readonly feed = new TerminalFeed();
+  private readonly shown = new Map<string, AgentTerminal>();
+  private readonly unsubscribe: () => void;
 
-  /** Events to pass as `terminalEvents` of a session. */
-  readonly events: TerminalEvents = {
-    onCreate: (id, commandLine) => this.open(id, commandLine),
-    onOutput: (id, data) => this.terms.get(id)?.write(data),
-    onExit: (id, status) => this.terms.get(id)?.exit(status),
-  };
+  constructor() {
+    this.unsubscribe = this.feed.onChange(({ id, data }) => {
+      const t = this.shown.get(id);
+      const view = this.feed.view(id);
+      if (!t) return;
+      if (data) t.write(data);
+      if (!view || view.released) this.close(id);
+      else if (view.exit && !t.exited) t.exit(view.exit);
+    });
+  }
 
-  /** Feed every session event; tool calls with terminal meta get a terminal. */
+  /** Events to pass as `terminalEvents` of a session's terminal service. */
+  get events(): TerminalEvents {
+    return this.feed.events;
+  }
+
+  /** Feed every session event; tool calls with terminal meta are recorded. */
   onSessionEvent(event: SessionEvent): void {
-    if (event.type !== 'entity' || event.entity.kind !== 'tool_call') return;
-    this.fromMeta(event.entity);
+    if (event.type === 'entity' && event.entity.kind === 'tool_call') this.feed.fromToolCall(event.entity);
   }
 
-  terminal(id: string): vscode.Terminal | undefined {
-    return this.terms.get(id)?.terminal;
+  view(id: string): TerminalView | undefined {
+    return this.feed.view(id);
   }
 
-  private open(id: string, commandLine: string | undefined): AgentTerminal {
-    let t = this.terms.get(id);
+  onChange(listener: (change: TerminalChange) => void): () => void {
+    return this.feed.onChange(listener);
+  }
+
+  /** Shows the terminal `id` in VS Code (made now if need be); false when there is no such terminal or it was released. */
+  show(id: string): boolean {
+    const view = this.feed.view(id);
+    if (!view || view.released) return false;
+    let t = this.shown.get(id);
     if (!t) {
-      t = new AgentTerminal(vscode.l10n.t('Agent: {0}', (commandLine ?? id).slice(0, 40)), commandLine);
-      this.terms.set(id, t);
+      t = new AgentTerminal(vscode.l10n.t('Agent: {0}', (view.commandLine ?? id).slice(0, 40)), () => this.shown.delete(id));
+      this.shown.set(id, t);
+      if (view.commandLine) t.write(`\x1b[2m$ ${view.commandLine}\x1b[0m\n`);
+      if (view.dropped) t.write(`\x1b[2m[${vscode.l10n.t('{0} earlier characters not kept', view.dropped)}]\x1b[0m\n`);
+      t.write(view.output);
+      if (view.exit) t.exit(view.exit);
     }
-    return t;
+    t.terminal.show();
+    return true;
   }
 
-  private fromMeta(call: ToolCallEntity): void {
-    const meta = call.meta;
-    if (!meta) return;
-    const info = meta.terminal_info as { terminal_id?: string } | undefined;
-    const output = meta.terminal_output as { terminal_id?: string; data?: string } | undefined;
-    const exit = meta.terminal_exit as { terminal_id?: string; exit_code?: number | null; signal?: string | null } | undefined;
-    const id = info?.terminal_id ?? output?.terminal_id ?? exit?.terminal_id;
-    if (!id) return;
-    const command = typeof (call.rawInput as { command?: unknown } | undefined)?.command === 'string' ? String((call.rawInput as { command: string }).command) : call.title;
-    const t = this.open(`meta:${id}`, command);
-    if (output && typeof output === 'object' && !this.seenOutput.has(output)) {
-      this.seenOutput.add(output);
-      if (typeof output.data === 'string') t.write(output.data);
-    }
-    if (exit && typeof exit === 'object' && !this.seenExit.has(exit)) {
-      this.seenExit.add(exit);
-      t.exit({ exitCode: exit.exit_code ?? null, signal: exit.signal ?? null });
-    }
+  /** The VS Code terminal shown for `id`, if any. */
+  terminal(id: string): vscode.Terminal | undefined {
+    return this.shown.get(id)?.terminal;
+  }
+
+  private close(id: string): void {
+    this.shown.get(id)?.dispose();
+    this.shown.delete(id);
   }
 
   dispose(): void {
-    for (const t of this.terms.values()) t.dispose();
-    this.terms.clear();
+    this.unsubscribe();
+    for (const t of this.shown.values()) t.dispose();
+    this.shown.clear();
   }
 }

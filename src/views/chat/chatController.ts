@@ -10,14 +10,14 @@ import { relativeEntity } from '../displayPaths';
 import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
 import { buildPromptParts, entityKey, SNAPSHOT_ENTITIES, sessionDivider, settledHistory, startFailedNotice } from './chatContent';
-import { chatHeader } from './chatHeader';
-import { boundedHistory } from '../../session/transcriptCopy';
+import { chatHeader, promptCaps } from './chatHeader';
 import { ChatBatch } from './chatBatch';
 import { chatStrings } from './chatStrings';
 import { EditorActions } from './editorActions';
 import { offerRetry } from '../busyRetry';
 import { queuePrompt } from './promptQueue';
 import type { TabHistories } from './tabHistories';
+import { TerminalCards, type TerminalSource } from './terminalCards';
 
 type Handlers = { [M in RequestMethod]: (params: ChatRequests[M][0]) => Promise<ChatRequests[M][1]> | ChatRequests[M][1] };
 
@@ -56,6 +56,7 @@ export class ChatController implements vscode.Disposable {
   private pendingEditorText: string | undefined;
   private readonly subs: vscode.Disposable[] = [];
   readonly editor = new EditorActions();
+  private readonly terminalCards: TerminalCards;
 
   /** Names the followed model's entities in the kept copy: a session reattached (same id) must not overwrite its earlier copy. */
   private copyPrefix = '';
@@ -71,11 +72,17 @@ export class ChatController implements vscode.Disposable {
     private readonly histories: TabHistories,
     /** Answers permission cards in the chat; without it cards show no buttons. */
     private readonly broker: PermissionBroker | undefined,
+    terminals?: TerminalSource,
   ) {
     this.tabId = manager.activeTabId;
+    this.terminalCards = new TerminalCards(terminals, (id) => {
+      const call = this.model?.toolCall(id);
+      if (call) this.batch.entity(this.forView(call));
+    });
     this.history = histories.get(this.tabId);
     this.subs.push(
       this.editor,
+      new vscode.Disposable(() => this.terminalCards.dispose()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // An agent added while the chat shows with none running: warm start it as if the chat just opened.
         const idle = manager.state === 'stopped' && !manager.error && !manager.current && manager.agents().length > 0;
@@ -116,10 +123,6 @@ export class ChatController implements vscode.Disposable {
       this.pendingEditorText = undefined;
     }
     return () => this.sinks.delete(sink);
-  }
-
-  get hasViews(): boolean {
-    return this.sinks.size > 0;
   }
 
   async handle(msg: RequestMessage): Promise<unknown> {
@@ -233,6 +236,9 @@ export class ChatController implements vscode.Disposable {
     insertCode: ({ code }) => this.editor.insertAtCursor(code),
     applyCode: ({ code }) => this.editor.applyToActiveFile(code),
     runInTerminal: ({ code }) => this.editor.runInTerminal(code),
+    showTerminal: ({ id }) => {
+      if (!this.terminalCards.show(id)) throw new Error(vscode.l10n.t('This terminal is gone: the agent released it.'));
+    },
     answerPermission: ({ permissionId, optionId, scope }) => {
       // The card shows the model's permission; the broker holds the request itself (same tool call).
       const entity = this.model?.get('permission', permissionId);
@@ -434,16 +440,12 @@ export class ChatController implements vscode.Disposable {
     this.post({ type: 'snapshot', snapshot: this.snapshot() });
   }
 
-  /** Keeps the newest entities for the next window; ids are prefixed so they never meet the live session's. */
   private saveHistory(): TimelineEntity[] {
-    const live = (this.model?.timeline() ?? []).map((e) => ({ ...e, id: `${this.copyPrefix}:${e.id}` }) as TimelineEntity);
-    const kept = boundedHistory(this.history, live);
-    this.histories.store(this.tabId, kept);
-    return kept;
+    return this.histories.save(this.tabId, this.history, this.model?.timeline() ?? [], this.copyPrefix);
   }
 
   private caps(): PromptCapabilities {
-    return this.manager.current?.promptCapabilities ?? { image: false, embeddedContext: false };
+    return promptCaps(this.manager);
   }
 
   private header(): HeaderState {
@@ -479,7 +481,7 @@ export class ChatController implements vscode.Disposable {
 
   /** As the page shows it: workspace paths relative; a pending permission with the modal's buttons (each "always" names its rule). */
   private forView(shown: TimelineEntity): TimelineEntity {
-    const entity = relativeEntity(shown);
+    const entity = relativeEntity(shown.kind === 'tool_call' ? this.terminalCards.withTerminals(shown) : shown);
     const toolCall = entity.kind === 'permission' && entity.state === 'pending' ? this.model?.toolCall(entity.toolCallId) : undefined;
     return entity.kind === 'permission' && toolCall && this.broker ? withAnswerButtons(entity, toolCall, this.broker.offer(toolCall)) : entity;
   }

@@ -4,6 +4,7 @@ import type { PermissionBroker } from '../../host/permissionBroker';
 import type { AgentManager } from '../../manager/agentManager';
 import type { HostEvent, HostMessage, RequestMessage, Snapshot } from '../../shared/chatProtocol';
 import type { TabHistories } from './tabHistories';
+import type { TerminalSource } from './terminalCards';
 import { ChatController } from './chatController';
 import { chatTitle } from './chatStrings';
 
@@ -24,8 +25,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     log: vscode.LogOutputChannel,
     histories: TabHistories,
     broker: PermissionBroker | undefined,
+    terminals?: TerminalSource,
   ) {
-    this.controller = new ChatController(manager, log, histories, broker);
+    this.controller = new ChatController(manager, log, histories, broker, terminals);
   }
 
   /** Registers the view provider. */

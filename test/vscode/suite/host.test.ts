@@ -137,8 +137,9 @@ describe('Host services in a real VS Code', () => {
     }
   });
 
-  it("a terminal command's output and exit code arrive, and a VS Code terminal shows it", async () => {
+  it("a terminal command's output and exit code arrive; a VS Code terminal only on demand, gone on terminal/release", async () => {
     const terminals = new TerminalService(() => [folder()], host.terminals.events);
+    const before = vscode.window.terminals.length;
     const { terminalId } = await terminals.create({
       command: process.execPath,
       args: ['-e', 'console.log("hello from the agent terminal"); process.exit(3)'],
@@ -149,9 +150,14 @@ describe('Host services in a real VS Code', () => {
     const out = await terminals.output(terminalId);
     assert.match(out.output, /hello from the agent terminal/);
     assert.equal(out.exitStatus?.exitCode, 3);
+    assert.equal(vscode.window.terminals.length, before, 'no VS Code terminal until asked for');
+    assert.match(host.terminals.view(terminalId)?.output ?? '', /hello from the agent terminal/, 'what the card shows');
+    assert.ok(host.terminals.show(terminalId));
     const term = host.terminals.terminal(terminalId);
     assert.ok(term && vscode.window.terminals.includes(term), 'no VS Code terminal for the command');
     await terminals.release(terminalId);
+    await until(() => !vscode.window.terminals.includes(term), { what: 'the released terminal to close' });
+    assert.equal(host.terminals.show(terminalId), false, 'a released terminal is not shown again');
   });
 
   it('the IDE tools return real symbols and definitions from the TypeScript language features', async () => {

@@ -1,0 +1,66 @@
+/**
+ * A command the agent runs shows in its tool card, in a real VS Code (code-server + Chromium): claude-agent on the
+ * scripted model runs a shell command itself and reports it in `_meta.terminal_*`; the card shows the command,
+ * its coloured output and its exit code without being expanded, and "Show in Terminal" opens a VS Code terminal
+ * with the same output (none is opened before). Screenshots: test-artifacts/terminal-card-*.png.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { agentById } from '../agents/catalog';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
+import { scratchWorkspace } from '../support/paths';
+import { openChat, send, turnIdle } from './chatUi';
+import { answerModal, withWorkbench } from './runner';
+
+test("a shell command's output, colours and exit code in its tool card; Show in Terminal opens it in VS Code (claude)", { timeout: 600_000 }, async () => {
+  const claude = agentById('claude')!;
+  assert.ok(claude.installed(), 'claude is not installed: run scripts/setup-agents.sh');
+  const model = await startScriptedModel();
+  const { scratch, workspace } = scratchWorkspace('terminal-card');
+  try {
+    const spec = await claude.prepare({ scratch: path.join(scratch, 'claude'), modelUrl: model.url, workspace });
+    await withWorkbench(
+      {
+        workspace,
+        userSettings: {
+          'agentHost.agents': [{ name: 'claude', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false }],
+          'agentHost.defaultAgent': 'claude',
+          'workbench.colorTheme': 'Default Dark Modern',
+        },
+        timeoutMs: 540_000,
+        viewport: { width: 1280, height: 860 },
+      },
+      async (page, info) => {
+        const frame = await openChat(page);
+        await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+        const command = "printf '\\033[31mred alert\\033[0m\\n'; echo second line";
+        await send(frame, `Run the check.\nSCENARIO: shell ${JSON.stringify({ command })}`);
+        // (A line with a backslash in quotes cannot become a rule: the dialog offers only "Allow once".)
+        const asked = await answerModal(page, 'Allow once — “Allow”');
+        assert.match(asked, /red alert|printf/, `the permission dialog: ${asked}`);
+        const block = frame.locator('.entry.tool .terminal-block').first();
+        await block.locator('.term-status', { hasText: 'Exit code 0' }).waitFor({ timeout: 90_000 });
+        await turnIdle(frame);
+        const out = (await block.locator('.term-out').textContent()) ?? '';
+        assert.match(out, /red alert\nsecond line/, `the card's output: ${JSON.stringify(out)}`);
+        assert.equal(await block.locator('.term-out .ansi-red-fg').first().textContent(), 'red alert', 'red, in the terminal theme colour');
+        assert.ok(!(await frame.locator('.entry.tool .tool-body').first().isVisible()), 'shown without expanding the card');
+        assert.match((await block.locator('.term-cmd').textContent()) ?? '', /printf/);
+        await info.screenshot('terminal-card-output');
+        const terminalsBefore = await page.locator('.terminal-tabs-entry, .single-terminal-tab').count();
+        assert.equal(terminalsBefore, 0, 'no VS Code terminal before Show in Terminal');
+        await block.locator('[data-action="show-terminal"]').click();
+        await page.locator('.xterm-rows, .xterm-screen').first().waitFor({ timeout: 30_000 });
+        await page.locator('.terminal-tabs-entry, .single-terminal-tab', { hasText: 'Agent:' }).first().waitFor({ timeout: 30_000 });
+        await info.screenshot('terminal-card-in-terminal');
+        const body = model.requests.map((r) => JSON.stringify(r.body ?? null)).join('\n');
+        assert.match(body, /second line/, 'the model saw the output too');
+      },
+    );
+  } finally {
+    await model.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+});
