@@ -36,7 +36,7 @@ test('a tab history is a file of its own, the newest write winning; a new window
   const dir = path.join(scratchDir('tab-histories'), 'storage');
   const state = memento();
   const h = new TabHistories(dir, state.m, log);
-  for (let i = 1; i <= 20; i++) h.store('t2', [msg(`m${i}`)]);
+  for (let i = 1; i <= 20; i++) h.save('t2', [msg(`m${i}`)], [], 'p');
   const file = path.join(dir, 'chat-history-t2.json');
   await until(() => fs.existsSync(file) && read(file)[0]?.id === 'm20', { what: 'the newest copy on disk' });
   assert.equal(fs.readdirSync(dir).length, 1, `only the tab's file: ${fs.readdirSync(dir)}`);
@@ -60,7 +60,10 @@ test('a history an earlier version kept in the workspace state is shown, then mo
     h.get('t3').map((e) => e.id),
     ['old3'],
   );
-  h.store('t1', [msg('old1'), msg('new1')]);
+  assert.deepEqual(
+    h.save('t1', [msg('old1')], [msg('new1')], 'live').map((e) => e.id),
+    ['old1', 'live:new1'],
+  );
   await until(() => !state.values.has('agentHost.chat.history'), { what: 'the old copy leaving the workspace state' });
   assert.deepEqual(
     read(path.join(dir, 'chat-history-t1.json')).map((e) => e.id),
@@ -73,7 +76,7 @@ test('in this window a tab shows what it kept; forget deletes, empties or keeps 
   const dir = scratchDir('tab-histories-forget');
   const h = new TabHistories(dir, memento().m, log);
   h.keep('t1', [msg('shown')]);
-  h.store('t1', [msg('shown'), msg('live')]);
+  h.save('t1', [msg('shown')], [msg('live')], 'p');
   assert.deepEqual(
     h.get('t1').map((e) => e.id),
     ['shown'],
@@ -84,7 +87,7 @@ test('in this window a tab shows what it kept; forget deletes, empties or keeps 
   h.forget('t1', 'empty');
   assert.deepEqual(h.get('t1'), [], 'emptied at once, before the write lands');
   await until(() => read(file).length === 0, { what: 'the emptied file' });
-  h.store('t2', [msg('a')]);
+  h.save('t2', [msg('a')], [], 'p');
   await until(() => fs.existsSync(path.join(dir, 'chat-history-t2.json')), { what: 't2' });
   h.forget('t2', 'keep');
   await sleep(50);
@@ -105,7 +108,7 @@ test('a history file that is not a list is said in the log and the tab starts em
   const h = new TabHistories(dir, memento().m, log);
   assert.deepEqual(h.get('t1'), []);
   assert.match(warnings.join('\n'), /tab t1: not a list/);
-  h.store('../../evil', [msg('x')]);
+  h.save('../../evil', [msg('x')], [], 'p');
   await until(() => fs.readdirSync(dir).some((f) => f.startsWith('chat-history-') && f.includes('evil')), { what: 'the sanitized file' });
   assert.deepEqual(fs.readdirSync(dir).sort(), ['chat-history-______evil.json', 'chat-history-t1.json']);
 });

@@ -5,6 +5,7 @@
  */
 import type { AgentManager } from '../../manager/agentManager';
 import { sourceLabel } from '../../manager/agentSources';
+import type { PromptCapabilities } from '../../session/agentSession';
 import type { SessionModel } from '../../session/sessionModel';
 import type { HeaderState, RpcChatState } from '../../shared/chatProtocol';
 import { normalizeConfigOptions } from './chatContent';
@@ -21,7 +22,7 @@ export interface HeaderInputs {
 
 export function chatHeader({ manager, model, busy, permissionsInChat }: HeaderInputs): HeaderState {
   const rpc = agentState(manager, model);
-  const caps = manager.current?.promptCapabilities ?? { image: false, embeddedContext: false };
+  const caps = promptCaps(manager);
   const m = manager.current?.model === model ? model : undefined;
   const state = busy && manager.state === 'ready' ? 'busy' : manager.state;
   const error = manager.error?.split('\n')[0];
@@ -64,4 +65,9 @@ function agentState(manager: AgentManager, model: SessionModel | undefined): Rpc
   const extras = s.extras();
   if (!extras) return undefined;
   return { ...extras, canSteer: s.queue?.canSteer ?? false, canFollowUp: s.queue?.canFollowUp ?? false };
+}
+
+/** What the agent takes in a prompt besides text. */
+export function promptCaps(manager: AgentManager): PromptCapabilities {
+  return manager.current?.promptCapabilities ?? { image: false, embeddedContext: false };
 }

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import type { TimelineEntity } from '../../session/sessionModel';
+import { boundedHistory } from '../../session/transcriptCopy';
 import { historyKey } from './chatContent';
 
 /**
@@ -32,9 +33,17 @@ export class TabHistories {
     this.shown.set(tabId, history);
   }
 
-  /** The copy a reload restores (the earlier transcript and the live session's), written in the background. */
-  store(tabId: string, entities: TimelineEntity[]): void {
-    this.write(tabId, entities);
+  /**
+   * Writes (in the background) the copy a reload restores: the newest of the earlier transcript and the live
+   * session's, whose ids get `prefix` so they never meet the live session's; returns it.
+   */
+  save(tabId: string, earlier: TimelineEntity[], live: readonly TimelineEntity[], prefix: string): TimelineEntity[] {
+    const kept = boundedHistory(
+      earlier,
+      live.map((e) => ({ ...e, id: `${prefix}:${e.id}` }) as TimelineEntity),
+    );
+    this.write(tabId, kept);
+    return kept;
   }
 
   /** A closed tab (its file deleted, or kept for the last tab) or a new conversation (its file emptied). */
