@@ -6,7 +6,7 @@ import type { AgentManager } from './agentManager';
 
 /**
  * Records every session the editor runs in the local index the CLI shares (title from the first prompt,
- * agent, folder, times) with a slim copy of its transcript, when a turn starts and when it ends. A
+ * agent, folder, times) when a turn starts, with a slim copy of its transcript when a turn ends. A
  * reattached session keeps its earlier copy in front of what this process adds.
  */
 export function recordSessions(manager: AgentManager, store: () => SessionStore | undefined, log: vscode.LogOutputChannel): vscode.Disposable {
@@ -17,12 +17,13 @@ export function recordSessions(manager: AgentManager, store: () => SessionStore 
     session.model.longText = longTextStore(longTextDir(target.dir), session.model.longText?.limit);
     const earlier = session.attach.how !== 'new' ? (target.transcript(session.sessionId) ?? []) : [];
     let refused = false;
-    const save = () => {
+    /** The index entry when a turn starts; its transcript too when the turn ends (the slim copy costs its whole size). */
+    const save = (ended: boolean) => {
       const firstPrompt = session.model.messages('user')[0]?.text;
       if (refused || (!firstPrompt && !earlier.length)) return; // nothing asked yet: not history
       try {
         target.upsert({ sessionId: session.sessionId, agent: agent.name, cwd, ...(firstPrompt ? { firstPrompt } : {}) });
-        target.saveTranscript(session.sessionId, [...earlier, ...session.model.timeline()]);
+        if (ended) target.saveTranscript(session.sessionId, [...earlier, ...session.model.timeline()]);
       } catch (error) {
         log.warn(`Could not record session ${session.sessionId} in ${target.dir}: ${(error as Error).message}`);
         // Another agent's or folder's id: the session runs unrecorded, and says so in its transcript (once).
@@ -33,7 +34,7 @@ export function recordSessions(manager: AgentManager, store: () => SessionStore 
       }
     };
     const off = session.model.on((e) => {
-      if (e.type === 'turn') save();
+      if (e.type === 'turn' && (e.state === 'idle' || e.state === 'running')) save(e.state === 'idle');
     });
     return new vscode.Disposable(off);
   });
