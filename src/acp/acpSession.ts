@@ -1,6 +1,7 @@
 import { ResponseError } from 'vscode-jsonrpc/node';
 import type { ExitInfo } from '../core/agentProcess';
 import { describeExit } from '../core/agentProcess';
+import { exitPhrase, type Phrase, phrase } from '../session/notices';
 import type { AgentConfig } from '../session/agentConfig';
 import type { AgentExtras, AgentSession, AgentSessionDirectory, AgentSessionInfo, AttachInfo, PromptCapabilities } from '../session/agentSession';
 import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
@@ -37,15 +38,15 @@ function errorText(error: unknown): string {
   return typeof extra === 'string' && extra && extra !== e.message ? `${e.message} (${extra})` : e.message;
 }
 
-function attachNotice(attach: AttachInfo): { title: string; detail: string } {
-  const id = `Session ${attach.requested}`;
+function attachNotice(attach: AttachInfo): { title: Phrase; detail: Phrase } {
+  const id = attach.requested ?? '';
   switch (attach.how) {
     case 'resumed':
-      return { title: 'Session resumed', detail: `${id}: the agent keeps its context but replays no history; what is above is Atrium's copy.` };
+      return { title: phrase('sessionResumed'), detail: phrase('resumedDetail', id) };
     case 'loaded':
-      return { title: 'Session loaded', detail: `${id}: the agent replayed its history and keeps its context.` };
+      return { title: phrase('sessionLoaded'), detail: phrase('loadedDetail', id) };
     case 'new':
-      return { title: 'Could not reattach: this is a NEW session', detail: `${id} could not be reattached (${attach.detail ?? 'no reason given'}); the agent does not remember it.` };
+      return { title: phrase('newSession'), detail: phrase('newSessionDetail', id, attach.detail ?? phrase('noReasonGiven')) };
   }
 }
 
@@ -74,7 +75,7 @@ export class AcpSession implements AgentSession {
       options.terminals?.disposeAll();
       this.model.failUnfinishedToolCalls(`${describeExit(exit).split('\n')[0]} before this finished.`);
       // A remote agent's dropped connection is said as such, not as an exit.
-      if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', exit.disconnected ? 'Connection lost' : 'Agent exited', describeExit(exit));
+      if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', phrase(exit.disconnected ? 'connectionLost' : 'agentExited'), exitPhrase(exit));
     });
   }
 
@@ -125,7 +126,7 @@ export class AcpSession implements AgentSession {
       // A refusal is said in the transcript and the log, not only answered to the agent (which may not show it).
       refused: (method, error) => {
         options.logger.warn(`Refused the agent's ${method}: ${error.message}`);
-        session?.model.notice('warning', 'Refused', `${method}: ${error.message}`);
+        session?.model.notice('warning', phrase('refused'), `${method}: ${error.message}`);
       },
       asked: (record) => {
         if (!session) return;

@@ -37,8 +37,13 @@ export function slimEntity(e: TimelineEntity, max = HISTORY_LIMITS.textChars): T
       };
     case 'permission':
       return e.state === 'pending' ? { ...e, state: 'cancelled' } : e;
-    case 'notice':
-      return { ...e, ...(e.detail ? { detail: clip(e.detail, 2000) } : {}) };
+    case 'notice': {
+      if (!e.detail || e.detail.length <= 2000) return { ...e };
+      // A clipped detail stays in English: its phrase would keep the whole text.
+      const phrases = e.phrases?.title ? { phrases: { title: e.phrases.title } } : {};
+      const { phrases: _dropped, ...rest } = e;
+      return { ...rest, ...phrases, detail: clip(e.detail, 2000) };
+    }
   }
 }
 
