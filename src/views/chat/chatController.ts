@@ -6,7 +6,7 @@ import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/s
 import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, RpcChatState, Snapshot } from '../../shared/chatProtocol';
 import { runCommand } from '../commandRegistry';
 import { firstStepCommand } from '../firstSteps';
-import { relativeEntity } from '../displayPaths';
+import { displayedEntity } from '../displayPaths';
 import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
 import { buildPromptParts, historyKey, sessionDivider, settledHistory, startFailedNotice } from './chatContent';
@@ -475,9 +475,9 @@ export class ChatController implements vscode.Disposable {
     };
   }
 
-  /** As the page shows it: workspace paths relative; a pending permission with the modal's buttons (each "always" names its rule). */
+  /** As the page shows it: notices in the person's language, workspace paths relative; a pending permission with the modal's buttons (each "always" names its rule). */
   private forView(shown: TimelineEntity): TimelineEntity {
-    const entity = relativeEntity(shown);
+    const entity = displayedEntity(shown);
     const toolCall = entity.kind === 'permission' && entity.state === 'pending' ? this.model?.toolCall(entity.toolCallId) : undefined;
     return entity.kind === 'permission' && toolCall && this.broker ? withAnswerButtons(entity, toolCall, this.broker.offer(toolCall)) : entity;
   }
