@@ -105,6 +105,11 @@ export interface WorkbenchOptions {
    * trusted. Default off: every other test runs trusted.
    */
   workspaceTrust?: boolean;
+  /**
+   * The display language (`--locale`), with the test language pack test/fixtures/language-pack-<locale> put in
+   * the extensions dir: a pack of no translations, which makes the extension host load the extension's bundle for it.
+   */
+  locale?: string;
 }
 
 /** A Session's options: a window may also open no folder at all (an empty window). */
@@ -314,6 +319,14 @@ export class Session {
       log(`installed ${packages.map((v) => path.basename(v)).join(', ')} in ${Date.now() - t} ms: ${output.trim().split('\n').at(-1) ?? ''}`);
       this.mark('install');
     }
+    if (this.opts.locale) {
+      const id = `atrium-tests.test-language-pack-${this.opts.locale}`;
+      const pack = path.join(dirs.extensions, `${id}-0.0.1`);
+      fs.cpSync(path.join(REPO_ROOT, 'test/fixtures', `language-pack-${this.opts.locale}`), pack, { recursive: true });
+      // What code-server writes when a pack is installed (it does not look for packs at start).
+      const entry = { hash: id, extensions: [{ extensionIdentifier: { id }, version: '0.0.1' }], translations: { vscode: path.join(pack, 'translations/main.i18n.json') }, label: this.opts.locale };
+      fs.writeFileSync(path.join(dirs.userData, 'languagepacks.json'), JSON.stringify({ [this.opts.locale]: entry }));
+    }
     const out = fs.openSync(logFile, 'a');
     const args = [
       this.install.entry,
@@ -329,6 +342,7 @@ export class Session {
       dirs.userData,
       '--extensions-dir',
       dirs.extensions,
+      ...(this.opts.locale ? ['--locale', this.opts.locale] : []),
       // 4.139 exposes window.codeAutomationExit (the end of an extensionTestsPath run) only with the smoke-test
       // driver on; 4.99 always does, and has no --vscode-option.
       ...(hasVscodeOption(this.install) ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
