@@ -2,9 +2,11 @@
  * Notices in the person's language, in a real VS Code (code-server + Chromium) shown in Chinese (`--locale zh-cn`
  * with the test language pack): opencode on the scripted model answers a turn, "Restart Agent" reattaches its
  * session, and the notice the ACP adapter builds (src/acp, which knows no `vscode`) reads in Chinese, title and
- * detail; the next turn's request carries the first. Screenshot: test-artifacts/notices-zh-resumed.png.
+ * detail; the next turn's request carries the first. Then opencode is killed: the exit notice and how it ended read
+ * in Chinese too. Screenshots: test-artifacts/notices-zh-resumed.png, notices-zh-exited.png.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
@@ -16,7 +18,26 @@ import { runCommand, withWorkbench } from './runner';
 
 const answer = (marker: string, text: string) => `${marker}\nSCENARIO: answer ${JSON.stringify({ text })}`;
 
-test('notices in Chinese: a resumed opencode session says so in the chat in Chinese', { timeout: 400_000 }, async () => {
+const readProc = (pid: number, file: string) => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return ''; // gone
+  }
+};
+const readCmdline = (pid: number) => readProc(pid, 'cmdline');
+const parentOf = (pid: number) => Number(readProc(pid, 'stat').split(') ')[1]?.split(' ')[1]);
+
+/** Pids whose environment holds `entry` (the agent's own HOME: its sandbox under this run's scratch). */
+function pidsWithEnv(entry: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => readProc(pid, 'environ').split('\0').includes(entry));
+}
+
+test('notices in Chinese: a resumed opencode session and its killed agent are said in the chat in Chinese', { timeout: 400_000 }, async () => {
   const opencode = agentById('opencode')!;
   assert.ok(opencode.installed(), 'opencode must be installed: scripts/setup-agents.sh');
   const model = await startScriptedModel();
@@ -60,6 +81,18 @@ test('notices in Chinese: a resumed opencode session says so in the chat in Chin
         );
         await notice.scrollIntoViewIfNeeded();
         await info.screenshot('notices-zh-resumed');
+
+        // The agent killed: the adapter's exit notice, and how it went, in Chinese.
+        const agentPids = pidsWithEnv(`HOME=${oc.env.HOME}`).filter((pid) => readCmdline(pid).includes('opencode'));
+        const root = agentPids.find((pid) => !agentPids.includes(parentOf(pid)));
+        assert.ok(root, 'the opencode process was not found');
+        process.kill(root, 'SIGKILL');
+        const exited = frame.locator('.entry.notice.error', { hasText: '智能体已退出' });
+        await exited.waitFor({ timeout: 60_000 });
+        assert.match((await exited.locator('.notice-detail').textContent()) ?? '', /^智能体被 SIGKILL 终止/);
+        assert.equal(await frame.locator('.entry.notice', { hasText: 'Agent exited' }).count(), 0, 'an English notice is shown');
+        await exited.scrollIntoViewIfNeeded();
+        await info.screenshot('notices-zh-exited');
       },
     );
   } finally {
