@@ -43,6 +43,7 @@ const TEXTS: Record<NoticeKey, (args: string[]) => string> = {
   partsMissing: () => vscode.l10n.t('Parts of the answer are missing'),
   partsMissingDetail: (a) => vscode.l10n.t('The agent service never sent pieces {0} of this answer; what arrived is shown in order.', a[0]!),
   notRecorded: () => vscode.l10n.t('Session not recorded'),
+  continuedWith: (a) => vscode.l10n.t('Continued with {0}', a[0]!),
   longMessage: () => vscode.l10n.t('Long message'),
   longKept: (a) => vscode.l10n.t('This message is longer than {0} characters: the chat keeps its first part in memory and the whole message in {1}.', a[0]!, a[1]!),
   longNotWritten: (a) => vscode.l10n.t('This message is longer than {0} characters: the chat keeps its first part in memory; writing the whole message to {1} failed ({2}).', a[0]!, a[1]!, a[2]!),

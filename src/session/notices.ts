@@ -45,6 +45,7 @@ export const NOTICE_TEXTS = {
   partsMissing: 'Parts of the answer are missing',
   partsMissingDetail: 'The agent service never sent pieces {0} of this answer; what arrived is shown in order.',
   notRecorded: 'Session not recorded',
+  continuedWith: 'Continued with {0}',
   longMessage: 'Long message',
   longKept: 'This message is longer than {0} characters: the chat keeps its first part in memory and the whole message in {1}.',
   longNotWritten: 'This message is longer than {0} characters: the chat keeps its first part in memory; writing the whole message to {1} failed ({2}).',

@@ -398,7 +398,7 @@ export class ChatController implements vscode.Disposable {
       this.history = []; // the agent's replay is the transcript
     }
     // The previous session's transcript stays visible above the new one, under a divider naming the agent.
-    if (this.model) this.history = [...this.saveHistory(), sessionDivider(session.sessionId, vscode.l10n.t('Continued with {0}', this.manager.agentName ?? session.agentInfo.name))];
+    if (this.model) this.history = [...this.saveHistory(), sessionDivider(session.sessionId, this.manager.agentName ?? session.agentInfo.name)];
     this.session = session;
     this.model = session.model;
     this.copyPrefix = `prev:${session.sessionId}:${Date.now().toString(36)}`;
