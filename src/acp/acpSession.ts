@@ -1,7 +1,6 @@
 import { ResponseError } from 'vscode-jsonrpc/node';
 import type { ExitInfo } from '../core/agentProcess';
-import { describeExit } from '../core/agentProcess';
-import { exitPhrase, type Phrase, phrase } from '../session/notices';
+import { cutByExit, exitPhrase, type Phrase, phrase } from '../session/notices';
 import type { AgentConfig } from '../session/agentConfig';
 import type { AgentExtras, AgentSession, AgentSessionDirectory, AgentSessionInfo, AttachInfo, PromptCapabilities } from '../session/agentSession';
 import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
@@ -73,7 +72,7 @@ export class AcpSession implements AgentSession {
     this.terminals = options.terminals;
     this.offExit = client.onExit((exit) => {
       options.terminals?.disposeAll();
-      this.model.failUnfinishedToolCalls(`${describeExit(exit).split('\n')[0]} before this finished.`);
+      this.model.failUnfinishedToolCalls(cutByExit(exit));
       // A remote agent's dropped connection is said as such, not as an exit.
       if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', phrase(exit.disconnected ? 'connectionLost' : 'agentExited'), exitPhrase(exit));
     });
@@ -299,7 +298,7 @@ export class AcpSession implements AgentSession {
   async shutdown(): Promise<ExitInfo> {
     this.terminals?.disposeAll();
     // Nothing this session hears from now on: what it left running cannot finish.
-    this.model.failUnfinishedToolCalls('The agent was stopped before this finished.');
+    this.model.failUnfinishedToolCalls(phrase('stoppedBeforeFinished'));
     // Others keep the process: this session is closed on the agent's side (when it can), not left behind.
     if (this.connection.size > 1) await this.close().catch((error: Error) => this.options.logger.warn(`session/close failed: ${error.message}`));
     this.offExit();

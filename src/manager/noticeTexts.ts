@@ -44,6 +44,9 @@ const TEXTS: Record<NoticeKey, (args: string[]) => string> = {
   partsMissingDetail: (a) => vscode.l10n.t('The agent service never sent pieces {0} of this answer; what arrived is shown in order.', a[0]!),
   notRecorded: () => vscode.l10n.t('Session not recorded'),
   continuedWith: (a) => vscode.l10n.t('Continued with {0}', a[0]!),
+  beforeFinished: (a) => vscode.l10n.t('{0} before this finished.', a[0]!),
+  stoppedBeforeFinished: () => vscode.l10n.t('The agent was stopped before this finished.'),
+  notFinished: () => vscode.l10n.t('Not finished when this session ended.'),
   longMessage: () => vscode.l10n.t('Long message'),
   longKept: (a) => vscode.l10n.t('This message is longer than {0} characters: the chat keeps its first part in memory and the whole message in {1}.', a[0]!, a[1]!),
   longNotWritten: (a) => vscode.l10n.t('This message is longer than {0} characters: the chat keeps its first part in memory; writing the whole message to {1} failed ({2}).', a[0]!, a[1]!, a[2]!),
@@ -62,8 +65,9 @@ export function noticeText(phrase: Phrase): string {
   return wordPhrase(phrase, (key, args) => TEXTS[key](args));
 }
 
-/** A notice as the person reads it: its catalog texts in their language; agent text, and notices stored without phrases, as they are. */
-export function localNotice(entity: TimelineEntity): TimelineEntity {
+/** An entity as the person reads it: a notice's catalog texts, and why a tool call was cut, in their language; agent text, and entities stored without phrases, as they are. */
+export function localEntity(entity: TimelineEntity): TimelineEntity {
+  if (entity.kind === 'tool_call' && entity.interruptedPhrase) return { ...entity, interrupted: noticeText(entity.interruptedPhrase) };
   if (entity.kind !== 'notice' || !entity.phrases) return entity;
   const { title, detail } = entity.phrases;
   return { ...entity, ...(title ? { title: noticeText(title) } : {}), ...(detail ? { detail: noticeText(detail) } : {}) };

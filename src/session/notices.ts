@@ -46,6 +46,9 @@ export const NOTICE_TEXTS = {
   partsMissingDetail: 'The agent service never sent pieces {0} of this answer; what arrived is shown in order.',
   notRecorded: 'Session not recorded',
   continuedWith: 'Continued with {0}',
+  beforeFinished: '{0} before this finished.',
+  stoppedBeforeFinished: 'The agent was stopped before this finished.',
+  notFinished: 'Not finished when this session ended.',
   longMessage: 'Long message',
   longKept: 'This message is longer than {0} characters: the chat keeps its first part in memory and the whole message in {1}.',
   longNotWritten: 'This message is longer than {0} characters: the chat keeps its first part in memory; writing the whole message to {1} failed ({2}).',
@@ -119,4 +122,9 @@ export function exitPhrase(exit: ExitFacts): Phrase {
             : phrase('exitCode', String(exit.code));
   const tail = exit.stderrTail.trim();
   return tail ? { ...how, lines: [phrase('lastStderr'), tail] } : how;
+}
+
+/** A tool call the agent's exit left unfinished: how it went, in one line. */
+export function cutByExit(exit: ExitFacts): Phrase {
+  return phrase('beforeFinished', exitPhrase({ ...exit, stderrTail: '' }));
 }

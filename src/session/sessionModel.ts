@@ -53,6 +53,8 @@ export interface ToolCallEntity {
   };
   /** Why it ended unfinished: the agent went away before it finished (the card says so). */
   interrupted?: string;
+  /** `interrupted` as a catalog phrase (src/session/notices.ts), for views that word it in the person's language. */
+  interruptedPhrase?: Phrase;
   meta?: Record<string, unknown>;
 }
 
@@ -321,11 +323,12 @@ export class SessionModel {
    * The agent went away (its process exited, or the session was let go): a tool call it left pending or running
    * can never finish, so it ends failed with `why` instead of spinning on.
    */
-  failUnfinishedToolCalls(why: string): void {
+  failUnfinishedToolCalls(why: Phrase): void {
     for (const entity of this.entities.values()) {
       if (entity.kind !== 'tool_call' || (entity.status !== 'pending' && entity.status !== 'in_progress')) continue;
       entity.status = 'failed';
-      entity.interrupted = why;
+      entity.interrupted = english(why);
+      entity.interruptedPhrase = why;
       this.emit({ type: 'entity', entity, created: false });
     }
   }

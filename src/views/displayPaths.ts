@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { localNotice } from '../manager/noticeTexts';
+import { localEntity } from '../manager/noticeTexts';
 import type { TimelineEntity } from '../session/sessionModel';
 
 /**
@@ -46,7 +46,7 @@ export function relativeEntity(entity: TimelineEntity): TimelineEntity {
   }
 }
 
-/** An entity as the page shows it: notices in the person's language, then workspace paths made relative. */
+/** An entity as the page shows it: what Atrium says in the person's language, then workspace paths made relative. */
 export function displayedEntity(entity: TimelineEntity): TimelineEntity {
-  return relativeEntity(localNotice(entity));
+  return relativeEntity(localEntity(entity));
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeExit, type ExitInfo } from '../../src/core/agentProcess';
-import { english, exitPhrase, NOTICE_TEXTS, phrase, wordPhrase } from '../../src/session/notices';
+import { cutByExit, english, exitPhrase, NOTICE_TEXTS, phrase, wordPhrase } from '../../src/session/notices';
 import { SessionModel, type NoticeEntity } from '../../src/session/sessionModel';
 import { slimEntity } from '../../src/session/transcriptCopy';
 
@@ -66,4 +66,17 @@ test('notices: every catalog text names its arguments {0}… in order, none skip
       key,
     );
   }
+});
+
+test('notices: a tool call cut by the exit says how in one line, with its phrase; one a kept copy finds unfinished says so', () => {
+  const model = new SessionModel('s');
+  model.upsertToolCall({ id: 't', title: 'Run the build', status: 'in_progress' });
+  model.failUnfinishedToolCalls(cutByExit(exits[1]!));
+  const cut = model.toolCall('t')!;
+  assert.equal(cut.interrupted, 'Agent exited with code 1 before this finished.');
+  assert.equal(cut.interrupted, `${describeExit(exits[1]!).split('\n')[0]} before this finished.`);
+  assert.deepEqual(cut.interruptedPhrase, { key: 'beforeFinished', args: [{ key: 'exitCode', args: ['1'] }] });
+  const running = slimEntity({ kind: 'tool_call', id: 'r', title: 'Run', toolKind: 'execute', status: 'in_progress', content: [], locations: [] });
+  assert.ok(running.kind === 'tool_call');
+  assert.deepEqual([running.status, running.interrupted, running.interruptedPhrase], ['failed', 'Not finished when this session ended.', { key: 'notFinished' }]);
 });
