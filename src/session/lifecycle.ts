@@ -5,7 +5,6 @@
  * The editor's AgentSlot and the CLI both run on it; how an agent is started is theirs (`StartPlan`).
  */
 import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
-import { english, exitPhrase } from './notices';
 import { Listeners } from '../core/listeners';
 import type { Logger } from '../core/log';
 import type { AgentSession, AgentState } from './agentSession';
@@ -95,7 +94,7 @@ export const ENGLISH_TEXTS: LifecycleTexts = {
   restarting: (agent, how, seconds) => `Agent "${agent}" exited (${how}); starting it again in ${seconds} s`,
   breaker: (agent, n, window, exit) => `Agent "${agent}" crashed ${n} times within ${window} s, so it is not started again. Last exit: ${exit}`,
   superseded: (agent) => `Agent "${agent}" was stopped while it started`,
-  exit: (exit) => english(exitPhrase(exit)),
+  exit: describeExit,
 };
 
 /** A crash as the lifecycle took it: a restart after `restartInMs`, or (undefined) the breaker opened. */
