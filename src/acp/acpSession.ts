@@ -1,6 +1,6 @@
 import { ResponseError } from 'vscode-jsonrpc/node';
 import type { ExitInfo } from '../core/agentProcess';
-import { describeExit } from '../core/agentProcess';
+import { cutByExit, exitPhrase, type Phrase, phrase } from '../session/notices';
 import type { AgentConfig } from '../session/agentConfig';
 import type { AgentExtras, AgentSession, AgentSessionDirectory, AgentSessionInfo, AttachInfo, PromptCapabilities } from '../session/agentSession';
 import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '../session/sessionHost';
@@ -37,15 +37,15 @@ function errorText(error: unknown): string {
   return typeof extra === 'string' && extra && extra !== e.message ? `${e.message} (${extra})` : e.message;
 }
 
-function attachNotice(attach: AttachInfo): { title: string; detail: string } {
-  const id = `Session ${attach.requested}`;
+function attachNotice(attach: AttachInfo): { title: Phrase; detail: Phrase } {
+  const id = attach.requested ?? '';
   switch (attach.how) {
     case 'resumed':
-      return { title: 'Session resumed', detail: `${id}: the agent keeps its context but replays no history; what is above is Atrium's copy.` };
+      return { title: phrase('sessionResumed'), detail: phrase('resumedDetail', id) };
     case 'loaded':
-      return { title: 'Session loaded', detail: `${id}: the agent replayed its history and keeps its context.` };
+      return { title: phrase('sessionLoaded'), detail: phrase('loadedDetail', id) };
     case 'new':
-      return { title: 'Could not reattach: this is a NEW session', detail: `${id} could not be reattached (${attach.detail ?? 'no reason given'}); the agent does not remember it.` };
+      return { title: phrase('newSession'), detail: phrase('newSessionDetail', id, attach.detail ?? phrase('noReasonGiven')) };
   }
 }
 
@@ -72,9 +72,9 @@ export class AcpSession implements AgentSession {
     this.terminals = options.terminals;
     this.offExit = client.onExit((exit) => {
       options.terminals?.disposeAll();
-      this.model.failUnfinishedToolCalls(`${describeExit(exit).split('\n')[0]} before this finished.`);
+      this.model.failUnfinishedToolCalls(cutByExit(exit));
       // A remote agent's dropped connection is said as such, not as an exit.
-      if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', exit.disconnected ? 'Connection lost' : 'Agent exited', describeExit(exit));
+      if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', phrase(exit.disconnected ? 'connectionLost' : 'agentExited'), exitPhrase(exit));
     });
   }
 
@@ -125,7 +125,7 @@ export class AcpSession implements AgentSession {
       // A refusal is said in the transcript and the log, not only answered to the agent (which may not show it).
       refused: (method, error) => {
         options.logger.warn(`Refused the agent's ${method}: ${error.message}`);
-        session?.model.notice('warning', 'Refused', `${method}: ${error.message}`);
+        session?.model.notice('warning', phrase('refused'), `${method}: ${error.message}`);
       },
       asked: (record) => {
         if (!session) return;
@@ -298,7 +298,7 @@ export class AcpSession implements AgentSession {
   async shutdown(): Promise<ExitInfo> {
     this.terminals?.disposeAll();
     // Nothing this session hears from now on: what it left running cannot finish.
-    this.model.failUnfinishedToolCalls('The agent was stopped before this finished.');
+    this.model.failUnfinishedToolCalls(phrase('stoppedBeforeFinished'));
     // Others keep the process: this session is closed on the agent's side (when it can), not left behind.
     if (this.connection.size > 1) await this.close().catch((error: Error) => this.options.logger.warn(`session/close failed: ${error.message}`));
     this.offExit();

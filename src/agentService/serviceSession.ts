@@ -20,6 +20,7 @@ import { AgentBusyError, type AgentExtras, type AgentHealth, type AgentSession, 
 import type { SelectionTaskRequest, SelectionTasks } from '../session/selectionTask';
 import type { AgentStartOptions } from '../session/sessionHost';
 import { boundedModel } from '../session/longText';
+import { phrase } from '../session/notices';
 import type { ContentPart } from '../session/sessionModel';
 import { WebSocketConnectError, WebSocketTransport } from '../transport/webSocket';
 import { ServiceConnection, ServiceError } from './serviceConnection';
@@ -142,11 +143,7 @@ export class ServiceSession implements AgentSession {
       if (this.retired.has(connection) || this.stopping) return;
       this.exited = reason;
       // Said here, as a remote ACP agent's is: the chat leaves an agent's exit to the session's own notice.
-      this.model.notice(
-        'error',
-        'Connection lost',
-        `The connection to the agent service closed (${reason.disconnected ?? `code ${reason.code}`}). What arrived of the answer stays; Atrium connects again.`,
-      );
+      this.model.notice('error', phrase('connectionLost'), phrase('serviceClosed', reason.disconnected ?? phrase('codeN', String(reason.code))));
       this.exits.fire(reason);
     });
   }
@@ -170,7 +167,7 @@ export class ServiceSession implements AgentSession {
       before.connection.forget(before.id, `cancelled: ${label} was sent, and the agent service runs one task per connection`);
       // Not 'cancelled': that would add a "Stopped" line, and nobody pressed Stop; the notice says what happened.
       this.model.endTurn('superseded');
-      this.model.notice('info', 'Previous task cancelled', `The agent service runs one task per connection: sending the ${label} cancelled the ${before.label}.`);
+      this.model.notice('info', phrase('previousCancelled'), phrase('previousCancelledDetail', label, before.label));
     }
     const connection = await this.ready;
     this.model.beginTurn();
@@ -195,8 +192,7 @@ export class ServiceSession implements AgentSession {
     try {
       const reply = await task.done;
       flush();
-      if (reply.gaps.length)
-        this.model.notice('warning', 'Parts of the answer are missing', `The agent service never sent pieces ${reply.gaps.join(', ')} of this answer; what arrived is shown in order.`);
+      if (reply.gaps.length) this.model.notice('warning', phrase('partsMissing'), phrase('partsMissingDetail', reply.gaps.join(', ')));
       if (this.running === running) this.model.endTurn('end_turn');
       return { stopReason: 'end_turn' };
     } catch (error) {

@@ -9,6 +9,7 @@ import { oneLine } from '../core/visibleText';
 import type { AgentConfig } from '../session/agentConfig';
 import { TURN_EXIT_CODES, type AgentSession } from '../session/agentSession';
 import { AgentLifecycle, TurnInterruptedError } from '../session/lifecycle';
+import { phrase } from '../session/notices';
 import { AuthRequiredError, type AgentStartOptions } from '../session/sessionHost';
 import type { TimelineEntity } from '../session/sessionModel';
 import { SessionIdTakenError, type SessionStore } from '../session/sessionStore';
@@ -82,7 +83,7 @@ export async function runPrompt(run: PromptRun): Promise<number> {
       // Another agent's or folder's id: the session runs unrecorded, and says so in its transcript.
       if (e instanceof SessionIdTakenError) {
         refused = true;
-        session.model.notice('warning', 'Session not recorded', e.message);
+        session.model.notice('warning', phrase('notRecorded'), e.message);
       } else logger.warn(`Could not record the session in ${store.dir}: ${(e as Error).message}`);
     }
   };

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { AgentSession } from '../session/agentSession';
 import { longTextDir, longTextStore } from '../session/longText';
+import { phrase } from '../session/notices';
 import { SessionIdTakenError, type SessionStore } from '../session/sessionStore';
 import type { AgentManager } from './agentManager';
 
@@ -29,7 +30,7 @@ export function recordSessions(manager: AgentManager, store: () => SessionStore 
         // Another agent's or folder's id: the session runs unrecorded, and says so in its transcript (once).
         if (error instanceof SessionIdTakenError) {
           refused = true;
-          session.model.notice('warning', 'Session not recorded', error.message);
+          session.model.notice('warning', phrase('notRecorded'), error.message);
         }
       }
     };

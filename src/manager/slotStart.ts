@@ -8,9 +8,11 @@ import { redactingLogger, registerEnvSecrets } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession } from '../session/agentSession';
 import type { AttachRequest, LifecycleTexts } from '../session/lifecycle';
+import { exitPhrase } from '../session/notices';
 import { policyDecider } from '../session/permissions';
 import { AuthRequiredError, type AgentStartOptions, type SignInHandler } from '../session/sessionHost';
 import { trafficLogger, type TrafficLog } from '../session/traffic';
+import { noticeText } from './noticeTexts';
 import { RestrictedModeError } from './workspaceTrust';
 
 /**
@@ -111,6 +113,7 @@ export const LIFECYCLE_TEXTS: LifecycleTexts = {
   restarting: (agent, how, seconds) => vscode.l10n.t('Agent "{0}" exited ({1}); starting it again in {2} s', agent, how, seconds),
   breaker: (agent, n, window, exit) => vscode.l10n.t('Agent "{0}" crashed {1} times within {2} s, so it is not started again. Last exit: {3}', agent, n, window, exit),
   superseded: (agent) => vscode.l10n.t('Agent "{0}" was stopped while it started', agent),
+  exit: (exit) => noticeText(exitPhrase(exit)),
 };
 
 /** The error state's text for a failed start; Restricted Mode leaves the state as it is (views say it with a way out). */

@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../core/log';
 import type { HostToolProvider } from '../session/hostTools';
+import { phrase } from '../session/notices';
 import type { SessionModel } from '../session/sessionModel';
 import type { BashResult, ImageInput, InterruptMode, QueueMode, RpcCommandArgs, RpcCommandName, RpcCommandResult, RpcState, StreamingBehavior, ThinkingLevel, TodoPhase } from './commands';
 import { UnsupportedCommandError, type CommandSupport, type RpcDialect } from './dialect';
@@ -35,7 +36,7 @@ export abstract class RpcCommandSurface {
   /** A prompt while the agent is streaming: queued as steering or a follow-up. Resolves at the acknowledgement. */
   async promptWhileStreaming(message: string, streamingBehavior: StreamingBehavior, images: ImageInput[] = []): Promise<void> {
     await this.command('prompt', { message, streamingBehavior, ...(images.length ? { images } : {}) });
-    this.model.notice('info', streamingBehavior === 'steer' ? 'Steering message queued' : 'Follow-up queued', message);
+    this.model.notice('info', phrase(streamingBehavior === 'steer' ? 'steeringQueued' : 'followUpQueued'), message);
     void this.refreshState();
   }
 

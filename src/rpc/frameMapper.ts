@@ -4,6 +4,7 @@
  * fire-and-forget methods (status, widgets, title, composer text). Pure: no I/O and no
  * connection; what needs either (a `get_state` refresh, the log) comes back as effects for the caller.
  */
+import { phrase } from '../session/notices';
 import type { ContentPart, SessionModel } from '../session/sessionModel';
 import { isRecord } from './json';
 import { messageParts, textOf, toolContent, toolKind, toolLocations, toolTitle } from './piContent';
@@ -116,46 +117,46 @@ export class FrameMapper {
         return /todo/i.test(String(f.toolName ?? '')) ? { handled: true, refreshState: true } : HANDLED;
       }
       case 'auto_compaction_start':
-        m.notice('info', 'Compacting the context…', [f.reason, f.action].filter(Boolean).join(', ') || undefined);
+        m.notice('info', phrase('compacting'), [f.reason, f.action].filter(Boolean).join(', ') || undefined);
         m.setAgentState({ isCompacting: true });
         return { handled: true, agentStateChanged: true };
       case 'auto_compaction_end': {
         m.setAgentState({ isCompacting: false });
-        if (f.aborted) m.notice('warning', 'Compaction aborted');
-        else if (f.errorMessage) m.notice('error', 'Compaction failed', String(f.errorMessage));
-        else if (f.skipped) m.notice('info', 'Compaction skipped');
+        if (f.aborted) m.notice('warning', phrase('compactionAborted'));
+        else if (f.errorMessage) m.notice('error', phrase('compactionFailed'), String(f.errorMessage));
+        else if (f.skipped) m.notice('info', phrase('compactionSkipped'));
         else {
           const r = isRecord(f.result) ? f.result : {};
-          m.notice('info', 'Context compacted', typeof r.tokensBefore === 'number' ? `${r.tokensBefore} tokens before` : undefined);
+          m.notice('info', phrase('compacted'), typeof r.tokensBefore === 'number' ? phrase('tokensBefore', String(r.tokensBefore)) : undefined);
         }
         return { handled: true, agentStateChanged: true };
       }
       case 'auto_retry_start':
         m.notice(
           'warning',
-          `Retrying after an error (attempt ${String(f.attempt)}/${String(f.maxAttempts)}, in ${Math.round(Number(f.delayMs ?? 0) / 1000)} s)`,
+          phrase('retrying', String(f.attempt), String(f.maxAttempts), String(Math.round(Number(f.delayMs ?? 0) / 1000))),
           typeof f.errorMessage === 'string' ? f.errorMessage : undefined,
         );
         return HANDLED;
       case 'auto_retry_end':
-        if (f.success) m.notice('info', `Retry succeeded (attempt ${String(f.attempt)})`);
-        else m.notice('error', 'Retries exhausted', typeof f.finalError === 'string' ? f.finalError : undefined);
+        if (f.success) m.notice('info', phrase('retrySucceeded', String(f.attempt)));
+        else m.notice('error', phrase('retriesExhausted'), typeof f.finalError === 'string' ? f.finalError : undefined);
         return HANDLED;
       case 'retry_fallback_applied':
-        m.notice('warning', `Falling back from ${String(f.from)} to ${String(f.to)}`);
+        m.notice('warning', phrase('fallingBack', String(f.from), String(f.to)));
         return HANDLED;
       case 'ttsr_triggered': {
         const rules = Array.isArray(f.rules) ? f.rules.filter(isRecord).map((r) => String(r.name ?? r.id ?? '?')) : [];
-        m.notice('info', 'Rules triggered mid-stream', rules.join(', ') || undefined);
+        m.notice('info', phrase('rulesTriggered'), rules.join(', ') || undefined);
         return HANDLED;
       }
       case 'todo_reminder': {
         const todos = Array.isArray(f.todos) ? f.todos.filter(isRecord).map((t) => `- ${String(t.content ?? '')}`) : [];
-        m.notice('info', `Todo reminder (${String(f.attempt)}/${String(f.maxAttempts)})`, todos.join('\n') || undefined);
+        m.notice('info', phrase('todoReminder', String(f.attempt), String(f.maxAttempts)), todos.join('\n') || undefined);
         return HANDLED;
       }
       case 'todo_auto_clear':
-        m.notice('info', 'Todo list cleared (all done)');
+        m.notice('info', phrase('todoCleared'));
         m.setPlan([]);
         return HANDLED;
       case 'queue_update': {
@@ -165,7 +166,7 @@ export class FrameMapper {
         return { handled: true, agentStateChanged: true };
       }
       case 'extension_error':
-        m.notice('error', `Extension error${f.event ? ` in ${String(f.event)}` : ''}`, [f.extensionPath, f.error].filter(Boolean).map(String).join(': '));
+        m.notice('error', f.event ? phrase('extensionErrorIn', String(f.event)) : phrase('extensionError'), [f.extensionPath, f.error].filter(Boolean).map(String).join(': '));
         return HANDLED;
       case 'notice': {
         const level = f.level === 'error' ? 'error' : f.level === 'warning' ? 'warning' : 'info';
@@ -239,7 +240,7 @@ export class FrameMapper {
    */
   endRun(outcome: RunOutcome, turnContinues: boolean): void {
     const m = this.model;
-    if (outcome.error) m.notice('error', 'The turn failed', outcome.error);
+    if (outcome.error) m.notice('error', phrase('turnFailed'), outcome.error);
     // Tool calls the run left unfinished (aborted mid-execution) will get no end event.
     for (const e of m.timeline()) {
       if (e.kind === 'tool_call' && (e.status === 'pending' || e.status === 'in_progress')) {

@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ExitInfo } from '../core/agentProcess';
 import type { AgentCommandMap, AgentCommandName, AgentCommands, CommandSupport, ImageInput } from '../session/agentCommands';
+import { phrase } from '../session/notices';
 import type { AgentExtras, AgentHealth, AgentSession, AttachInfo, PromptCapabilities, StreamingQueue } from '../session/agentSession';
 import type { ContentPart, SessionModel } from '../session/sessionModel';
 import { isRecord } from './json';
@@ -72,9 +73,9 @@ export class RpcAgentSession implements AgentSession {
     const session = rpc;
     this.attach = attach;
     if (attach.requested && attach.how === 'new') {
-      session.model.notice('warning', 'Could not reattach: this is a NEW session', `Session ${attach.requested} could not be reattached (${attach.detail}); the agent does not remember it.`);
+      session.model.notice('warning', phrase('newSession'), phrase('newSessionDetail', attach.requested, attach.detail ?? phrase('noReasonGiven')));
     } else if (attach.requested) {
-      session.model.notice('info', 'Session resumed', `Session ${attach.requested}: the agent switched to its session file and keeps its context; what is above is Atrium's copy.`);
+      session.model.notice('info', phrase('sessionResumed'), phrase('switchedDetail', attach.requested));
     }
     this.queue = {
       get canSteer() {
@@ -86,12 +87,12 @@ export class RpcAgentSession implements AgentSession {
       steer: async (parts) => {
         const { message, images } = splitParts(parts);
         await session.steer(message, images);
-        session.model.notice('info', 'Steering message queued', message);
+        session.model.notice('info', phrase('steeringQueued'), message);
       },
       followUp: async (parts) => {
         const { message, images } = splitParts(parts);
         await session.followUp(message, images);
-        session.model.notice('info', 'Follow-up queued', message);
+        session.model.notice('info', phrase('followUpQueued'), message);
       },
     };
     this.commands = {

@@ -7,7 +7,8 @@
  * commandSurface.ts. Events become model changes in frameMapper.ts, runs and waiting prompts are tracked in
  * turns.ts, `get_state` and what derives from it is applied in stateSync.ts.
  */
-import { AgentExitedError, describeExit, type ExitInfo } from '../core/agentProcess';
+import { AgentExitedError, type ExitInfo } from '../core/agentProcess';
+import { cutByExit, exitPhrase, phrase } from '../session/notices';
 import { Listeners } from '../core/listeners';
 import type { Logger } from '../core/log';
 import { spawnSpecOf, type AgentConfig } from '../session/agentConfig';
@@ -307,8 +308,8 @@ export class RpcSession extends RpcCommandSurface {
     this.hostToolRunner.abortAll();
     const error = new AgentExitedError(exit);
     if (this.model) {
-      this.model.failUnfinishedToolCalls(`${describeExit(exit).split('\n')[0]} before this finished.`);
-      if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', 'Agent exited', describeExit(exit));
+      this.model.failUnfinishedToolCalls(cutByExit(exit));
+      if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', phrase('agentExited'), exitPhrase(exit));
       if (this.model.turn !== 'idle') this.model.endTurn(undefined, error.message);
     }
     this.turns?.agentExited(error);

@@ -86,12 +86,15 @@ export interface LifecycleTexts {
   restarting(agent: string, how: string, seconds: number): string;
   breaker(agent: string, crashes: number, windowSeconds: number, exit: string): string;
   superseded(agent: string): string;
+  /** How the agent went away (the breaker's "last exit", the restart's reason). */
+  exit(exit: ExitInfo): string;
 }
 
 export const ENGLISH_TEXTS: LifecycleTexts = {
   restarting: (agent, how, seconds) => `Agent "${agent}" exited (${how}); starting it again in ${seconds} s`,
   breaker: (agent, n, window, exit) => `Agent "${agent}" crashed ${n} times within ${window} s, so it is not started again. Last exit: ${exit}`,
   superseded: (agent) => `Agent "${agent}" was stopped while it started`,
+  exit: describeExit,
 };
 
 /** A crash as the lifecycle took it: a restart after `restartInMs`, or (undefined) the breaker opened. */
@@ -366,14 +369,14 @@ export class AgentLifecycle<P extends StartPlan = StartPlan> {
     this.crashes = [...this.crashes.filter((t) => now - t < this.policy.windowMs), now];
     const n = this.crashes.length;
     if (n >= this.policy.breakAfter) {
-      const message = this.texts.breaker(agent, n, this.policy.windowMs / 1000, describeExit(exit));
+      const message = this.texts.breaker(agent, n, this.policy.windowMs / 1000, this.texts.exit(exit));
       this.options.log.error(message);
       this.setState('error', message);
       this.crashListeners.fire({ agent, exit, crashes: n, midTurn, message });
       return;
     }
     const delay = this.policy.backoffMs[Math.min(n - 1, this.policy.backoffMs.length - 1)]!;
-    const [how, ...tail] = describeExit(exit).split('\n');
+    const [how, ...tail] = this.texts.exit(exit).split('\n');
     const message = this.texts.restarting(agent, how!, delay / 1000);
     this.options.log.warn(message);
     // The stderr tail under it for the chat's notice (the header shows the first line; the log has each stderr line).

@@ -3,6 +3,7 @@
  * what they answered, as one line for the transcript: the question stays on record after its dialog closes.
  */
 import type { AskUserAnswer, AskUserRequest, ElicitAnswer } from './sessionHost';
+import { type Phrase, phrase } from './notices';
 
 export interface QuestionRecord {
   question: string;
@@ -44,6 +45,6 @@ export function uiQuestionRecord(frame: Record<string, unknown>, answer: { value
 }
 
 /** The transcript notice's title and detail for a record. */
-export function questionNotice(agentName: string, record: QuestionRecord): { title: string; detail: string } {
-  return { title: `${agentName} asked: ${record.question}`, detail: record.answer === undefined ? 'No answer (cancelled)' : `Answer: ${record.answer}` };
+export function questionNotice(agentName: string, record: QuestionRecord): { title: Phrase; detail: Phrase } {
+  return { title: phrase('asked', agentName, record.question), detail: record.answer === undefined ? phrase('noAnswer') : phrase('answer', record.answer) };
 }

@@ -5,6 +5,7 @@
  */
 
 import { ownCopy } from '../core/ownCopy';
+import { english, type Phrase, phrase } from './notices';
 
 export type Role = 'user' | 'agent' | 'thought';
 
@@ -52,6 +53,8 @@ export interface ToolCallEntity {
   };
   /** Why it ended unfinished: the agent went away before it finished (the card says so). */
   interrupted?: string;
+  /** `interrupted` as a catalog phrase (src/session/notices.ts), for views that word it in the person's language. */
+  interruptedPhrase?: Phrase;
   meta?: Record<string, unknown>;
 }
 
@@ -96,6 +99,8 @@ export interface NoticeEntity {
   code?: 'stopped' | 'long';
   /** `long`: the file holding the whole message (unset when writing it failed). */
   file?: string;
+  /** Which catalog texts `title` and `detail` are (src/session/notices.ts), for views that word them in the person's language; absent on agent text and on notices stored before. */
+  phrases?: { title?: Phrase; detail?: Phrase };
   /** Its actions are done (the agent runs again since): views offer no Restart on it. */
   settled?: boolean;
 }
@@ -155,9 +160,20 @@ export interface LongTextStore {
 }
 
 /** The notice under a message that passed the limit (or whose file could not be written). */
-function longTextNotice(limit: number, file: string, error: string | undefined): string {
-  const head = `This message is longer than ${limit.toLocaleString('en')} characters: the chat keeps its first part in memory`;
-  return error ? `${head}; writing the whole message to ${file} failed (${error}).` : `${head} and the whole message in ${file}.`;
+function longTextNotice(limit: number, file: string, error: string | undefined): Phrase {
+  const chars = limit.toLocaleString('en');
+  return error ? phrase('longNotWritten', chars, file, error) : phrase('longKept', chars, file);
+}
+
+/** Title and detail, each as given or, for a phrase, in English with the phrase kept beside it. */
+function setNoticeText(entity: NoticeEntity, title: string | Phrase, detail: string | Phrase | undefined): void {
+  const phrases: NonNullable<NoticeEntity['phrases']> = {};
+  if (typeof title === 'string') entity.title = title;
+  else [entity.title, phrases.title] = [english(title), title];
+  if (typeof detail === 'string') {
+    if (detail) entity.detail = detail;
+  } else if (detail) [entity.detail, phrases.detail] = [english(detail), detail];
+  if (phrases.title || phrases.detail) entity.phrases = phrases;
 }
 
 export class SessionModel {
@@ -307,18 +323,21 @@ export class SessionModel {
    * The agent went away (its process exited, or the session was let go): a tool call it left pending or running
    * can never finish, so it ends failed with `why` instead of spinning on.
    */
-  failUnfinishedToolCalls(why: string): void {
+  failUnfinishedToolCalls(why: Phrase): void {
     for (const entity of this.entities.values()) {
       if (entity.kind !== 'tool_call' || (entity.status !== 'pending' && entity.status !== 'in_progress')) continue;
       entity.status = 'failed';
-      entity.interrupted = why;
+      entity.interrupted = english(why);
+      entity.interruptedPhrase = why;
       this.emit({ type: 'entity', entity, created: false });
     }
   }
 
-  notice(severity: NoticeEntity['severity'], title: string, detail?: string, code?: NoticeEntity['code']): NoticeEntity {
+  /** A notice; a title or detail given as a phrase is stored in English with the phrase beside it. */
+  notice(severity: NoticeEntity['severity'], title: string | Phrase, detail?: string | Phrase, code?: NoticeEntity['code']): NoticeEntity {
     const id = `${this.order.length}`;
-    const entity: NoticeEntity = { kind: 'notice', id, severity, title, ...(detail ? { detail } : {}), ...(code ? { code } : {}) };
+    const entity: NoticeEntity = { kind: 'notice', id, severity, title: '', ...(code ? { code } : {}) };
+    setNoticeText(entity, title, detail);
     this.insert(`notice:${id}`, entity);
     this.openMessage = undefined;
     this.emit({ type: 'entity', entity, created: true });
@@ -409,7 +428,7 @@ export class SessionModel {
       e.status = 'cancelled';
       this.emit({ type: 'entity', entity: e, created: false });
     }
-    this.notice('info', 'Stopped', undefined, 'stopped');
+    this.notice('info', phrase('stopped'), undefined, 'stopped');
   }
 
   private refreshTurnForPermissions(): void {
@@ -432,8 +451,8 @@ export class SessionModel {
     entity.text = ownCopy(entity.text.slice(0, store.limit));
     entity.parts = [...entity.parts.filter((p) => p.type !== 'text'), { type: 'text', text: entity.text }];
     const id = `${this.order.length}`;
-    const detail = longTextNotice(store.limit, file, error);
-    const notice: NoticeEntity = { kind: 'notice', id, severity: error ? 'warning' : 'info', title: 'Long message', detail, code: 'long', ...(error ? {} : { file }) };
+    const notice: NoticeEntity = { kind: 'notice', id, severity: error ? 'warning' : 'info', title: '', code: 'long', ...(error ? {} : { file }) };
+    setNoticeText(notice, phrase('longMessage'), longTextNotice(store.limit, file, error));
     // Inserted without closing the open message: the chunks still streaming belong to it.
     this.insert(`notice:${id}`, notice);
     this.emit({ type: 'entity', entity: notice, created: true });

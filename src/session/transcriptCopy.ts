@@ -3,7 +3,10 @@
  * raw tool input or output, no images, no diff bodies — newest first within an entry count and a byte cap.
  * Pure (no vscode), unit-tested.
  */
+import { english, phrase } from './notices';
 import type { TimelineEntity, ToolCallEntity } from './sessionModel';
+
+const NOT_FINISHED = phrase('notFinished');
 
 export const HISTORY_LIMITS = { entries: 400, bytes: 512 * 1024, textChars: 16 * 1024 };
 
@@ -12,9 +15,12 @@ function clip(text: string, max: number): string {
 }
 
 /** A copy's tool call can never finish (its agent is gone when the copy is shown): one left unfinished is failed, saying so. */
-function unfinishedEnded(e: ToolCallEntity): Pick<ToolCallEntity, 'status' | 'interrupted'> {
-  if (e.status === 'pending' || e.status === 'in_progress') return { status: 'failed', interrupted: 'Not finished when this session ended.' };
-  return { status: e.status, ...(e.interrupted ? { interrupted: clip(e.interrupted, 500) } : {}) };
+function unfinishedEnded(e: ToolCallEntity): Pick<ToolCallEntity, 'status' | 'interrupted' | 'interruptedPhrase'> {
+  if (e.status === 'pending' || e.status === 'in_progress') return { status: 'failed', interrupted: english(NOT_FINISHED), interruptedPhrase: NOT_FINISHED };
+  if (!e.interrupted) return { status: e.status };
+  // A clipped reason stays in English: its phrase would keep the whole text.
+  const kept = e.interruptedPhrase && e.interrupted.length <= 500 ? { interruptedPhrase: e.interruptedPhrase } : {};
+  return { status: e.status, interrupted: clip(e.interrupted, 500), ...kept };
 }
 
 /** One entity as kept: big and binary fields dropped, long text clipped, pending permissions cancelled, unfinished tool calls failed. */
@@ -37,8 +43,13 @@ export function slimEntity(e: TimelineEntity, max = HISTORY_LIMITS.textChars): T
       };
     case 'permission':
       return e.state === 'pending' ? { ...e, state: 'cancelled' } : e;
-    case 'notice':
-      return { ...e, ...(e.detail ? { detail: clip(e.detail, 2000) } : {}) };
+    case 'notice': {
+      if (!e.detail || e.detail.length <= 2000) return { ...e };
+      // A clipped detail stays in English: its phrase would keep the whole text.
+      const phrases = e.phrases?.title ? { phrases: { title: e.phrases.title } } : {};
+      const { phrases: _dropped, ...rest } = e;
+      return { ...rest, ...phrases, detail: clip(e.detail, 2000) };
+    }
   }
 }
 

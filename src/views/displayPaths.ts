@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { localEntity } from '../manager/noticeTexts';
 import type { TimelineEntity } from '../session/sessionModel';
 
 /**
@@ -43,4 +44,9 @@ export function relativeEntity(entity: TimelineEntity): TimelineEntity {
     case 'notice':
       return { ...entity, title: rel(entity.title), ...(entity.detail !== undefined ? { detail: rel(entity.detail) } : {}) };
   }
+}
+
+/** An entity as the page shows it: what Atrium says in the person's language, then workspace paths made relative. */
+export function displayedEntity(entity: TimelineEntity): TimelineEntity {
+  return relativeEntity(localEntity(entity));
 }

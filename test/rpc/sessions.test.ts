@@ -1,13 +1,16 @@
 /**
  * pi-family RPC agents keep each session in a file (`<time>_<id>.jsonl`): `--resume ID` through the CLI
  * finds it beside the new session's file and `switch_session`es to it, so the model's next request carries
- * the first run's prompt; an id with no file gets a new session, said as such.
+ * the first run's prompt; an id with no file gets a new session, said as such (in the stored transcript too, with
+ * the notice catalog's phrase beside the English).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
+import type { NoticeEntity } from '../../src/session/sessionModel';
+import { SessionStore } from '../../src/session/sessionStore';
 import { runCli } from '../support/cli';
 import { OMP_RPC, PI_RPC, scratchDirs } from './agents';
 
@@ -38,6 +41,12 @@ describe('RPC agents: --resume switches to the session file', () => {
         const started = events(second.stdout).find((e) => e.type === 'session')!;
         assert.equal(started.attach, 'resumed', String(started.attachDetail));
         assert.equal(started.sessionId, id);
+        // The stored transcript says so in English, with the catalog phrase the editor words in the person's language.
+        const store = new SessionStore(path.join(scratch, 'state'));
+        const noticeOf = (sessionId: string) => store.transcript(sessionId)?.find((e): e is NoticeEntity => e.kind === 'notice');
+        const resumed = noticeOf(id);
+        assert.equal(resumed?.title, 'Session resumed');
+        assert.deepEqual(resumed?.phrases, { title: { key: 'sessionResumed' }, detail: { key: 'switchedDetail', args: [id] } });
         const bodies = model.requests.slice(before).map((r) => JSON.stringify(r.body ?? null));
         assert.ok(
           bodies.some((b) => b.includes('OTTER-55') && b.includes('Which word?')),
@@ -48,6 +57,7 @@ describe('RPC agents: --resume switches to the session file', () => {
         const fresh = events(third.stdout).find((e) => e.type === 'session')!;
         assert.equal(fresh.attach, 'new');
         assert.match(String(fresh.attachDetail), /no session file for it in /);
+        assert.deepEqual(noticeOf(String(fresh.sessionId))?.phrases?.title, { key: 'newSession' });
       } finally {
         await model.close();
       }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TimelineEntity } from '../../src/session/sessionModel';
-import { buildPromptParts, legacyPickers, normalizeConfigOptions, settledHistory } from '../../src/views/chat/chatContent';
+import { buildPromptParts, legacyPickers, normalizeConfigOptions, sessionDivider, settledHistory } from '../../src/views/chat/chatContent';
 
 test('prompt blocks: text first, files as resource_link, selection embedded only when the agent takes it', () => {
   const chips = [
@@ -82,4 +82,10 @@ test("an earlier session's error notice loses its Restart (the agent has run aga
   const shown = settledHistory([exit, info, message]);
   assert.deepEqual(shown, [{ ...exit, settled: true }, info, message]);
   assert.equal('settled' in exit, false, 'the kept copy is not changed');
+});
+
+test('the divider between two sessions is kept as a phrase, worded when shown (a reload in another language words it anew)', () => {
+  const divider = sessionDivider('s1', 'opencode');
+  assert.equal(divider.title, 'Continued with opencode');
+  assert.deepEqual(divider.phrases, { title: { key: 'continuedWith', args: ['opencode'] } });
 });

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { NOTICE_TEXTS } from '../../src/session/notices';
 import { repoRoot, scratchDir } from '../support/paths';
 
 const read = (rel: string) => JSON.parse(fs.readFileSync(path.join(repoRoot, rel), 'utf8')) as Record<string, string>;
@@ -41,4 +42,36 @@ test('l10n: every string has a Chinese translation with the same placeholders', 
       assert.equal(placeholders(target[k]!), placeholders(en.startsWith('l10n') ? k : v), `${zh}: placeholders of "${k}"`);
     }
   }
+});
+
+/** Every file under `dir` (relative to the repo) with its text. */
+function sources(dir: string): { file: string; text: string }[] {
+  return fs
+    .readdirSync(path.join(repoRoot, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => ({ file: path.join(dir, f), text: fs.readFileSync(path.join(repoRoot, dir, f), 'utf8') }));
+}
+
+test('l10n: a notice built outside src/views says its title from the notice catalog, never as English text', () => {
+  const worded: string[] = [];
+  for (const { file, text } of sources('src')) {
+    if (file.startsWith(`src${path.sep}views${path.sep}`)) continue;
+    // `.notice(severity, 'Title'…`, or a notice entity written out with a title of its own.
+    for (const m of text.matchAll(/\.notice\(\s*[^,]*,\s*(['"`][^'"`]*)/g)) worded.push(`${file}: notice(…, ${m[1]}`);
+    for (const m of text.matchAll(/kind: 'notice'[^}]*?title: (['"`][^'"`]+)/g)) worded.push(`${file}: title ${m[1]}`);
+  }
+  assert.deepEqual(worded, [], 'word these through src/session/notices.ts (a phrase), so the editor shows them in the person language');
+});
+
+test('l10n: the notice catalog is in both bundles, and the editor table words each key with the catalog text', () => {
+  const en = read('l10n/bundle.l10n.json');
+  const zh = read('l10n/bundle.l10n.zh-cn.json');
+  const table = fs.readFileSync(path.join(repoRoot, 'src/manager/noticeTexts.ts'), 'utf8');
+  const literals = new Map([...table.matchAll(/^\s+(\w+): \(a?\) => vscode\.l10n\.t\((['"])(.*?)\2[,)]/gm)].map((m) => [m[1], m[3]!.replace(/\\'/g, "'")]));
+  for (const [key, text] of Object.entries(NOTICE_TEXTS)) {
+    assert.ok(en[text], `l10n/bundle.l10n.json lacks the notice "${text}"`);
+    assert.ok(zh[text]?.trim(), `l10n/bundle.l10n.zh-cn.json lacks the notice "${text}"`);
+    assert.equal(literals.get(key), text, `src/manager/noticeTexts.ts words ${key} otherwise than the catalog`);
+  }
+  assert.equal(literals.size, Object.keys(NOTICE_TEXTS).length);
 });

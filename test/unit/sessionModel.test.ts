@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { applyAcpUpdate } from '../../src/acp/applyUpdate';
 import type { SessionUpdate } from '../../src/acp/types';
 import { SessionModel, type SessionEvent } from '../../src/session/sessionModel';
+import { english } from '../../src/session/notices';
 import { askUserRecord, elicitRecord, questionNotice } from '../../src/session/questionRecord';
 
 const apply = (m: SessionModel, u: object) => applyAcpUpdate(m, u as SessionUpdate);
@@ -146,6 +147,7 @@ describe('questionRecord: what an agent asked and what the person answered', () 
     });
     assert.deepEqual(elicitRecord({ message: 'Your name?' }, { action: 'decline' }), { question: 'Your name?', answer: undefined });
     assert.deepEqual(elicitRecord({ message: '', url: 'https://example.com/' }, { action: 'accept' }), { question: 'https://example.com/', answer: 'accepted' });
-    assert.deepEqual(questionNotice('qwen', { question: 'Q?', answer: undefined }), { title: 'qwen asked: Q?', detail: 'No answer (cancelled)' });
+    const said = questionNotice('qwen', { question: 'Q?', answer: undefined });
+    assert.deepEqual({ title: english(said.title), detail: english(said.detail) }, { title: 'qwen asked: Q?', detail: 'No answer (cancelled)' });
   });
 });

@@ -67,7 +67,7 @@ test('a history an earlier version kept in the workspace state is shown, then mo
   await until(() => !state.values.has('agentHost.chat.history'), { what: 'the old copy leaving the workspace state' });
   assert.deepEqual(
     read(path.join(dir, 'chat-history-t1.json')).map((e) => e.id),
-    ['old1', 'new1'],
+    ['old1', 'live:new1'],
   );
   assert.ok(state.values.has('agentHost.chat.history.t3'), "another tab's old copy stays until that tab is written");
 });

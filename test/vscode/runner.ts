@@ -23,47 +23,13 @@ import { until } from '../support/wait';
 import { REPO_ROOT, codeServerInstall, hasVscodeOption, type CodeServerInstall } from './codeServers';
 import { killTrees, killTreesNow, pidsWithArg } from './procs';
 import { ConsoleForwarder } from './workbenchConsole';
+import { userDataIn } from './displayLanguage';
+import { CHROMIUM, CHROMIUM_ARGS, QUIET_SETTINGS } from './workbenchDefaults';
 
 export { REPO_ROOT };
 // What the UI checks do in a workbench (they import it from here).
 export { agentEntryIn, agentHostLog, answerModal, askAgent, reloadWindow, runCommand, statusBarItem } from './workbenchActions';
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-  // Debian's Chromium 150 aborts the browser (font_data_service_impl.cc "Check failed … No such file") when a
-  // renderer asks its font service for a fallback font; renderers reading fonts themselves works.
-  '--disable-features=FontDataServiceLinux',
-];
-
-/** Settings that keep the workbench quiet and offline; the caller's userSettings win. */
-export const QUIET_SETTINGS: Record<string, unknown> = {
-  'workbench.startupEditor': 'none',
-  'workbench.tips.enabled': false,
-  'workbench.enableExperiments': false,
-  'workbench.secondarySideBar.defaultVisibility': 'hidden',
-  'chat.disableAIFeatures': true,
-  'security.workspace.trust.enabled': false,
-  'telemetry.telemetryLevel': 'off',
-  'update.mode': 'none',
-  'extensions.autoCheckUpdates': false,
-  'extensions.autoUpdate': false,
-  'extensions.ignoreRecommendations': true,
-  'git.enabled': false,
-  'git.openRepositoryInParentFolders': 'never',
-  'remote.autoForwardPorts': false,
-  'typescript.disableAutomaticTypeAcquisition': true,
-  'npm.autoDetect': 'off',
-  // Tests open the chat when they need it (the walkthrough test checks the first start's own opening).
-  'agentHost.chat.openOnFirstStart': false,
-};
+export { CHROMIUM, CHROMIUM_ARGS, QUIET_SETTINGS } from './workbenchDefaults';
 
 export interface WorkbenchOptions {
   /** Folder(s) of the extension(s) under development (package.json). Default: the repository. */
@@ -105,6 +71,8 @@ export interface WorkbenchOptions {
    * trusted. Default off: every other test runs trusted.
    */
   workspaceTrust?: boolean;
+  /** The display language (`--locale`, and a language pack of no translations: test/vscode/displayLanguage.ts). */
+  locale?: string;
 }
 
 /** A Session's options: a window may also open no folder at all (an empty window). */
@@ -314,6 +282,7 @@ export class Session {
       log(`installed ${packages.map((v) => path.basename(v)).join(', ')} in ${Date.now() - t} ms: ${output.trim().split('\n').at(-1) ?? ''}`);
       this.mark('install');
     }
+    if (this.opts.locale) userDataIn(dirs.userData, this.opts.locale);
     const out = fs.openSync(logFile, 'a');
     const args = [
       this.install.entry,
@@ -329,6 +298,7 @@ export class Session {
       dirs.userData,
       '--extensions-dir',
       dirs.extensions,
+      ...(this.opts.locale ? ['--locale', this.opts.locale] : []),
       // 4.139 exposes window.codeAutomationExit (the end of an extensionTestsPath run) only with the smoke-test
       // driver on; 4.99 always does, and has no --vscode-option.
       ...(hasVscodeOption(this.install) ? ['--vscode-option', 'enable-smoke-test-driver'] : []),

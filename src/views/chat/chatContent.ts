@@ -4,6 +4,7 @@
  */
 import type { ConfigOptionView, ContextChip } from '../../shared/chatProtocol';
 import type { PromptCapabilities } from '../../session/agentSession';
+import { english, phrase } from '../../session/notices';
 import { buildPromptParts as buildParts, type PromptContext } from '../../session/promptParts';
 import type { ContentPart, NoticeEntity, TimelineEntity } from '../../session/sessionModel';
 
@@ -84,9 +85,10 @@ export function legacyPickers(options: ConfigOptionView[]): { modes: boolean; mo
   };
 }
 
-/** The line between one session's transcript and the next (a restart, another agent): which agent answers below. */
-export function sessionDivider(sessionId: string, title: string): NoticeEntity {
-  return { kind: 'notice', id: `divider:${sessionId}:${Date.now()}`, severity: 'info', title };
+/** The line between one session's transcript and the next (a restart, another agent): which agent answers below, kept as a phrase (worded when shown). */
+export function sessionDivider(sessionId: string, agentName: string): NoticeEntity {
+  const title = phrase('continuedWith', agentName);
+  return { kind: 'notice', id: `divider:${sessionId}:${Date.now()}`, severity: 'info', title: english(title), phrases: { title } };
 }
 
 /** Earlier sessions' part of the transcript: the agent has run again since, so their error notices' Restart is done. */

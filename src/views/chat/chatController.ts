@@ -6,7 +6,7 @@ import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/s
 import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, Snapshot } from '../../shared/chatProtocol';
 import { runCommand } from '../commandRegistry';
 import { firstStepCommand } from '../firstSteps';
-import { relativeEntity } from '../displayPaths';
+import { displayedEntity } from '../displayPaths';
 import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
 import { buildPromptParts, entityKey, SNAPSHOT_ENTITIES, sessionDivider, settledHistory, startFailedNotice } from './chatContent';
@@ -401,7 +401,7 @@ export class ChatController implements vscode.Disposable {
       this.history = []; // the agent's replay is the transcript
     }
     // The previous session's transcript stays visible above the new one, under a divider naming the agent.
-    if (this.model) this.history = [...this.saveHistory(), sessionDivider(session.sessionId, vscode.l10n.t('Continued with {0}', this.manager.agentName ?? session.agentInfo.name))];
+    if (this.model) this.history = [...this.saveHistory(), sessionDivider(session.sessionId, this.manager.agentName ?? session.agentInfo.name)];
     this.session = session;
     this.model = session.model;
     this.copyPrefix = `prev:${session.sessionId}:${Date.now().toString(36)}`;
@@ -479,9 +479,9 @@ export class ChatController implements vscode.Disposable {
     return [...settledHistory(this.history), ...(this.model?.timeline() ?? []), ...this.local];
   }
 
-  /** As the page shows it: workspace paths relative; a pending permission with the modal's buttons (each "always" names its rule). */
+  /** As the page shows it: notices in the person's language, paths relative, tool cards with their terminals, a pending permission with the modal's buttons. */
   private forView(shown: TimelineEntity): TimelineEntity {
-    const entity = relativeEntity(shown.kind === 'tool_call' ? this.terminalCards.withTerminals(shown) : shown);
+    const entity = displayedEntity(shown.kind === 'tool_call' ? this.terminalCards.withTerminals(shown) : shown);
     const toolCall = entity.kind === 'permission' && entity.state === 'pending' ? this.model?.toolCall(entity.toolCallId) : undefined;
     return entity.kind === 'permission' && toolCall && this.broker ? withAnswerButtons(entity, toolCall, this.broker.offer(toolCall)) : entity;
   }
