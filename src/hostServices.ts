@@ -165,8 +165,16 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   };
 
   disposables.push(
-    registerCommand('agentHost.managePermissionRules', async () => {
+    registerCommand('agentHost.managePermissionRules', async (ruleId?: string) => {
       const list = rules.list();
+      if (typeof ruleId === 'string') {
+        const rule = list.find((r) => r.id === ruleId);
+        if (rule && (await rules.revoke(rule.id))) {
+          log.info(`Rule revoked: ${describeRule(rule)}`);
+          void vscode.window.showInformationMessage(vscode.l10n.t('Rule revoked: {0}. The agent is asked again next time.', describeRule(rule)));
+        } else void vscode.window.showInformationMessage(vscode.l10n.t('That rule is no longer in this workspace.'));
+        return;
+      }
       if (list.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('No permission rules in this workspace. Pick an agent\'s "always" option to add one.'));
         return;

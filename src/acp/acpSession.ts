@@ -382,6 +382,7 @@ export class AcpSession implements AgentSession {
           outcome: 'selected',
           by: decision.by,
           ...(decision.rule ? { rule: decision.rule } : {}),
+          ...(decision.ruleId ? { ruleId: decision.ruleId } : {}),
           ...(options.find((o) => o.optionId === decision.optionId)?.kind.startsWith('reject') ? { rejected: true } : {}),
         },
       });

@@ -107,7 +107,7 @@ export class PermissionBroker {
       const option = pickOption(request.options, rule.action);
       if (option) {
         this.options.logger?.info(`Permission for "${request.toolCall.title}" answered ${option.optionId} by rule: ${describeRule(rule)}`);
-        return Promise.resolve({ outcome: 'selected', optionId: option.optionId, by: 'rule', rule: describeRule(rule) });
+        return Promise.resolve({ outcome: 'selected', optionId: option.optionId, by: 'rule', rule: describeRule(rule), ruleId: rule.id });
       }
       this.options.logger?.warn(`Rule "${describeRule(rule)}" applies but the agent offers no ${rule.action} option: asking`);
     }

@@ -99,7 +99,7 @@ export function describeToolCallChange(before: ToolCallEntity, after: ToolCallEn
 }
 
 export type PermissionDecision =
-  | { outcome: 'selected'; optionId: string; by: 'user' | 'policy' | 'rule' /** The rule that answered (by: 'rule'). */; rule?: string }
+  | { outcome: 'selected'; optionId: string; by: 'user' | 'policy' | 'rule' /** The rule that answered (by: 'rule'), and its id. */; rule?: string; ruleId?: string }
   | { outcome: 'cancelled'; by: 'user' | 'timeout' | 'cancel' | 'policy' };
 
 /** Decides one permission request; the signal aborts when the turn is cancelled. */

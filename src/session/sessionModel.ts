@@ -46,8 +46,9 @@ export interface ToolCallEntity {
     optionId?: string;
     outcome: string;
     by: 'user' | 'policy' | 'rule' | 'timeout' | 'cancel';
-    /** When a stored rule answered (`by: 'rule'`): the rule, as "Manage Permission Rules…" lists it. */
+    /** When a stored rule answered (`by: 'rule'`): the rule, as "Manage Permission Rules…" lists it, and its id (to revoke it). */
     rule?: string;
+    ruleId?: string;
     /** The answer was a reject option (a card of a call that then failed says "rejected", not "failed"). */
     rejected?: boolean;
   };

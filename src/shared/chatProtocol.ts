@@ -191,6 +191,8 @@ export interface ChatRequests {
   runInTerminal: [{ code: string }, void];
   /** A tool card's "Show in Terminal": the agent's terminal in a VS Code terminal. */
   showTerminal: [{ id: string }, void];
+  /** A tool card's "Revoke rule": the stored rule that answered its permission. */
+  revokeRule: [{ id: string }, void];
   answerPermission: [{ permissionId: string; optionId: string; scope?: 'prefix' }, void];
   showLog: [Record<string, never>, void];
   /** Opens VS Code's workspace trust editor (from the Restricted Mode page). */
@@ -298,6 +300,11 @@ export interface ChatStrings {
   terminalDropped: string;
   /** A terminal whose output this window does not hold (kept across a reload). */
   terminalGone: string;
+  /** "Allowed by a rule: {0}" */
+  allowedByRule: string;
+  /** "Rejected by a rule: {0}" */
+  rejectedByRule: string;
+  revokeRule: string;
   steer: string;
   followUp: string;
   steerHint: string;

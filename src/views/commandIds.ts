@@ -19,7 +19,8 @@ export interface CommandMap {
   /** A running turn heard nothing for a while: cancel it, show the log, or keep waiting. */
   'agentHost.noOutput': [[], void];
   'agentHost.agentCommands': [[], void];
-  'agentHost.managePermissionRules': [[], void];
+  /** With a rule's id (a tool card's "Revoke rule"): that rule is revoked; without: a picker of them all. */
+  'agentHost.managePermissionRules': [[ruleId?: string], void];
   'agentHost.showTurnChanges': [[], void];
   /** `true` skips the confirmation; the result lists the files that could not be restored. */
   'agentHost.revertTurnChanges': [[confirmed?: boolean], string[] | undefined];

@@ -112,7 +112,7 @@ describe('PermissionBroker', () => {
       },
     });
     const decision = await broker.decide(request('x', { toolKind: 'execute', rawInput: { command: 'rm -rf build' } }), never);
-    assert.deepEqual(decision, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute `rm -rf build`' });
+    assert.deepEqual(decision, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute `rm -rf build`', ruleId: rules.list()[0]!.id });
     assert.equal(presented, 0);
     // A different command is not covered: the person is asked.
     const other = await broker.decide(request('y', { toolKind: 'execute', rawInput: { command: 'rm -rf build2' } }), never);
@@ -137,7 +137,7 @@ describe('PermissionBroker', () => {
     const [rule] = rules.list();
     assert.deepEqual(rule?.command, ['npm', 'test', '--', '--watch']);
     assert.equal(rule?.action, 'allow');
-    assert.deepEqual(await broker.decide(request('2', call), never), { outcome: 'selected', optionId: 'once', by: 'rule', rule: 'always allow execute `npm test -- --watch`' });
+    assert.deepEqual(await broker.decide(request('2', call), never), { outcome: 'selected', optionId: 'once', by: 'rule', rule: 'always allow execute `npm test -- --watch`', ruleId: rule!.id });
     assert.equal(presented, 1);
     assert.equal(await rules.revoke(rule!.id), true);
     assert.equal((await broker.decide(request('3', call), never)).by, 'user');

@@ -145,6 +145,21 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     await rejected.waitFor({ timeout: 30_000 });
     if ((await rejected.textContent())?.trim() !== 'rejected') throw new Error(`the rejected call's card says "${await rejected.textContent()}"`);
     shots.push(await info.screenshot('host-rejected-card'));
+    // The call the rule answered says which rule, with the way to revoke it; revoked, the same line asks again.
+    const byRule = chat.locator('.entry.tool .tool-rule');
+    await byRule.first().waitFor({ timeout: 30_000 });
+    if ((await byRule.count()) !== 1) throw new Error(`${await byRule.count()} cards say a rule answered them (one did)`);
+    const ruleText = ((await byRule.textContent()) ?? '').trim();
+    if (!ruleText.startsWith('Allowed by a rule: always allow execute `npm test`')) throw new Error(`the rule's card says "${ruleText}"`);
+    await byRule.locator('[data-action="revoke-rule"]').click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'Rule revoked' }).first().waitFor({ timeout: 15_000 });
+    await askAgent(page, 'run: npm test');
+    await dialog.waitFor({ state: 'visible', timeout: 60_000 });
+    await settled(dialog, 'the dialog after the rule was revoked');
+    const againLabels = (await buttons.allTextContents()).map((l) => l.trim());
+    await buttons.nth(againLabels.indexOf('Reject')).click();
+    await until(() => runs().length === 4, { what: 'the agent answered for `npm test` after the revoke', timeoutMs: 30_000, intervalMs: 250 });
+    if (runs()[3] !== 'reject-once npm test') throw new Error(`after the revoke, \`npm test\` was not asked: ${runs()[3]}`);
   });
   return shots;
 }

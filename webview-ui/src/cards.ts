@@ -76,8 +76,20 @@ export function toolCallCard(t: ToolCallEntity, s: ChatStrings, open: boolean): 
   if (t.rawOutput !== undefined && t.rawOutput !== null) body.append(section(s.output, scrollBox('raw', pretty(t.rawOutput))));
   // Ended unfinished (the agent went away): why, shown without expanding the card.
   const why = t.interrupted ? h('div', { className: 'tool-interrupted' }, icon('debug-disconnect'), h('span', null, t.interrupted)) : null;
+  // Answered by a stored rule: which one, and the way to revoke it.
+  const p = t.permission;
+  const byRule =
+    p?.by === 'rule' && p.rule
+      ? h(
+          'div',
+          { className: 'tool-rule' },
+          icon('shield'),
+          h('span', null, fmt(p.rejected ? s.rejectedByRule : s.allowedByRule, p.rule)),
+          p.ruleId ? h('a', { href: '#', 'data-action': 'revoke-rule', 'data-rule': p.ruleId }, s.revokeRule) : null,
+        )
+      : null;
   const label = `${t.title || t.toolKind} — ${statusText}${t.interrupted ? `: ${t.interrupted}` : ''}`;
-  return h('div', { className: `entry tool status-${t.status}`, role: 'group', 'aria-label': label }, head, why, ...terminals, body);
+  return h('div', { className: `entry tool status-${t.status}`, role: 'group', 'aria-label': label }, head, why, byRule, ...terminals, body);
 }
 
 function isTerminal(c: unknown): c is TerminalCardContent {

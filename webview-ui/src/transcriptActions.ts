@@ -35,6 +35,9 @@ export function onTranscriptClick(e: Event, hooks: TranscriptHooks, toggleTool: 
     case 'show-log':
       send('showLog', {});
       break;
+    case 'revoke-rule':
+      send('revokeRule', { id: target.dataset.rule! });
+      break;
     case 'show-terminal':
       send('showTerminal', { id: target.dataset.terminal! });
       break;

@@ -248,9 +248,8 @@ export class ChatController implements vscode.Disposable {
       if (!pending || !broker.answer(pending.id, optionId, scope)) throw new Error(vscode.l10n.t('This permission request can no longer be answered.'));
     },
     showLog: () => this.log.show(),
-    manageTrust: async () => {
-      await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
-    },
+    manageTrust: async () => void (await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND)),
+    revokeRule: ({ id }) => runCommand('agentHost.managePermissionRules', id),
     runCommand: async ({ command }) => void (await runCommand(firstStepCommand(command))),
   };
 
