@@ -16,14 +16,53 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const DOUBLE_QUOTED_SPECIAL = /[$`\\!]/;
 
 export type Parsed = { words: string[] } | { reason: string };
+/** A line of one or more plain commands joined by `&&`, `||`, `;` or `|`. */
+export type ParsedLine = { commands: string[][] } | { reason: string };
+
+/** The operators that may join plain commands in one line (longest first). */
+const JOINERS = ['&&', '||', ';', '|'];
+/**
+ * Programs that run what their arguments say (a shell's `-c`, `eval`, interpreters' `-e`/`-c`, `env`, `xargs`,
+ * `sudo`, `find -exec`, `time`, `nohup`…): a line that joins commands and has one of them always asks.
+ */
+const RUNS_ITS_ARGUMENTS = new Set([
+  ...['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'eval', 'exec', 'source', '.', 'env', 'xargs', 'sudo', 'doas', 'su', 'find', 'time', 'nohup', 'nice', 'timeout', 'watch'],
+  ...['node', 'python', 'python3', 'perl', 'ruby', 'php', 'deno', 'bun', 'npx', 'pnpx', 'bunx', 'ssh', 'awk', 'sed', 'parallel', 'command', 'builtin'],
+]);
 
 /** Splits a line into its plain words (quotes removed), or says why the line is not plain. */
 export function plainWords(line: string): Parsed {
-  const words: string[] = [];
+  const parsed = plainLine(line, false);
+  return 'reason' in parsed ? parsed : { words: parsed.commands[0]! };
+}
+
+/**
+ * Splits a line into plain commands joined by `&&`, `||`, `;` or `|` (each one plain words, see plainWords),
+ * or says why it is not such a line. A line that joins commands and runs a program that runs its arguments
+ * (RUNS_ITS_ARGUMENTS) is not one: it always asks.
+ */
+export function plainCommands(line: string): ParsedLine {
+  const parsed = plainLine(line, true);
+  if ('reason' in parsed || parsed.commands.length < 2) return parsed;
+  const runner = parsed.commands.find((c) => RUNS_ITS_ARGUMENTS.has(c[0]!));
+  return runner ? { reason: `\`${runner[0]}\` in a line of several commands (it runs what its arguments say)` } : parsed;
+}
+
+function plainLine(line: string, joined: boolean): ParsedLine {
+  const commands: string[][] = [];
+  let words: string[] = [];
   let word: string | undefined;
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
-    if (c === ' ' || c === '\t') {
+    const joiner = joined ? JOINERS.find((j) => line.startsWith(j, i)) : undefined;
+    if (joiner) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+      if (!words.length) return { reason: `"${joiner}" with no command before it` };
+      commands.push(words);
+      words = [];
+      i += joiner.length - 1;
+    } else if (c === ' ' || c === '\t') {
       if (word !== undefined) words.push(word);
       word = undefined;
     } else if (c === "'" || c === '"') {
@@ -42,7 +81,9 @@ export function plainWords(line: string): Parsed {
     }
   }
   if (word !== undefined) words.push(word);
-  return words.length ? { words } : { reason: 'no command' };
+  if (!words.length) return { reason: commands.length ? 'an operator with no command after it' : 'no command' };
+  commands.push(words);
+  return { commands };
 }
 
 /** Argv as given (no shell reads it): plain when the line a person is shown splits back into the same words. */
@@ -51,6 +92,15 @@ export function plainArgv(argv: readonly string[]): Parsed {
   const back = plainWords(displayWords(argv));
   if (!('words' in back)) return back;
   return back.words.length === argv.length && back.words.every((w, i) => w === argv[i]) ? back : { reason: 'a word no quoting can show plainly' };
+}
+
+/** A tool call's command line as plain commands (see plainCommands); argv is one command. */
+export function commandsOf(rawInput: unknown): ParsedLine | undefined {
+  const o = rawInput && typeof rawInput === 'object' ? (rawInput as Record<string, unknown>) : undefined;
+  const c = o?.command ?? o?.cmd;
+  if (typeof c === 'string' && c.trim()) return plainCommands(c.trim());
+  const single = commandWordsOf(rawInput);
+  return single && ('words' in single ? { commands: [single.words] } : single);
 }
 
 /** The plain words of a tool call's command (`command`/`cmd`, a line or argv), or why there are none. */

@@ -102,14 +102,17 @@ export class PermissionBroker {
   }
 
   private enqueue(request: PermissionRequestInfo, signal: AbortSignal): Promise<PermissionDecision> {
-    const rule = this.options.rules?.match(request.toolCall, request.agentName);
-    if (rule) {
+    // Every rule that answers (one per command of a line joining several): a reject among them wins.
+    const matched = this.options.rules?.matchAll(request.toolCall, request.agentName);
+    const rule = matched?.find((r) => r.action === 'reject') ?? matched?.[0];
+    if (matched && rule) {
       const option = pickOption(request.options, rule.action);
+      const described = [...new Set((rule.action === 'reject' ? [rule] : matched).map(describeRule))].join(' + ');
       if (option) {
-        this.options.logger?.info(`Permission for "${request.toolCall.title}" answered ${option.optionId} by rule: ${describeRule(rule)}`);
-        return Promise.resolve({ outcome: 'selected', optionId: option.optionId, by: 'rule', rule: describeRule(rule), ruleId: rule.id });
+        this.options.logger?.info(`Permission for "${request.toolCall.title}" answered ${option.optionId} by rule: ${described}`);
+        return Promise.resolve({ outcome: 'selected', optionId: option.optionId, by: 'rule', rule: described, ruleId: rule.id });
       }
-      this.options.logger?.warn(`Rule "${describeRule(rule)}" applies but the agent offers no ${rule.action} option: asking`);
+      this.options.logger?.warn(`Rule "${described}" applies but the agent offers no ${rule.action} option: asking`);
     }
     if (signal.aborted) return Promise.resolve({ outcome: 'cancelled', by: 'cancel' });
     if (this.queue.length >= MAX_WAITING) {

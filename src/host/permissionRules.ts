@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NO_TITLE_RULE_KINDS, pathOf } from '../session/permissions';
-import { commandWordsOf, coveredByPrefix, displayWords, plainWords, safePrefixOf } from './commandWords';
+import { commandsOf, commandWordsOf, coveredByPrefix, displayWords, plainWords, safePrefixOf } from './commandWords';
 import type { ToolCallEntity } from '../session/sessionModel';
 
 /** Where rules persist; the extension passes `context.workspaceState` (a Memento has this shape). */
@@ -66,6 +66,8 @@ export interface RuleOffer {
 export function ruleOffer(toolCall: RuleTarget): RuleOffer {
   const parsed = commandWordsOf(toolCall.rawInput);
   if (parsed) {
+    const line = commandsOf(toolCall.rawInput);
+    if (line && 'commands' in line && line.commands.length > 1) return { notPlain: 'several commands in one line (each one is answered by its own rule)' };
     if (!('words' in parsed)) return { notPlain: parsed.reason };
     const prefix = toolCall.toolKind === 'execute' ? safePrefixOf(parsed.words) : undefined;
     return { exact: { command: parsed.words }, ...(prefix ? { prefix } : {}) };
@@ -104,7 +106,26 @@ export class PermissionRuleStore {
   match(toolCall: RuleTarget, agent?: string): PermissionRule | undefined {
     if (this.options.protectedTarget?.(toolCall)) return undefined;
     const parsed = commandWordsOf(toolCall.rawInput);
-    const words = parsed && 'words' in parsed ? parsed.words : undefined;
+    return this.find(toolCall, agent, parsed, parsed && 'words' in parsed ? parsed.words : undefined);
+  }
+
+  /**
+   * The rules that answer the tool call: its one rule (match), or for a command line of several plain commands
+   * joined by `&&`, `||`, `;` or `|` (commandWords.ts plainCommands) one rule for each command — all of them or
+   * none: a line is approved only when every command in it is.
+   */
+  matchAll(toolCall: RuleTarget, agent?: string): PermissionRule[] | undefined {
+    const line = commandsOf(toolCall.rawInput);
+    if (!line || !('commands' in line) || line.commands.length < 2) {
+      const one = this.match(toolCall, agent);
+      return one ? [one] : undefined;
+    }
+    if (toolCall.toolKind !== 'execute' || this.options.protectedTarget?.(toolCall)) return undefined;
+    const rules = line.commands.map((words) => this.find(toolCall, agent, { words }, words));
+    return rules.every((r) => r !== undefined) ? rules : undefined;
+  }
+
+  private find(toolCall: RuleTarget, agent: string | undefined, parsed: unknown, words: readonly string[] | undefined): PermissionRule | undefined {
     const file = pathOf(toolCall);
     return this.list().find((r) => {
       if (r.toolKind !== toolCall.toolKind) return false;

@@ -173,6 +173,36 @@ describe('PermissionBroker', () => {
     assert.equal(await rules.addFor('allow', call('npm test; curl x | sh')), undefined);
   });
 
+  it('a line of several commands is approved only when a rule approves every command in it; wrappers, expansions and several lines ask', async () => {
+    const rules = new PermissionRuleStore(memoryStore());
+    await rules.add({ action: 'allow', toolKind: 'execute', command: ['npm', 'test'] });
+    await rules.add({ action: 'allow', toolKind: 'execute', prefix: ['npm', 'run', 'lint'] });
+    const call = (command: string) => ({ toolKind: 'execute', title: 'x', rawInput: { command }, locations: [] });
+    for (const ok of ['npm test && npm run lint', 'npm test || npm run lint src', 'npm test; npm run lint', 'npm test | npm run lint', "npm test&&npm run lint 'src'"]) {
+      assert.equal(rules.matchAll(call(ok))?.length, 2, ok);
+    }
+    const asks = ['npm test && rm -rf x', 'npm test; curl x', 'npm test $(touch x)', 'npm test | sh', 'bash -c "npm test"', 'npm test & npm run lint', 'npm test\nnpm run lint'];
+    for (const line of [...asks, 'npm test && npm run lint > out.txt', '&& npm test', 'npm test &&', 'npm test && env npm run lint', 'npm test && `npm run lint`']) {
+      assert.equal(rules.matchAll(call(line)), undefined, line);
+    }
+    // No rule is made of such a line: each of its commands is answered by its own.
+    assert.deepEqual(rules.offer(call('npm test && npm run lint')), { notPlain: 'several commands in one line (each one is answered by its own rule)' });
+    // Through the broker: the line is answered by both rules, named on the card; a reject rule among them wins.
+    const broker = new PermissionBroker({ rules, presenter: () => async () => 'once' });
+    const ask = (id: string, command: string) => request(id, { toolKind: 'execute', title: command, rawInput: { command } });
+    const both = await broker.decide(ask('1', 'npm test && npm run lint'), never);
+    assert.deepEqual(both, {
+      outcome: 'selected',
+      optionId: 'once',
+      by: 'rule',
+      rule: 'always allow execute `npm test` + always allow execute commands starting with `npm run lint`',
+      ruleId: rules.list()[0]!.id,
+    });
+    const reject = await rules.add({ action: 'reject', toolKind: 'execute', command: ['rm', '-rf', 'build'] });
+    const rejected = await broker.decide(ask('2', 'npm test && rm -rf build'), never);
+    assert.deepEqual(rejected, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute `rm -rf build`', ruleId: reject.id });
+  });
+
   it('rules are per agent: one agent\'s "always" does not answer for another', async () => {
     const rules = new PermissionRuleStore(memoryStore());
     await rules.addFor('allow', { toolKind: 'execute', title: 't', rawInput: { command: 'npm test' }, locations: [] }, 'codex');

@@ -145,21 +145,31 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     await rejected.waitFor({ timeout: 30_000 });
     if ((await rejected.textContent())?.trim() !== 'rejected') throw new Error(`the rejected call's card says "${await rejected.textContent()}"`);
     shots.push(await info.screenshot('host-rejected-card'));
-    // The call the rule answered says which rule, with the way to revoke it; revoked, the same line asks again.
+    // A line whose every command a rule approves is approved; one with a command no rule approves asks.
+    await askAgent(page, 'run: npm test && npm test');
+    await until(() => runs().length === 4, { what: 'the rule answered `npm test && npm test`', timeoutMs: 30_000, intervalMs: 250 });
+    if (runs()[3] !== 'allow-once npm test && npm test' || (await dialog.isVisible())) throw new Error(`a line of approved commands asked: ${runs()[3]}`);
+    await askAgent(page, 'run: npm test | sh');
+    await dialog.waitFor({ state: 'visible', timeout: 60_000 });
+    await settled(dialog, 'the dialog of `npm test | sh`');
+    await buttons.nth((await buttons.allTextContents()).map((l) => l.trim()).indexOf('Reject')).click();
+    await until(() => runs().length === 5, { what: 'the agent answered for `npm test | sh`', timeoutMs: 30_000, intervalMs: 250 });
+    if (runs()[4] !== 'reject-once npm test | sh') throw new Error(`\`npm test | sh\` was not asked: ${runs()[4]}`);
+    // The calls a rule answered say which rule, with the way to revoke it; revoked, the same line asks again.
     const byRule = chat.locator('.entry.tool .tool-rule');
-    await byRule.first().waitFor({ timeout: 30_000 });
-    if ((await byRule.count()) !== 1) throw new Error(`${await byRule.count()} cards say a rule answered them (one did)`);
-    const ruleText = ((await byRule.textContent()) ?? '').trim();
-    if (!ruleText.startsWith('Allowed by a rule: always allow execute `npm test`')) throw new Error(`the rule's card says "${ruleText}"`);
-    await byRule.locator('[data-action="revoke-rule"]').click();
+    await until(async () => (await byRule.count()) === 2, { what: 'two cards answered by the rule', timeoutMs: 30_000, intervalMs: 250 });
+    for (const text of await byRule.allTextContents()) {
+      if (!text.trim().startsWith('Allowed by a rule: always allow execute `npm test`Revoke rule')) throw new Error(`a rule's card says "${text}"`);
+    }
+    shots.push(await info.screenshot('host-rule-card'));
+    await byRule.first().locator('[data-action="revoke-rule"]').click();
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'Rule revoked' }).first().waitFor({ timeout: 15_000 });
     await askAgent(page, 'run: npm test');
     await dialog.waitFor({ state: 'visible', timeout: 60_000 });
     await settled(dialog, 'the dialog after the rule was revoked');
-    const againLabels = (await buttons.allTextContents()).map((l) => l.trim());
-    await buttons.nth(againLabels.indexOf('Reject')).click();
-    await until(() => runs().length === 4, { what: 'the agent answered for `npm test` after the revoke', timeoutMs: 30_000, intervalMs: 250 });
-    if (runs()[3] !== 'reject-once npm test') throw new Error(`after the revoke, \`npm test\` was not asked: ${runs()[3]}`);
+    await buttons.nth((await buttons.allTextContents()).map((l) => l.trim()).indexOf('Reject')).click();
+    await until(() => runs().length === 6, { what: 'the agent answered for `npm test` after the revoke', timeoutMs: 30_000, intervalMs: 250 });
+    if (runs()[5] !== 'reject-once npm test') throw new Error(`after the revoke, \`npm test\` was not asked: ${runs()[5]}`);
   });
   return shots;
 }
