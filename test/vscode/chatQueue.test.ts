@@ -2,7 +2,8 @@
  * The chat's queue is bounded, in a real VS Code (code-server + Chromium) with the long-transcript fixture agent
  * streaming a turn: with `agentHost.chat.maxQueuedPrompts: 2` in the workspace settings, two messages queue
  * behind the turn, the third is refused with the composer's notice and stays in the input, and the two queued
- * ones are kept and sent in order when the turn ends. Screenshot: test-artifacts/chat-queue-full.png.
+ * ones are kept and sent in order when the turn ends; ↑/↓ in the input then recall what was sent.
+ * Screenshot: test-artifacts/chat-queue-full.png.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -50,6 +51,15 @@ test('a full chat queue refuses the next message, keeps it in the input and send
         const sent = users.filter((u) => /QUEUED-|REFUSED-/.test(u)).map((u) => /(QUEUED-\w+|REFUSED-\w+)/.exec(u)?.[1]);
         assert.deepEqual(sent, ['QUEUED-ONE', 'QUEUED-TWO'], 'the queued messages were not sent in order, or the refused one was sent');
         assert.equal(await frame.locator('[data-testid="queued"]').count(), 0, 'the queue did not empty');
+        // ↑/↓ recall what was sent (the refused one too), newest first; past the newest, the draft again.
+        const input = frame.locator('.composer textarea');
+        await input.fill('');
+        const shown: string[] = [];
+        for (const key of ['ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowDown', 'ArrowDown', 'ArrowDown']) {
+          await input.press(key);
+          shown.push(await input.inputValue());
+        }
+        assert.deepEqual(shown, ['REFUSED-THREE', 'QUEUED-TWO', 'QUEUED-ONE', 'QUEUED-TWO', 'REFUSED-THREE', '']);
       },
     );
     ok = true;

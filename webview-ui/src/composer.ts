@@ -5,6 +5,7 @@
  */
 import type { ChatStrings, ContextChip, FileHit, HeaderState, QueuedPrompt, RpcChatState } from '../../src/shared/chatProtocol';
 import { fmt, h, icon } from './dom';
+import { PromptRecall } from './promptRecall';
 import { request, send } from './rpc';
 
 interface MenuItem {
@@ -21,6 +22,8 @@ export interface ComposerHooks {
   announce: (text: string) => void;
   /** Ctrl+Up: moves the focus into the transcript; false when it has nothing to focus. */
   focusTranscript: () => boolean;
+  /** What was sent before (promptRecall.ts), kept with the page state. */
+  sent: string[];
 }
 
 let chipCount = 0;
@@ -34,6 +37,7 @@ export class Composer {
   private readonly sendBtn: HTMLElement;
   private readonly stopBtn: HTMLElement;
   private readonly warn: HTMLElement;
+  readonly recall: PromptRecall;
   /** The running turn has heard nothing from the agent for a while: says so, with Cancel. */
   private readonly silence: HTMLElement;
   private readonly silenceText: HTMLElement;
@@ -49,6 +53,7 @@ export class Composer {
 
   constructor(private readonly hooks: ComposerHooks) {
     const s = hooks.strings();
+    this.recall = new PromptRecall(hooks.sent, hooks.onDraftChange);
     this.queueEl = h('ul', { className: 'queue', 'aria-label': s.queued });
     this.chipsEl = h('div', { className: 'chips composer-chips' });
     this.menu = h('div', { className: 'menu', role: 'listbox', id: 'composer-menu', hidden: true });
@@ -98,6 +103,7 @@ export class Composer {
 
     this.input.addEventListener('keydown', (e) => this.onKey(e));
     this.input.addEventListener('input', () => {
+      this.recall.stop();
       this.autosize();
       this.hooks.onDraftChange();
       void this.refreshMenu();
@@ -239,6 +245,7 @@ export class Composer {
     const text = this.input.value;
     if (!text.trim() && !this.chips.length) return;
     const context = this.chips;
+    this.recall.add(text);
     this.input.value = '';
     this.chips = [];
     this.renderChips();
@@ -284,6 +291,11 @@ export class Composer {
     // Ctrl/Cmd+Up on the first line (as in VS Code's own chat): to the transcript, a pending permission first.
     if (e.key === 'ArrowUp' && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && !this.input.value.slice(0, this.input.selectionStart).includes('\n')) {
       if (this.hooks.focusTranscript()) e.preventDefault();
+      return;
+    }
+    if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey && this.recall.key(this.input, e.key === 'ArrowUp')) {
+      e.preventDefault();
+      this.autosize();
       return;
     }
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {

@@ -19,6 +19,8 @@ interface SavedState {
   draft: string;
   chips: ContextChip[];
   expanded: string[];
+  /** What was sent, for ↑/↓ recall (older pages saved none). */
+  sent?: string[];
 }
 
 const saved = (vscodeApi.getState() ?? { draft: '', chips: [], expanded: [] }) as SavedState;
@@ -36,7 +38,7 @@ function announce(text: string, urgent = false): void {
 }
 
 function persist(): void {
-  vscodeApi.setState({ draft: composer.input.value, chips: composer.chips, expanded: [...expanded] } satisfies SavedState);
+  vscodeApi.setState({ draft: composer.input.value, chips: composer.chips, expanded: [...expanded], sent: composer.recall.list } satisfies SavedState);
 }
 
 let transcript: Transcript;
@@ -114,7 +116,14 @@ function mount(snapshot: Snapshot): void {
     focusComposer: () => composer.focus(),
     fetchEarlier: (before, count) => request('earlier', { before, count }),
   });
-  composer = new Composer({ strings: () => strings, header: () => header, onDraftChange: persist, announce: (t) => announce(t), focusTranscript: () => transcript.focusLatest() });
+  composer = new Composer({
+    strings: () => strings,
+    header: () => header,
+    onDraftChange: persist,
+    announce: (t) => announce(t),
+    focusTranscript: () => transcript.focusLatest(),
+    sent: saved.sent ?? [],
+  });
   planEl = h('details', { className: 'plan', open: true, hidden: true, 'aria-label': strings.plan }, h('summary'), h('ul', { className: 'plan-list' })) as HTMLDetailsElement;
   app.replaceChildren(h('h1', { className: 'sr-only' }, strings.title), headerView.el, transcript.el, planEl, composer.el, politeLive, urgentLive);
   apply(snapshot);
