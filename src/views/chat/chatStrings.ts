@@ -17,7 +17,7 @@ export function chatStrings(): ChatStrings {
     inputPlaceholder: vscode.l10n.t('Ask the agent… (@ files, / commands)'),
     inputLabel: vscode.l10n.t('Message to the agent'),
     keyboardHint: vscode.l10n.t(
-      'Enter sends, Shift+Enter adds a line, / opens commands, @ adds context. Ctrl+Up goes to the conversation: Up and Down move between its entries, Enter opens a tool call, Escape comes back here.',
+      'Enter sends, Shift+Enter adds a line, / opens commands, @ adds context, Up in an empty input recalls what you sent. Ctrl+Up goes to the conversation: Up and Down move between its entries, Enter opens a tool call, Escape comes back here.',
     ),
     send: vscode.l10n.t('Send'),
     stop: vscode.l10n.t('Stop'),
