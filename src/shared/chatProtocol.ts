@@ -305,6 +305,8 @@ export interface ChatStrings {
   /** "Rejected by a rule: {0}" */
   rejectedByRule: string;
   revokeRule: string;
+  /** An agent message's "Copy" (its markdown). */
+  copyMessage: string;
   steer: string;
   followUp: string;
   steerHint: string;

@@ -283,6 +283,12 @@ export async function runChatUi(opts: ChatUiOptions): Promise<ChatUiResult> {
     );
     if (!saved.includes('export function greet(name: string)') || !saved.includes('npm test -- --grep chat')) throw new Error(`Insert / Copy did not reach the file: ${JSON.stringify(saved)}`);
     step('code block Insert at cursor and Copy reached the editor and the saved file');
+    // A whole agent message: Copy as Markdown puts its source on the clipboard (not the page's text).
+    const answer = frame.locator('.msg.agent').last();
+    await answer.hover();
+    await answer.locator(':scope > [data-action="copy-message"]').click();
+    await until(() => page.evaluate(() => navigator.clipboard.readText()).then((t) => t === md), { what: 'the message as markdown on the clipboard', timeoutMs: 15_000, intervalMs: 300 });
+    step('Copy as Markdown put the message source on the clipboard');
 
     // 3c. The `/` menu lists the agent's commands (available_commands_update); `@` finds a workspace file whose
     // chip goes with the prompt as a resource_link the agent passes on to its model.

@@ -266,3 +266,13 @@ export function decorateCode(root: HTMLElement, s: ChatStrings): void {
     wrap.append(bar, pre);
   }
 }
+
+/** An agent message's "Copy as Markdown" (transcriptActions.ts copies its source). */
+export function copyButton(s: ChatStrings): HTMLElement {
+  return h('button', { type: 'button', className: 'icon-btn msg-copy', 'data-action': 'copy-message', title: s.copyMessage, 'aria-label': s.copyMessage }, icon('copy'));
+}
+
+/** What a screen reader hears when a permission request comes (urgent). */
+export function permissionAnnouncement(p: PermissionEntity, s: ChatStrings, header: HeaderState): string {
+  return `${s.permissionRequest}: ${p.title}${header.permissionsInChat ? `. ${s.permissionKeyHint}` : ''}`;
+}

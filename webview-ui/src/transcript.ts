@@ -7,8 +7,8 @@
  * off-screen items. Streaming messages re-render at most once per animation frame.
  * Up to a PAGE of entries on each side of the window are kept rendered but detached (spares.ts).
  */
-import type { ChatStrings, HeaderState, MessageEntity, PermissionEntity, TimelineEntity } from '../../src/shared/chatProtocol';
-import { chips, decorateCode, noticeCard, permissionCard, toolCallCard } from './cards';
+import type { ChatStrings, HeaderState, MessageEntity, TimelineEntity } from '../../src/shared/chatProtocol';
+import { chips, copyButton, decorateCode, noticeCard, permissionAnnouncement, permissionCard, toolCallCard } from './cards';
 import { h, icon } from './dom';
 import { focusEntry, onEntryKey, replaceKeepingFocus } from './entryKeys';
 import { showEmpty } from './emptyState';
@@ -119,7 +119,8 @@ export class Transcript {
     );
     io.observe(this.more);
     io.observe(this.later);
-    this.el.addEventListener('click', (e) => onTranscriptClick(e, this.hooks, (id) => this.toggleTool(id)));
+    const textOf = (key: string) => (this.index.get(key)?.entity as { text?: string } | undefined)?.text;
+    this.el.addEventListener('click', (e) => onTranscriptClick(e, this.hooks, { toggleTool: (id) => this.toggleTool(id), textOf }));
     this.el.addEventListener('keydown', (e) => {
       const nav = {
         entries: () => [...this.list.children] as HTMLElement[],
@@ -176,7 +177,7 @@ export class Transcript {
         existing.replaced = true;
         this.spares.drop(existing);
         if (existing.el) this.dirty.add(existing);
-        if (entity.kind === 'permission' && entity.state === 'pending' && !wasPending) this.announcePermission(entity);
+        if (entity.kind === 'permission' && entity.state === 'pending' && !wasPending) this.hooks.announce(permissionAnnouncement(entity, this.hooks.strings(), this.hooks.header()), true);
       } else {
         // The user just sent something: follow the answer.
         if (entity.kind === 'message' && entity.role === 'user') this.stick = true;
@@ -190,7 +191,7 @@ export class Transcript {
           this.list.append(this.take(it));
           this.end++;
         } else if (this.stick) this.jumpToEnd();
-        if (entity.kind === 'permission' && entity.state === 'pending') this.announcePermission(entity);
+        if (entity.kind === 'permission' && entity.state === 'pending') this.hooks.announce(permissionAnnouncement(entity, this.hooks.strings(), this.hooks.header()), true);
       }
     }
     if (this.stick) this.trimTop();
@@ -231,11 +232,6 @@ export class Transcript {
       if (e.kind === 'message' && e.role === 'user') return undefined;
     }
     return undefined;
-  }
-
-  private announcePermission(p: PermissionEntity): void {
-    const s = this.hooks.strings();
-    this.hooks.announce(`${s.permissionRequest}: ${p.title}${this.hooks.header().permissionsInChat ? `. ${s.permissionKeyHint}` : ''}`, true);
   }
 
   private schedule(): void {
@@ -439,7 +435,7 @@ export class Transcript {
       return h('div', { className: 'entry msg user', role: 'article', 'aria-label': s.you }, h('div', { className: 'bubble' }, h('div', { className: 'user-text' }, m.text), chips(m.parts)));
     }
     // Reuse the element while streaming: only the body changes.
-    const el = previous?.classList.contains('agent') ? previous : h('div', { className: 'entry msg agent', role: 'article', 'aria-label': s.agentRole }, h('div', { className: 'md' }));
+    const el = previous?.classList.contains('agent') ? previous : h('div', { className: 'entry msg agent', role: 'article', 'aria-label': s.agentRole }, copyButton(s), h('div', { className: 'md' }));
     this.renderBody(it, el.querySelector('.md') as HTMLElement, m, (part) => decorateCode(part, s));
     const extra = chips(m.parts);
     el.querySelector(':scope > .chips')?.remove();

@@ -3,7 +3,13 @@ import { codeOf } from './cards';
 import { send } from './rpc';
 import type { TranscriptHooks } from './transcript';
 
-export function onTranscriptClick(e: Event, hooks: TranscriptHooks, toggleTool: (id: string) => void): void {
+/** What a click needs of the transcript: a tool card's toggle, and a message's markdown source by its key. */
+export interface TranscriptClicks {
+  toggleTool: (id: string) => void;
+  textOf: (key: string) => string | undefined;
+}
+
+export function onTranscriptClick(e: Event, hooks: TranscriptHooks, { toggleTool, textOf }: TranscriptClicks): void {
   const target = (e.target as HTMLElement).closest<HTMLElement>('[data-action], a[href]');
   if (!target) return;
   const action = target.dataset.action;
@@ -35,6 +41,15 @@ export function onTranscriptClick(e: Event, hooks: TranscriptHooks, toggleTool: 
     case 'show-log':
       send('showLog', {});
       break;
+    case 'copy-message': {
+      // The message's markdown source, as the agent wrote it (never the page's text).
+      const text = textOf(target.closest<HTMLElement>('.entry')?.dataset.key ?? '');
+      if (text === undefined) break;
+      send('copy', { text });
+      target.setAttribute('title', hooks.strings().copied);
+      hooks.announce(hooks.strings().copied);
+      break;
+    }
     case 'revoke-rule':
       send('revokeRule', { id: target.dataset.rule! });
       break;

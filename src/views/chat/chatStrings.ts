@@ -92,6 +92,7 @@ export function chatStrings(): ChatStrings {
     allowedByRule: vscode.l10n.t('Allowed by a rule: {0}'),
     rejectedByRule: vscode.l10n.t('Rejected by a rule: {0}'),
     revokeRule: vscode.l10n.t('Revoke rule'),
+    copyMessage: vscode.l10n.t('Copy as Markdown'),
     steer: vscode.l10n.t('Steer'),
     followUp: vscode.l10n.t('Follow-up'),
     steerHint: vscode.l10n.t('Steer: delivered to the agent after its current tool call (Ctrl+Enter)'),
