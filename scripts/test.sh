@@ -10,7 +10,33 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-bash scripts/setup.sh
+# code-server and Chromium (only the VS Code suites and two unit files need them) install in the background
+# while the rest is set up and the suites that need neither run: the longest install (native modules built for
+# two code-servers, about 5 min here) overlaps the build, the unit tests and the agent suites instead of coming
+# before them.
+mkdir -p test-artifacts
+vscodeSetup=""
+if [ -z "${SKIP_VSCODE:-}" ]; then
+  rm -f test-artifacts/setup-vscode.reason
+  SETUP_REASON_FILE="$ROOT/test-artifacts/setup-vscode.reason" bash scripts/setup-vscode.sh >test-artifacts/setup-vscode.log 2>&1 &
+  vscodeSetup=$!
+  vscodeStart=$SECONDS
+  trap '[ -z "$vscodeSetup" ] || kill "$vscodeSetup" 2>/dev/null || true' EXIT
+fi
+SKIP_VSCODE=1 bash scripts/setup.sh
+# Before anything that needs code-server or Chromium: the background install has finished, or the run fails.
+needVscode() {
+  [ -n "$vscodeSetup" ] || return 0
+  local pid=$vscodeSetup
+  vscodeSetup=""
+  echo "[test] waiting for code-server and Chromium (scripts/setup-vscode.sh, log: test-artifacts/setup-vscode.log)"
+  if ! wait "$pid"; then
+    tail -n 40 test-artifacts/setup-vscode.log >&2 || true
+    echo "[test] FAIL: scripts/setup-vscode.sh: $(cat test-artifacts/setup-vscode.reason 2>/dev/null || echo 'see its log above')" >&2
+    exit 1
+  fi
+  echo "[test] code-server and Chromium ready ($((SECONDS - vscodeStart)) s after the install began)"
+}
 echo "[test] building"
 npm run --silent build >/dev/null
 # Lint and format first: a finding fails in seconds, not after the long suites.
@@ -21,7 +47,6 @@ if ! npm run --silent lint -- --colors=off; then
 fi
 
 export AGENT_HOST_REQUIRE_AGENTS=1 # a missing agent fails, never skips silently
-mkdir -p test-artifacts
 
 # node's test runner in phases, each file its own process: unit tests four files at a time (mostly process
 # start-up), the agent and RPC suites three at a time (mostly waiting on agents: a full run kept the two cores a
@@ -42,11 +67,18 @@ phase() { # name concurrency files…
     --test-reporter=tap --test-reporter-destination="test-artifacts/results-$name.tap" "${existing[@]}" || status=$?
 }
 if [ -n "${TEST_FILES:-}" ]; then
+  needVscode
   # shellcheck disable=SC2086
   phase selected 1 $TEST_FILES
 else
-  phase unit 4 out/test/unit/*.test.js
+  # Unit files that read the installed code-servers run once they are there.
+  unitVscode=(out/test/unit/inertMarkup.test.js out/test/unit/vscodeLauncher.test.js)
+  unit=()
+  for f in out/test/unit/*.test.js; do [[ " ${unitVscode[*]} " = *" $f "* ]] || unit+=("$f"); done
+  phase unit 4 "${unit[@]}"
   phase agents 3 out/test/agents/*.test.js out/test/rpc/*.test.js
+  needVscode
+  phase unit-vscode 2 "${unitVscode[@]}"
   # The second lane, beside the first: suites that count only their own processes (by pid, process tree or
   # environment, never every opencode on the machine) and use only their own scratch folders, free ports and
   # browser (whose clipboard is its own). The heaviest suites (axe scans, the long transcript, npm installs,
