@@ -159,11 +159,10 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     const byRule = chat.locator('.entry.tool .tool-rule');
     await until(async () => (await byRule.count()) === 2, { what: 'two cards answered by the rule', timeoutMs: 30_000, intervalMs: 250 });
     for (const text of await byRule.allTextContents()) {
-      if (!text.trim().startsWith('Allowed by a rule: always allow execute `npm test`Revoke rule')) throw new Error(`a rule's card says "${text}"`);
+      if (text.trim() !== 'Allowed by a rule: always allow execute `npm test` (smoke-agent) Revoke rule') throw new Error(`a rule's card says "${text}"`);
     }
     shots.push(await info.screenshot('host-rule-card'));
     await byRule.first().locator('[data-action="revoke-rule"]').click();
-    await page.locator('.notifications-toasts .notification-toast', { hasText: 'Rule revoked' }).first().waitFor({ timeout: 15_000 });
     await askAgent(page, 'run: npm test');
     await dialog.waitFor({ state: 'visible', timeout: 60_000 });
     await settled(dialog, 'the dialog after the rule was revoked');

@@ -84,8 +84,13 @@ export function toolCallCard(t: ToolCallEntity, s: ChatStrings, open: boolean): 
           'div',
           { className: 'tool-rule' },
           icon('shield'),
-          h('span', null, fmt(p.rejected ? s.rejectedByRule : s.allowedByRule, p.rule)),
-          p.ruleId ? h('a', { href: '#', 'data-action': 'revoke-rule', 'data-rule': p.ruleId }, s.revokeRule) : null,
+          h(
+            'span',
+            null,
+            fmt(p.rejected ? s.rejectedByRule : s.allowedByRule, p.rule),
+            p.ruleId ? ' ' : null,
+            p.ruleId ? h('a', { href: '#', 'data-action': 'revoke-rule', 'data-rule': p.ruleId }, s.revokeRule) : null,
+          ),
         )
       : null;
   const label = `${t.title || t.toolKind} — ${statusText}${t.interrupted ? `: ${t.interrupted}` : ''}`;
