@@ -77,13 +77,19 @@ function fetchTo(url: string, file: string, opts: DownloadOptions, redirectsLeft
           done(null, chunk);
         },
       });
-      writing = pipeline(res, count, fs.createWriteStream(file), ...(signal ? [{ signal }] : []));
+      const out = fs.createWriteStream(file);
+      // A stream destroyed before its file opened still opens it, then closes it: settle after that close.
+      const closed = new Promise<void>((r) => out.once('close', () => r()));
+      writing = pipeline(res, count, out, ...(signal ? [{ signal }] : []));
       writing
         .then(() => {
           if (total !== undefined && received !== total) throw new Error(`${url}: the download ended after ${received} of ${total} bytes`);
           resolve({ sha256: hash.digest('hex'), bytes: received });
         })
-        .catch((e: Error) => reject(signal?.aborted ? abortError(signal) : new Error(`${url}: ${e.message}`)));
+        .catch(async (e: Error) => {
+          await closed;
+          reject(signal?.aborted ? abortError(signal) : new Error(`${url}: ${e.message}`));
+        });
     });
     req.on('error', (e) => fail(signal?.aborted ? abortError(signal) : new Error(`${url}: ${e.message}`)));
   });
