@@ -36,7 +36,7 @@ const TEXT_LIMIT = 4000;
 const clipped = (text: string) => (text.length > TEXT_LIMIT ? `${ownCopy(text.slice(0, TEXT_LIMIT))}…` : text);
 const SECRET_KEY = /token|key|secret|passw(or)?d|credential|authorization/i;
 /** A line in which none of these occurs has nothing maskFrame would mask (neither a secret-looking key nor `env`). */
-const MAYBE_MASKED = /token|key|secret|passw(or)?d|credential|authorization|"env"/i;
+const MAYBE_MASKED = new RegExp(`${SECRET_KEY.source}|"env"`, 'i');
 
 /**
  * Masks the values of secret-looking keys and of every `env` entry in a frame. The frame is not touched: what
