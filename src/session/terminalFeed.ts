@@ -29,6 +29,16 @@ export interface TerminalChange {
   data?: string;
 }
 
+/** The terminal an agent's own shell reports in a tool call's `_meta.terminal_*`, named `meta:<its id>`; undefined for none. */
+export function metaTerminalId(call: ToolCallEntity): string | undefined {
+  const m = call.meta;
+  const raw =
+    (m?.terminal_info as { terminal_id?: unknown } | undefined)?.terminal_id ??
+    (m?.terminal_output as { terminal_id?: unknown } | undefined)?.terminal_id ??
+    (m?.terminal_exit as { terminal_id?: unknown } | undefined)?.terminal_id;
+  return typeof raw === 'string' && raw ? `meta:${raw}` : undefined;
+}
+
 export class TerminalFeed {
   private readonly terms = new Map<string, TerminalView>();
   private readonly changes = new Listeners<TerminalChange>();
@@ -58,14 +68,10 @@ export class TerminalFeed {
 
   /** A tool call's `_meta.terminal_*` (an agent's own shell): new output and exit recorded; the terminal it names, if any. */
   fromToolCall(call: ToolCallEntity): string | undefined {
-    const meta = call.meta;
-    if (!meta) return undefined;
-    const info = meta.terminal_info as { terminal_id?: unknown } | undefined;
-    const output = meta.terminal_output as { terminal_id?: unknown; data?: unknown } | undefined;
-    const exit = meta.terminal_exit as { terminal_id?: unknown; exit_code?: number | null; signal?: string | null } | undefined;
-    const raw = info?.terminal_id ?? output?.terminal_id ?? exit?.terminal_id;
-    if (typeof raw !== 'string' || !raw) return undefined;
-    const id = `meta:${raw}`;
+    const id = metaTerminalId(call);
+    if (!id) return undefined;
+    const output = call.meta?.terminal_output as { data?: unknown } | undefined;
+    const exit = call.meta?.terminal_exit as { exit_code?: number | null; signal?: string | null } | undefined;
     const command = (call.rawInput as { command?: unknown } | undefined)?.command;
     const known = this.terms.get(id);
     if (!known) this.open(id, typeof command === 'string' ? command : call.title);

@@ -1,5 +1,5 @@
 import type { ToolCallEntity } from '../../session/sessionModel';
-import type { TerminalChange, TerminalView } from '../../session/terminalFeed';
+import { metaTerminalId, type TerminalChange, type TerminalView } from '../../session/terminalFeed';
 import type { TerminalCardContent } from '../../shared/chatProtocol';
 
 /** The agent's terminals as the chat needs them (src/host/vscode/agentTerminals.ts). */
@@ -44,7 +44,7 @@ export class TerminalCards {
     if (!this.source) return call;
     let changed = false;
     // An agent's own shell may also name its terminal in the content (claude: the tool use id, unprefixed).
-    const meta = metaTerminal(call);
+    const meta = metaTerminalId(call);
     const ended = call.status !== 'pending' && call.status !== 'in_progress';
     const content = call.content.map((c) => {
       const id = terminalIdOf(c);
@@ -74,14 +74,4 @@ export class TerminalCards {
 function terminalIdOf(c: unknown): string | undefined {
   const o = c as { type?: unknown; terminalId?: unknown } | null;
   return o?.type === 'terminal' && typeof o.terminalId === 'string' ? o.terminalId : undefined;
-}
-
-/** The terminal an agent's own shell reported in the call's meta (TerminalFeed names it `meta:<id>`). */
-function metaTerminal(call: ToolCallEntity): string | undefined {
-  const m = call.meta;
-  const raw =
-    (m?.terminal_info as { terminal_id?: unknown } | undefined)?.terminal_id ??
-    (m?.terminal_output as { terminal_id?: unknown } | undefined)?.terminal_id ??
-    (m?.terminal_exit as { terminal_id?: unknown } | undefined)?.terminal_id;
-  return typeof raw === 'string' && raw ? `meta:${raw}` : undefined;
 }
