@@ -62,18 +62,32 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   context.subscriptions.push(log, manager);
   const { services: host, disposable: hostDisposable } = createHostServices(context, manager, log);
   context.subscriptions.push(hostDisposable);
-  const sessions = () => new SessionStore(vscode.workspace.getConfiguration('agentHost').get<string>('sessions.stateDir', '') || defaultStateDir());
+  // One store per folder: it keeps the transcript copies that wait to be written (written when the window closes).
+  const stores = new Map<string, SessionStore>();
+  const sessions = () => {
+    const dir = vscode.workspace.getConfiguration('agentHost').get<string>('sessions.stateDir', '') || defaultStateDir();
+    const store = stores.get(dir) ?? new SessionStore(dir);
+    stores.set(dir, store);
+    return store;
+  };
+  context.subscriptions.push({
+    dispose: () => {
+      for (const s of stores.values()) s.flush();
+    },
+  });
   const ctx: Ctx = { extension: context, log, manager, host, keys: new ContextKeys(), sessions };
 
   const transcript = new TranscriptChannel(manager);
   // Without a folder open there is no workspace storage: the empty window's histories share one folder.
   const historyDir = context.storageUri?.fsPath ?? path.join(context.globalStorageUri.fsPath, 'empty-window');
-  const chat = new ChatViewProvider(context.extensionUri, manager, log, new TabHistories(historyDir, context.workspaceState, log), host.broker, host.terminals);
+  const histories = new TabHistories(historyDir, context.workspaceState, log);
+  const chat = new ChatViewProvider(context.extensionUri, manager, log, histories, host.broker, host.terminals);
   const rpcUi = new VsCodeRpcUi();
   context.subscriptions.push(
     // First: it hears every step's events from the start.
     trackWalkthrough(context.extension, ctx.keys, log),
     transcript,
+    { dispose: () => histories.flush() },
     new AgentStatusBar(manager),
     chat,
     chat.register(),

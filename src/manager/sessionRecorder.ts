@@ -7,7 +7,8 @@ import type { AgentManager } from './agentManager';
 
 /**
  * Records every session the editor runs in the local index the CLI shares (title from the first prompt,
- * agent, folder, times) when a turn starts, with a slim copy of its transcript when a turn ends. A
+ * agent, folder, times) when a turn starts, with a slim copy of its transcript when a turn ends (written within
+ * TRANSCRIPT_DELAY_MS, and when the process goes: the copy costs its whole size). A
  * reattached session keeps its earlier copy in front of what this process adds.
  */
 export function recordSessions(manager: AgentManager, store: () => SessionStore | undefined, log: vscode.LogOutputChannel): vscode.Disposable {
@@ -24,7 +25,10 @@ export function recordSessions(manager: AgentManager, store: () => SessionStore 
       if (refused || (!firstPrompt && !earlier.length)) return; // nothing asked yet: not history
       try {
         target.upsert({ sessionId: session.sessionId, agent: agent.name, cwd, ...(firstPrompt ? { firstPrompt } : {}) });
-        if (ended) target.saveTranscript(session.sessionId, [...earlier, ...session.model.timeline()]);
+        if (ended)
+          target.saveTranscriptSoon(session.sessionId, [...earlier, ...session.model.timeline()], (id, error) =>
+            log.warn(`Could not keep the transcript of session ${id} in ${target.dir}: ${error.message}`),
+          );
       } catch (error) {
         log.warn(`Could not record session ${session.sessionId} in ${target.dir}: ${(error as Error).message}`);
         // Another agent's or folder's id: the session runs unrecorded, and says so in its transcript (once).
@@ -37,6 +41,9 @@ export function recordSessions(manager: AgentManager, store: () => SessionStore 
     const off = session.model.on((e) => {
       if (e.type === 'turn' && (e.state === 'idle' || e.state === 'running')) save(e.state === 'idle');
     });
-    return new vscode.Disposable(off);
+    return new vscode.Disposable(() => {
+      off();
+      target.flush();
+    });
   });
 }

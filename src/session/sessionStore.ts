@@ -59,9 +59,16 @@ function writeAtomic(file: string, text: string): void {
   fs.renameSync(tmp, file);
 }
 
+/** How long a turn's transcript copy may wait (saveTranscriptSoon): the turns of that time cost one write. */
+export const TRANSCRIPT_DELAY_MS = 5000;
+
 export class SessionStore {
   private readonly indexFile: string;
   private readonly transcripts: string;
+  /** Transcript copies waiting to be written (saveTranscriptSoon), by session id. */
+  private readonly due = new Map<string, TimelineEntity[]>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private onWriteError: ((sessionId: string, error: Error) => void) | undefined;
 
   constructor(readonly dir: string) {
     this.indexFile = path.join(dir, 'sessions', 'index.json');
@@ -125,6 +132,7 @@ export class SessionStore {
   delete(sessionId: string, hide = false): boolean {
     const { sessions: records, hidden } = this.readIndex();
     const kept = records.filter((r) => r.sessionId !== sessionId);
+    this.due.delete(sessionId);
     fs.rmSync(this.transcriptFile(sessionId), { force: true });
     removeLongTexts(longTextDir(this.dir), sessionId);
     const nextHidden = hide && !hidden.includes(sessionId) ? [...hidden, sessionId].slice(-MAX_RECORDS) : hidden;
@@ -135,10 +143,38 @@ export class SessionStore {
 
   /** Keeps a slim copy of the transcript (text and small metadata, bounded). */
   saveTranscript(sessionId: string, entities: TimelineEntity[]): void {
+    this.due.delete(sessionId);
     writeAtomic(this.transcriptFile(sessionId), JSON.stringify(boundedHistory([], entities)));
   }
 
+  /**
+   * saveTranscript within `delayMs`: a copy costs its whole size (up to HISTORY_LIMITS), so the turns of that time
+   * cost one write. This store reads a waiting copy as written; another process sees it once written; flush()
+   * writes what waits (a process that ends, the window closing).
+   */
+  saveTranscriptSoon(sessionId: string, entities: TimelineEntity[], onError?: (sessionId: string, error: Error) => void, delayMs = TRANSCRIPT_DELAY_MS): void {
+    this.due.set(sessionId, entities);
+    this.onWriteError = onError;
+    this.timer ??= setTimeout(() => this.flush(), delayMs);
+  }
+
+  /** Writes the transcript copies saveTranscriptSoon keeps waiting. */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const [sessionId, entities] of [...this.due]) {
+      try {
+        this.saveTranscript(sessionId, entities);
+      } catch (error) {
+        this.due.delete(sessionId);
+        this.onWriteError?.(sessionId, error as Error);
+      }
+    }
+  }
+
   transcript(sessionId: string): TimelineEntity[] | undefined {
+    const waiting = this.due.get(sessionId);
+    if (waiting) return boundedHistory([], waiting);
     try {
       const parsed = JSON.parse(fs.readFileSync(this.transcriptFile(sessionId), 'utf8')) as unknown;
       return Array.isArray(parsed) ? (parsed as TimelineEntity[]) : undefined;

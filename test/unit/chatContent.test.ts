@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TimelineEntity } from '../../src/session/sessionModel';
-import { buildPromptParts, legacyPickers, normalizeConfigOptions, sessionDivider, settledHistory } from '../../src/views/chat/chatContent';
+import { buildPromptParts, legacyPickers, normalizeConfigOptions, SNAPSHOT_CHARS, SNAPSHOT_ENTITIES, sessionDivider, settledHistory, windowStart } from '../../src/views/chat/chatContent';
 
 test('prompt blocks: text first, files as resource_link, selection embedded only when the agent takes it', () => {
   const chips = [
@@ -88,4 +88,17 @@ test('the divider between two sessions is kept as a phrase, worded when shown (a
   const divider = sessionDivider('s1', 'opencode');
   assert.equal(divider.title, 'Continued with opencode');
   assert.deepEqual(divider.phrases, { title: { key: 'continuedWith', args: ['opencode'] } });
+});
+
+test('a snapshot or a page carries at most its count of the newest entities and about SNAPSHOT_CHARS of them, at least one', () => {
+  const m = (id: string, chars: number): TimelineEntity => ({ kind: 'message', id, role: 'agent', text: 'x'.repeat(chars), parts: [{ type: 'text', text: 'x'.repeat(chars) }] });
+  const short = Array.from({ length: 1000 }, (_, i) => m(`s${i}`, 10));
+  assert.equal(windowStart(short, 1000, SNAPSHOT_ENTITIES), 1000 - SNAPSHOT_ENTITIES, 'short entities: the count bounds');
+  assert.equal(windowStart(short, 100, 500), 0, 'no further than the first');
+  const long = Array.from({ length: 1000 }, (_, i) => m(`l${i}`, 3000));
+  const from = windowStart(long, 1000, SNAPSHOT_ENTITIES);
+  const carried = 1000 - from;
+  assert.ok(carried > 10 && carried * 6000 <= SNAPSHOT_CHARS, `3 KB answers: ${carried} carried, about ${SNAPSHOT_CHARS} characters`);
+  assert.equal(windowStart([m('huge', 4_000_000)], 1, SNAPSHOT_ENTITIES), 0, 'one entity over the bound is still carried');
+  assert.equal(windowStart(long, -1, 10), -1, 'an unknown entity: nothing');
 });

@@ -115,3 +115,32 @@ test('a damaged index is moved aside with a warning, not silently overwritten', 
     }),
   );
 });
+
+test("a turn's transcript copy waits: the turns of the delay cost one write, this store reads the waiting copy, flush and delete settle it", async () => {
+  const dir = scratchDir('store-soon');
+  const store = new SessionStore(dir);
+  const other = new SessionStore(dir); // another process: reads only the files
+  const turn = (n: number): TimelineEntity[] =>
+    Array.from({ length: n }, (_, i) => ({ kind: 'message', id: `m${i}`, role: 'agent', text: `answer ${i}`, parts: [{ type: 'text', text: `answer ${i}` }] }));
+  const transcripts = path.join(dir, 'sessions', 'transcripts');
+  const writes = () => (fs.existsSync(transcripts) ? fs.readdirSync(transcripts).length : 0);
+  for (let n = 1; n <= 5; n++) store.saveTranscriptSoon('s1', turn(n), undefined, 200);
+  assert.equal(writes(), 0, 'nothing written before the delay');
+  assert.equal(store.transcript('s1')?.length, 5, 'this store reads the waiting copy');
+  assert.equal(other.transcript('s1'), undefined);
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(other.transcript('s1')?.length, 5, 'written once the delay passed: the newest copy');
+  store.saveTranscriptSoon('s1', turn(7), undefined, 60_000);
+  store.flush();
+  assert.equal(other.transcript('s1')?.length, 7, 'flush writes what waits');
+  store.saveTranscriptSoon('s2', turn(2), undefined, 60_000);
+  store.delete('s2');
+  store.flush();
+  assert.equal(other.transcript('s2'), undefined, 'a deleted session is not written back by a waiting copy');
+  const failures: string[] = [];
+  fs.writeFileSync(path.join(dir, 'a-file'), '');
+  const broken = new SessionStore(path.join(dir, 'a-file'));
+  broken.saveTranscriptSoon('s3', turn(1), (id, error) => failures.push(`${id}: ${error.message}`), 60_000);
+  broken.flush();
+  assert.equal(failures.length, 1, `a failed write is reported: ${failures}`);
+});

@@ -135,3 +135,37 @@ test('the chat batch holds back changes to entities the page was not sent, until
   assert.deepEqual(posted, [{ type: 'appends', appends: [{ id: 'old', text: ' more' }] }]);
   batch.dispose();
 });
+
+test("a turn's copy is made and written within the delay, the newest winning; what waits is what is read; flush writes it now", async () => {
+  const dir = scratchDir('tab-histories-soon');
+  const h = new TabHistories(dir, memento().m, log);
+  const file = path.join(dir, 'chat-history-t1.json');
+  const live = [msg('a')];
+  h.saveSoon('t1', [msg('old')], live, 'p');
+  live.push(msg('later')); // the next turn's entities are not in this turn's copy
+  h.saveSoon('t1', [msg('old')], [msg('a'), msg('b')], 'p');
+  assert.equal(fs.existsSync(file), false, 'nothing written at once');
+  assert.deepEqual(
+    new TabHistories(dir, memento().m, log).get('t1').map((e) => e.id),
+    [],
+  );
+  h.saveSoon('t2', [], [msg('c')], 'q');
+  h.flush();
+  assert.deepEqual(
+    read(file).map((e) => e.id),
+    ['old', 'p:a', 'p:b'],
+  );
+  assert.deepEqual(
+    read(path.join(dir, 'chat-history-t2.json')).map((e) => e.id),
+    ['q:c'],
+  );
+  const h2 = new TabHistories(dir, memento().m, log);
+  h2.saveSoon('t3', [], live, 'r');
+  live.push(msg('after'));
+  assert.deepEqual(
+    h2.get('t3').map((e) => e.id),
+    ['r:a', 'r:later'],
+    'the copy read before it is written: the entities as the turn ended',
+  );
+  await until(() => fs.existsSync(path.join(dir, 'chat-history-t3.json')), { what: 'the copy written after the delay', timeoutMs: 10_000 });
+});

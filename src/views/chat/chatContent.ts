@@ -107,6 +107,28 @@ export function startFailedNotice(id: string, why: string, hint: string): Notice
  * in a long session posts what is shown, not the whole session.
  */
 export const SNAPSHOT_ENTITIES = 240;
+/**
+ * And about how many characters of them (at least one entity): a tab switch in a session of long answers posts a
+ * few screens, not 240 long answers (VS Code serializes each post two or three times over on its way to the page).
+ */
+export const SNAPSHOT_CHARS = 192 * 1024;
+
+/** About what an entity weighs in a post: a message's text (twice: its text and its parts), else its JSON. */
+function postedChars(e: TimelineEntity): number {
+  return e.kind === 'message' ? 2 * e.text.length + 100 : JSON.stringify(e).length;
+}
+
+/** Where the newest entities before `end` that a snapshot or a page carries start: at most `count`, and about SNAPSHOT_CHARS. */
+export function windowStart(all: readonly TimelineEntity[], end: number, count: number): number {
+  let chars = 0;
+  let from = end;
+  while (from > 0 && end - from < count) {
+    chars += postedChars(all[from - 1]!);
+    if (chars > SNAPSHOT_CHARS && from < end) break;
+    from--;
+  }
+  return from;
+}
 
 export function entityKey(e: TimelineEntity): string {
   return `${e.kind}:${e.id}`;

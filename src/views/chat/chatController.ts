@@ -9,7 +9,7 @@ import { firstStepCommand } from '../firstSteps';
 import { displayedEntity } from '../displayPaths';
 import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
-import { buildPromptParts, entityKey, SNAPSHOT_ENTITIES, sessionDivider, settledHistory, startFailedNotice } from './chatContent';
+import { buildPromptParts, entityKey, SNAPSHOT_ENTITIES, sessionDivider, settledHistory, startFailedNotice, windowStart } from './chatContent';
 import { chatHeader, promptCaps } from './chatHeader';
 import { ChatBatch } from './chatBatch';
 import { chatStrings } from './chatStrings';
@@ -154,7 +154,7 @@ export class ChatController implements vscode.Disposable {
     earlier: ({ before, count }) => {
       const all = this.allEntities();
       const end = all.findIndex((e) => entityKey(e) === before);
-      const from = Math.max(0, end - Math.min(count, SNAPSHOT_ENTITIES));
+      const from = windowStart(all, end, Math.min(count, SNAPSHOT_ENTITIES));
       const entities = end < 0 ? [] : all.slice(from, end);
       this.batch.sent(entities.map(entityKey));
       return { entities: entities.map((e) => this.forView(e)), earlier: end < 0 ? 0 : from };
@@ -429,7 +429,7 @@ export class ChatController implements vscode.Disposable {
           break;
         }
         case 'turn':
-          if (e.state === 'idle') this.saveHistory();
+          if (e.state === 'idle') this.histories.saveSoon(this.tabId, this.history, this.model?.timeline() ?? [], this.copyPrefix);
           this.batch.markHeader();
           break;
         default:
@@ -458,7 +458,7 @@ export class ChatController implements vscode.Disposable {
 
   private snapshot(): Snapshot {
     const all = this.allEntities();
-    const from = Math.max(0, all.length - SNAPSHOT_ENTITIES);
+    const from = windowStart(all, all.length, SNAPSHOT_ENTITIES);
     this.batch.reset(all.slice(0, from).map(entityKey));
     const pending = this.pendingContext;
     this.pendingContext = [];
