@@ -49,8 +49,8 @@ fi
 export AGENT_HOST_REQUIRE_AGENTS=1 # a missing agent fails, never skips silently
 
 # node's test runner in phases, each file its own process: unit tests four files at a time (mostly process
-# start-up), the agent and RPC suites four at a time, longest first (mostly waiting on agents: a full run kept
-# the two cores a third busy at three), then the VS Code suites in two lanes side by side, one file at a time in each (a code-server,
+# start-up), the agent and RPC suites three at a time (mostly waiting on agents: a full run kept the two cores a
+# third busy), then the VS Code suites in two lanes side by side, one file at a time in each (a code-server,
 # Chromium and an agent per lane on the two cores), and last the .vsix test alone (it rebuilds dist/, which the
 # others load).
 # A hung test fails after 15 minutes instead of stalling the run (the longest real one takes ~3).
@@ -76,12 +76,7 @@ else
   unit=()
   for f in out/test/unit/*.test.js; do [[ " ${unitVscode[*]} " = *" $f "* ]] || unit+=("$f"); done
   phase unit 4 "${unit[@]}"
-  # Longest first (a full run: the matrix ~235 s, acpx ~210, check ~140, sessions ~100, task ~80, install ~65),
-  # four at a time: the phase takes about its longest file instead of a third of the sum.
-  agents=()
-  for n in matrix acpx compat sessions task install; do agents+=("out/test/agents/$n.test.js"); done
-  for f in out/test/agents/*.test.js out/test/rpc/*.test.js; do [[ " ${agents[*]} " = *" $f "* ]] || agents+=("$f"); done
-  phase agents 4 "${agents[@]}"
+  phase agents 3 out/test/agents/*.test.js out/test/rpc/*.test.js
   needVscode
   phase unit-vscode 2 "${unitVscode[@]}"
   # The second lane, beside the first: suites that count only their own processes (by pid, process tree or
