@@ -17,6 +17,7 @@ import { defaultStateDir, SessionStore } from './session/sessionStore';
 import type { AddAgentContext } from './views/addAgent';
 import { redactingLogger } from './core/log';
 import { ChatViewProvider } from './views/chat/chatViewProvider';
+import { FollowAgent } from './views/chat/followAgent';
 import { TabHistories } from './views/chat/tabHistories';
 import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
 import { WALKTHROUGH_ID } from './views/firstSteps';
@@ -88,6 +89,7 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
     trackWalkthrough(context.extension, ctx.keys, log),
     transcript,
     { dispose: () => histories.flush() },
+    new FollowAgent(manager, context.globalState, ctx.keys, log),
     new AgentStatusBar(manager),
     chat,
     chat.register(),

@@ -24,6 +24,8 @@ export interface CommandMap {
   'agentHost.showTurnChanges': [[], void];
   /** `true` skips the confirmation; the result lists the files that could not be restored. */
   'agentHost.revertTurnChanges': [[confirmed?: boolean], string[] | undefined];
+  'agentHost.followAgent': [[], void];
+  'agentHost.stopFollowingAgent': [[], void];
   'agentHost.focusChat': [[], void];
   'agentHost.addSelectionToChat': [[], void];
   'agentHost.newChat': [[], void];
@@ -64,6 +66,8 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.managePermissionRules',
   'agentHost.showTurnChanges',
   'agentHost.revertTurnChanges',
+  'agentHost.followAgent',
+  'agentHost.stopFollowingAgent',
   'agentHost.focusChat',
   'agentHost.addSelectionToChat',
   'agentHost.newChat',
@@ -94,6 +98,8 @@ export interface ContextKeyValues {
   'agentHost.agentHasCommands': boolean;
   /** A running turn has heard nothing from the agent past `agentHost.silenceWarningSeconds`. */
   'agentHost.agentSilent': boolean;
+  /** Follow Agent is on (src/views/chat/followAgent.ts): the chat's title bar shows its off switch. */
+  'agentHost.followingAgent': boolean;
 }
 
-export const CONTEXT_KEYS: readonly (keyof ContextKeyValues)[] = ['agentHost.agentRunning', 'agentHost.turnRunning', 'agentHost.agentHasCommands', 'agentHost.agentSilent'];
+export const CONTEXT_KEYS: readonly (keyof ContextKeyValues)[] = ['agentHost.agentRunning', 'agentHost.turnRunning', 'agentHost.agentHasCommands', 'agentHost.agentSilent', 'agentHost.followingAgent'];

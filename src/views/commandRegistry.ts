@@ -60,6 +60,7 @@ export class ContextKeys {
       'agentHost.turnRunning': this.get('agentHost.turnRunning'),
       'agentHost.agentHasCommands': this.get('agentHost.agentHasCommands'),
       'agentHost.agentSilent': this.get('agentHost.agentSilent'),
+      'agentHost.followingAgent': this.get('agentHost.followingAgent'),
     };
   }
 }

@@ -2,7 +2,8 @@
  * A command the agent runs shows in its tool card, in a real VS Code (code-server + Chromium): claude-agent on the
  * scripted model runs a shell command itself and reports it in `_meta.terminal_*`; the card shows the command,
  * its coloured output and its exit code without being expanded, and "Show in Terminal" opens a VS Code terminal
- * with the same output (none is opened before). Screenshots: test-artifacts/terminal-card-*.png.
+ * with the same output (none is opened before). Then Follow Agent: turned on from the chat's title bar, the file the
+ * agent writes opens in an editor. Screenshots: test-artifacts/terminal-card-*.png, follow-agent.png.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -57,6 +58,25 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
         await info.screenshot('terminal-card-in-terminal');
         const body = model.requests.map((r) => JSON.stringify(r.body ?? null)).join('\n');
         assert.match(body, /second line/, 'the model saw the output too');
+
+        // Follow Agent (the eye in the chat's title bar): the file the agent writes opens in an editor as it works
+        // (its tool call names it before it exists: opened once it does), without taking the focus.
+        await page.getByRole('button', { name: /^Follow Agent/ }).click();
+        await page.getByRole('button', { name: /^Stop Following the Agent/ }).waitFor({ timeout: 15_000 });
+        assert.equal(await page.locator('.monaco-workbench .tab', { hasText: 'followed.txt' }).count(), 0);
+        await send(frame, `Write the notes.\nSCENARIO: write ${JSON.stringify({ path: 'followed.txt', content: 'followed by the editor\n' })}`);
+        await answerModal(page, 'Allow once.*');
+        await page.locator('.monaco-workbench .tab.active', { hasText: 'followed.txt' }).waitFor({ timeout: 60_000 });
+        await page.locator('.monaco-editor .view-line', { hasText: 'followed by the editor' }).first().waitFor({ timeout: 30_000 });
+        await turnIdle(frame);
+        assert.ok(
+          await frame
+            .locator('textarea, [contenteditable]')
+            .first()
+            .evaluate((el) => el.ownerDocument.hasFocus()),
+          'the chat kept the focus',
+        );
+        await info.screenshot('follow-agent');
       },
     );
   } finally {

@@ -72,7 +72,13 @@ describe('Atrium in a real VS Code (code-server)', () => {
 
   it('with no agent running, the agent context keys are off (Stop, Cancel, Agent Commands disabled)', async () => {
     assert.equal(api.manager.current, undefined);
-    assert.deepEqual(api.contextKeys(), { 'agentHost.agentRunning': false, 'agentHost.turnRunning': false, 'agentHost.agentHasCommands': false, 'agentHost.agentSilent': false });
+    assert.deepEqual(api.contextKeys(), {
+      'agentHost.agentRunning': false,
+      'agentHost.turnRunning': false,
+      'agentHost.agentHasCommands': false,
+      'agentHost.agentSilent': false,
+      'agentHost.followingAgent': false,
+    });
   });
 
   it('runs a whole turn with the configured agent and a file appears in the workspace', async function () {
