@@ -5,7 +5,7 @@
  */
 import type { ChatStrings, ContentPart, HeaderState, NoticeEntity, PermissionEntity, TerminalCardContent, ToolCallEntity } from '../../src/shared/chatProtocol';
 import { terminalBlock } from './terminalCard';
-import { hunks, lineDiff } from './diff';
+import { diffHunks } from './diff';
 import { fmt, h, icon } from './dom';
 import { permissionOptionLabel } from '../../src/shared/permissionOptions';
 import { renderMarkdown, SHELL_LANGS, type CodePre } from './markdown';
@@ -105,7 +105,7 @@ function toolContent(c: unknown, s: ChatStrings): HTMLElement {
   const o = (c ?? {}) as Record<string, unknown>;
   if (o.type === 'diff' && typeof o.path === 'string' && typeof o.newText === 'string') {
     const oldText = typeof o.oldText === 'string' ? o.oldText : null;
-    const lines = hunks(lineDiff(oldText ?? '', o.newText));
+    const lines = diffHunks(oldText ?? '', o.newText);
     const btn = h('vscode-button', { secondary: true, 'data-action': 'open-diff', title: s.openDiff }, icon('diff'), ` ${s.openDiff}`);
     const pre = scrollBox(
       'diff',
