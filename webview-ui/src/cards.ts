@@ -168,6 +168,7 @@ export function permissionCard(p: PermissionEntity, s: ChatStrings, header: Head
 }
 
 export function noticeCard(n: NoticeEntity, s: ChatStrings): HTMLElement {
+  if (n.code === 'changes' && n.changes) return changesCard(n, n.changes, s);
   const ic = n.code === 'stopped' ? 'debug-stop' : n.severity === 'error' ? 'error' : n.severity === 'warning' ? 'warning' : 'info';
   const el = h('div', { className: `entry notice ${n.severity}${n.code ? ` ${n.code}` : ''}`, role: n.severity === 'error' ? 'alert' : 'status' });
   el.append(h('div', { className: 'notice-title' }, icon(ic), h('span', null, n.code === 'stopped' ? s.turnCancelled : n.code === 'long' ? s.longMessage : n.title)));
@@ -187,6 +188,29 @@ export function noticeCard(n: NoticeEntity, s: ChatStrings): HTMLElement {
     );
   }
   return el;
+}
+
+/** A turn's summary: how many files it changed, lines added and removed, Review and Undo all (of that tab's turn). */
+function changesCard(n: NoticeEntity, c: NonNullable<NoticeEntity['changes']>, s: ChatStrings): HTMLElement {
+  const data = { 'data-tab': c.tab, 'data-turn': String(c.turn) };
+  return h(
+    'div',
+    { className: 'entry notice changes info', role: 'status' },
+    h(
+      'div',
+      { className: 'notice-title' },
+      icon('diff-multiple'),
+      h('span', null, n.title),
+      h('span', { className: 'lines-added' }, `+${c.added}`),
+      h('span', { className: 'lines-removed' }, `−${c.removed}`),
+    ),
+    h(
+      'div',
+      { className: 'notice-actions' },
+      h('vscode-button', { 'data-action': 'review-changes', ...data }, icon('diff'), ` ${s.reviewChanges}`),
+      h('vscode-button', { secondary: true, 'data-action': 'undo-changes', ...data }, icon('discard'), ` ${s.undoChanges}`),
+    ),
+  );
 }
 
 export function cssId(id: string): string {
