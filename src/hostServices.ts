@@ -162,7 +162,12 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
     }),
     // A closed tab's snapshot goes with it.
     manager.onDidChangeTabs(() => turnChanges.keepOnly(manager.tabs().map((t) => t.id))),
-    new TurnReview(turnChanges, () => manager.activeTabId, log),
+    new TurnReview(
+      turnChanges,
+      () => manager.activeTabId,
+      (tab) => manager.tabs().find((t) => t.id === tab)?.title,
+      log,
+    ),
     manager.onSessionEvent((e) => terminals.onSessionEvent(e)),
     // A process that goes takes its questions with it; other tabs' requests stay.
     manager.onEachProcess((session) => new vscode.Disposable(() => broker.cancelSession(session.sessionId))),

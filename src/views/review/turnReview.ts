@@ -18,14 +18,20 @@ export class TurnReview implements vscode.Disposable {
   /** Per tab: the turn under review and the files accepted in it (they leave the review). */
   private readonly accepted = new Map<string, { turn: number; paths: Set<string> }>();
   private readonly registrations: vscode.Disposable[];
+  /** The file editor focused last (the review's title buttons take the focus from it). */
+  private lastFocused: string | undefined;
 
   constructor(
     private readonly sets: TurnChangeSets,
     private readonly activeTab: () => string,
+    private readonly tabTitle: (tab: string) => string | undefined,
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.registrations = [
       vscode.workspace.registerTextDocumentContentProvider(TURN_SCHEME, { provideTextDocumentContent: (uri) => this.sets.before(uri.query, Number(uri.fragment), uri.path) ?? '' }),
+      vscode.window.onDidChangeActiveTextEditor((e) => {
+        if (e?.document.uri.scheme === 'file') this.lastFocused = e.document.uri.fsPath;
+      }),
       registerCommand('agentHost.reviewTurnChanges', (tab?: string, turn?: number) => this.open(tab ?? this.activeTab(), turn)),
       registerCommand('agentHost.acceptTurnFile', (uri?: vscode.Uri) => this.decideFile('accept', uri)),
       registerCommand('agentHost.rejectTurnFile', (uri?: vscode.Uri) => this.decideFile('reject', uri)),
@@ -58,7 +64,10 @@ export class TurnReview implements vscode.Disposable {
       const before = vscode.Uri.from({ scheme: TURN_SCHEME, path: c.path, query: tab, fragment: String(review.turn) });
       return [file, c.status === 'added' ? undefined : before, c.status === 'deleted' ? undefined : file] as const;
     });
-    const title = vscode.l10n.t('Changes of the turn ({0} files)', review.changes.length);
+    // VS Code adds the count of files to the title; one review per tab (the one before is closed).
+    const title = vscode.l10n.t('Turn changes: {0}', this.tabTitle(tab) ?? tab);
+    const before = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => !(t.input instanceof vscode.TabInputText) && t.label.startsWith(title));
+    if (before.length) await vscode.window.tabGroups.close(before);
     this.log.info(`Review of tab ${tab}'s turn ${review.turn}: ${review.changes.length} file(s)`);
     await vscode.commands.executeCommand('vscode.changes', title, triples);
     return review.changes.length;
@@ -71,11 +80,18 @@ export class TurnReview implements vscode.Disposable {
     if (!review?.changes.length) return;
     let change = review.changes.find((c) => c.path === (uri ?? this.focusedFile())?.fsPath);
     if (!change) {
-      const picked = await vscode.window.showQuickPick(
-        review.changes.map((c) => ({ label: vscode.workspace.asRelativePath(c.path), description: c.status, change: c })),
-        { title: how === 'accept' ? vscode.l10n.t('Accept the changes of a file') : vscode.l10n.t('Reject the changes of a file') },
-      );
-      change = picked?.change;
+      // From the review's title the focus has left its files: asked, the file last edited or looked at first.
+      const items = review.changes.map((c) => ({ label: vscode.workspace.asRelativePath(c.path), description: c.status, change: c }));
+      const pick = vscode.window.createQuickPick<(typeof items)[number]>();
+      pick.title = how === 'accept' ? vscode.l10n.t('Accept the changes of a file') : vscode.l10n.t('Reject the changes of a file');
+      pick.items = items;
+      pick.activeItems = items.filter((i) => i.change.path === this.lastFocused);
+      change = await new Promise<FileChange | undefined>((resolve) => {
+        pick.onDidAccept(() => resolve(pick.selectedItems[0]?.change ?? pick.activeItems[0]?.change));
+        pick.onDidHide(() => resolve(undefined));
+        pick.show();
+      });
+      pick.dispose();
     }
     if (!change) return;
     if (how === 'reject') {
