@@ -15,7 +15,7 @@ import { DEFAULT_PROTECTED_PATTERNS, protectedBy, protectedTarget } from './host
 import { describeRule, PermissionRuleStore } from './host/permissionRules';
 import { AgentSignIn } from './host/signIn';
 import { TerminalService } from './host/terminalService';
-import { TurnChanges } from './host/turnChanges';
+import { TurnChangeSets } from './host/turnChangeSets';
 import { AgentTerminals } from './host/vscode/agentTerminals';
 import { EditorDocumentStore } from './host/vscode/editorFiles';
 import { IdeToolProvider } from './host/vscode/ideToolProvider';
@@ -32,12 +32,14 @@ import { resolveHeaders } from './session/remoteHeaders';
 import { signInDialogs } from './views/signInDialogs';
 import { showDiff, VirtualDocuments } from './views/virtualDocuments';
 import { diffWriteReview } from './views/writeReview';
+import { TurnReview } from './views/review/turnReview';
 
 export interface HostServices {
   /** Pending permission requests (the chat's inline card and view badge read and answer them here). */
   readonly broker: PermissionBroker;
   readonly rules: PermissionRuleStore;
-  readonly turnChanges: TurnChanges;
+  /** What each tab's last turn changed on disk. */
+  readonly turnChanges: TurnChangeSets;
   readonly ideTools: IdeToolProvider;
   readonly terminals: AgentTerminals;
   readonly documents: EditorDocumentStore;
@@ -50,7 +52,7 @@ export interface HostServices {
    * start that gets the MCP server (or this call) opens the socket, never the window by itself.
    */
   toolEndpoint(): ToolEndpoint;
-  /** Opens the diff of one changed file of the last turn. */
+  /** Opens the diff of one changed file of the active tab's last turn. */
   showChange(absPath: string): Promise<void>;
   /** The before / proposed sides of host diffs (released with their tabs). */
   readonly virtualDocuments: VirtualDocuments;
@@ -91,7 +93,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
     }
   };
   const documents = new EditorDocumentStore(diffWriteReview(docs), () => config().get<boolean>('files.reviewWrites', false), log);
-  const turnChanges = new TurnChanges(roots);
+  const turnChanges = new TurnChangeSets(roots);
   const terminals = new AgentTerminals();
   const ideTools = new IdeToolProvider(roots);
   const signIn = new AgentSignIn(context.secrets, signInDialogs, log, () => roots()[0]);
@@ -150,14 +152,29 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
 
   disposables.push(
     // The snapshot is taken before the prompt goes out: a fast agent must not write before it is complete.
-    manager.addBeforeTurn(() => turnChanges.begin()),
+    manager.addBeforeTurn((tab) => turnChanges.begin(tab.id, tab.model)),
+    // A turn that changed files ends with their summary in its tab's transcript (Review, Undo all).
+    manager.addAfterTurn(async (tab) => {
+      const summary = await turnChanges.end(tab.id);
+      if (!summary?.files) return;
+      log.info(`Tab ${tab.id}'s turn changed ${summary.files} file(s), +${summary.added} −${summary.removed}`);
+      tab.model()?.changesSummary(summary);
+    }),
+    // A closed tab's snapshot goes with it.
+    manager.onDidChangeTabs(() => turnChanges.keepOnly(manager.tabs().map((t) => t.id))),
+    new TurnReview(
+      turnChanges,
+      () => manager.activeTabId,
+      (tab) => manager.tabs().find((t) => t.id === tab)?.title,
+      log,
+    ),
     manager.onSessionEvent((e) => terminals.onSessionEvent(e)),
     // A process that goes takes its questions with it; other tabs' requests stay.
     manager.onEachProcess((session) => new vscode.Disposable(() => broker.cancelSession(session.sessionId))),
   );
 
   const showChange = async (absPath: string) => {
-    const change = (await turnChanges.changes()).find((c) => c.path === absPath);
+    const change = (await turnChanges.changes(manager.activeTabId))?.changes.find((c) => c.path === absPath);
     if (!change) return;
     const name = vscode.workspace.asRelativePath(absPath);
     const after = change.status === 'deleted' ? '' : vscode.Uri.file(absPath);
@@ -189,7 +206,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       }
     }),
     registerCommand('agentHost.showTurnChanges', async () => {
-      const changes = await turnChanges.changes();
+      const changes = (await turnChanges.changes(manager.activeTabId))?.changes ?? [];
       if (changes.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('The last turn changed no files.'));
         return;
@@ -200,8 +217,14 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       );
       if (picked) await showChange(picked.path);
     }),
-    registerCommand('agentHost.revertTurnChanges', async (confirmed?: boolean) => {
-      const changes = await turnChanges.changes();
+    // `tab`: the tab whose last turn (a summary's Undo all); the active tab's by default.
+    registerCommand('agentHost.revertTurnChanges', async (confirmed?: boolean, tab = manager.activeTabId, turn?: number) => {
+      const last = await turnChanges.changes(tab);
+      if (turn !== undefined && last?.turn !== turn) {
+        void vscode.window.showInformationMessage(vscode.l10n.t("These changes are no longer kept: only the tab's last turn can be reviewed."));
+        return undefined;
+      }
+      const changes = last?.changes ?? [];
       if (changes.length === 0) return [];
       if (confirmed !== true) {
         const revert = vscode.l10n.t('Revert');
@@ -212,7 +235,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
         );
         if (pick !== revert) return undefined;
       }
-      const failed = await turnChanges.revert();
+      const failed = await turnChanges.revert(tab);
       log.info(`Reverted the turn's changes (${changes.length} file(s)${failed.length ? `; not restorable: ${failed.join(', ')}` : ''})`);
       if (failed.length) void vscode.window.showWarningMessage(inertMarkup(vscode.l10n.t('Could not restore: {0}', failed.join(', '))));
       return failed;

@@ -26,6 +26,8 @@ export interface FileChange {
   before: string | undefined;
   /** False when the file was too big (or beyond the limits) to keep its old content. */
   revertible: boolean;
+  /** Content now; undefined for deleted files and files too big to read. */
+  after?: string;
 }
 
 type Entry = { content: string } | { size: number; mtimeMs: number };
@@ -65,9 +67,10 @@ export class TurnChanges {
     const out: FileChange[] = [];
     for (const [p, entry] of now) {
       const old = before.get(p);
-      if (!old) out.push({ path: p, status: 'added', before: undefined, revertible: true });
+      const after = 'content' in entry ? { after: entry.content } : {};
+      if (!old) out.push({ path: p, status: 'added', before: undefined, revertible: true, ...after });
       else if (!sameEntry(old, entry)) {
-        out.push({ path: p, status: 'modified', before: 'content' in old ? old.content : undefined, revertible: 'content' in old });
+        out.push({ path: p, status: 'modified', before: 'content' in old ? old.content : undefined, revertible: 'content' in old, ...after });
       }
     }
     for (const [p, old] of before) {
@@ -76,10 +79,17 @@ export class TurnChanges {
     return out.sort((a, b) => a.path.localeCompare(b.path));
   }
 
-  /** Puts every revertible change back; returns the paths it could not restore. */
-  async revert(): Promise<string[]> {
+  /** The content a file had when the snapshot was taken (undefined: absent, or too big to keep). */
+  beforeOf(absPath: string): string | undefined {
+    const entry = this.snapshot?.get(absPath);
+    return entry && 'content' in entry ? entry.content : undefined;
+  }
+
+  /** Puts every revertible change back (or those of `only`); returns the paths it could not restore. */
+  async revert(only?: readonly string[]): Promise<string[]> {
     const failed: string[] = [];
     for (const c of await this.changes()) {
+      if (only && !only.includes(c.path)) continue;
       try {
         if (c.status === 'added') await fs.rm(c.path, { force: true });
         else if (c.before !== undefined) {

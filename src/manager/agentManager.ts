@@ -6,12 +6,12 @@ import type { ContentPart, SessionEvent } from '../session/sessionModel';
 import type { SelectionTaskRequest } from '../session/selectionTask';
 import type { TrafficLog } from '../session/traffic';
 import { AgentDefaults, type AgentChoices } from './agentDefaults';
-import { AgentSlot, type LastSession, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention } from './agentSlot';
+import { AgentSlot, type LastSession, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention, type TurnHook } from './agentSlot';
 import { AgentProblemReporter, type AgentList, readAgentList, type SettingsFiles } from './agentSources';
 
 export { CRASH_POLICY, SupersededStartError, unlessSuperseded } from './agentSlot';
 export { RestrictedModeError, restrictedModeMessage } from './workspaceTrust';
-export type { AgentEnvironment, ProcessContext, SessionServices, StartAgent, TabAttention } from './agentSlot';
+export type { AgentEnvironment, ProcessContext, SessionServices, StartAgent, TabAttention, TurnHook, TurnTab } from './agentSlot';
 export type { SignInHandler };
 export type { AgentState };
 
@@ -50,7 +50,8 @@ export class AgentManager implements vscode.Disposable {
   private readonly tabsEmitter = new vscode.EventEmitter<{ switched: boolean }>();
   private services: SessionServices[] = [];
   private signInHandler: SignInHandler | undefined;
-  private beforeTurnHooks: (() => Promise<void>)[] = [];
+  private beforeTurnHooks: TurnHook[] = [];
+  private afterTurnHooks: TurnHook[] = [];
   private processHooks: ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[] = [];
   private readonly host: SlotHost;
   /** An agent added or the default changed (Add Agent…, settings): views show the new list at once. */
@@ -95,6 +96,7 @@ export class AgentManager implements vscode.Disposable {
       services: () => this.services,
       signIn: () => this.signInHandler,
       beforeTurn: () => this.beforeTurnHooks,
+      afterTurn: () => this.afterTurnHooks,
       processHooks: () => this.processHooks,
       remember: () => this.save(),
       prepareNew: async (session, agent) => {
@@ -269,10 +271,18 @@ export class AgentManager implements vscode.Disposable {
   }
 
   /** Awaited before every prompt is sent (e.g. the snapshot the turn's disk changes are measured against). */
-  addBeforeTurn(hook: () => Promise<void>): vscode.Disposable {
+  addBeforeTurn(hook: TurnHook): vscode.Disposable {
     this.beforeTurnHooks.push(hook);
     return new vscode.Disposable(() => {
       this.beforeTurnHooks = this.beforeTurnHooks.filter((h) => h !== hook);
+    });
+  }
+
+  /** Awaited when a turn ends, before its prompt settles (e.g. the summary of the files it changed). */
+  addAfterTurn(hook: TurnHook): vscode.Disposable {
+    this.afterTurnHooks.push(hook);
+    return new vscode.Disposable(() => {
+      this.afterTurnHooks = this.afterTurnHooks.filter((h) => h !== hook);
     });
   }
 

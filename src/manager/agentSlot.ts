@@ -7,12 +7,12 @@ import type { ContentPart, SessionEvent } from '../session/sessionModel';
 import type { SelectionTaskRequest } from '../session/selectionTask';
 import { titleFrom } from '../session/sessionStore';
 import { TrafficLog } from '../session/traffic';
-import { failureText, launchAgent, LIFECYCLE_TEXTS, type SlotHost } from './slotStart';
+import { failureText, launchAgent, LIFECYCLE_TEXTS, type SlotHost, type TurnHook, type TurnTab } from './slotStart';
 import { TurnSilence } from './turnSilence';
 import { requireTrust } from './workspaceTrust';
 
 export { CRASH_POLICY, SupersededStartError, unlessSuperseded, type LastSession } from '../session/lifecycle';
-export type { AgentEnvironment, ProcessContext, SessionServices, SlotHost, StartAgent } from './slotStart';
+export type { AgentEnvironment, ProcessContext, SessionServices, SlotHost, StartAgent, TurnHook, TurnTab } from './slotStart';
 
 /** What a background tab has that the person has not seen: a permission to answer, or a finished turn. */
 export type TabAttention = 'permission' | 'done';
@@ -157,8 +157,11 @@ export class AgentSlot implements vscode.Disposable {
    */
   prompt(input: string | ContentPart[], display?: ContentPart[], task?: SelectionTaskRequest): Promise<string> {
     const parts = typeof input === 'string' ? [{ type: 'text', text: input }] : input;
-    const before = () => Promise.all(this.host.beforeTurn().map((hook) => hook().catch((error: Error) => this.host.log.warn(`Before the turn: ${error.message}`)))).then(() => undefined);
-    return this.life.prompt(parts as ContentPart[], display, before, task);
+    const tab: TurnTab = { id: this.id, model: () => this.current?.model };
+    const run = (hooks: TurnHook[], when: string) =>
+      Promise.all(hooks.map((hook) => hook(tab).catch((error: Error) => this.host.log.warn(`${when} the turn: ${error.message}`)))).then(() => undefined);
+    // The after-turn hooks (the turn's summary) run before the prompt settles, so its caller sees them.
+    return this.life.prompt(parts as ContentPart[], display, () => run(this.host.beforeTurn(), 'Before'), task).finally(() => run(this.host.afterTurn(), 'After'));
   }
 
   /** The tab closes: its session is closed (when the agent offers it), then its process stops. */

@@ -58,6 +58,9 @@ const TEXTS: Record<NoticeKey, (args: string[]) => string> = {
   exitClosedInput: (a) => vscode.l10n.t('Agent stopped reading its input while running and was stopped ({0})', a[0]!),
   codeN: (a) => vscode.l10n.t('code {0}', a[0]!),
   lastStderr: () => vscode.l10n.t('--- last stderr ---'),
+  oneFileChanged: () => vscode.l10n.t('1 file changed'),
+  filesChanged: (a) => vscode.l10n.t('{0} files changed', a[0]!),
+  linesChanged: (a) => vscode.l10n.t('+{0} −{1}', a[0]!, a[1]!),
 };
 
 /** A phrase in the person's language. */

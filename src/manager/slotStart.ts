@@ -8,6 +8,7 @@ import { redactingLogger, registerEnvSecrets } from '../core/log';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
 import type { AgentSession } from '../session/agentSession';
 import type { AttachRequest, LifecycleTexts } from '../session/lifecycle';
+import type { SessionModel } from '../session/sessionModel';
 import { exitPhrase } from '../session/notices';
 import { policyDecider } from '../session/permissions';
 import { AuthRequiredError, type AgentStartOptions, type SignInHandler } from '../session/sessionHost';
@@ -37,6 +38,13 @@ export interface ProcessContext {
   cwd: string;
 }
 
+/** Which tab a turn is in, and that tab's session model (read when the hook runs: a turn may start the agent). */
+export interface TurnTab {
+  id: string;
+  model: () => SessionModel | undefined;
+}
+export type TurnHook = (tab: TurnTab) => Promise<void>;
+
 /** What a slot borrows from the manager: the configuration, the host's hooks, and where to remember. */
 export interface SlotHost {
   readonly log: vscode.LogOutputChannel;
@@ -44,7 +52,8 @@ export interface SlotHost {
   agents(): AgentConfig[];
   services(): SessionServices[];
   signIn(): SignInHandler | undefined;
-  beforeTurn(): (() => Promise<void>)[];
+  beforeTurn(): TurnHook[];
+  afterTurn(): TurnHook[];
   processHooks(): ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[];
   /** The slot's session (or title) changed: persist the tabs. */
   remember(): void;

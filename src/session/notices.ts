@@ -60,6 +60,9 @@ export const NOTICE_TEXTS = {
   exitClosedInput: 'Agent stopped reading its input while running and was stopped ({0})',
   codeN: 'code {0}',
   lastStderr: '--- last stderr ---',
+  oneFileChanged: '1 file changed',
+  filesChanged: '{0} files changed',
+  linesChanged: '+{0} −{1}',
 } as const;
 
 export type NoticeKey = keyof typeof NOTICE_TEXTS;

@@ -96,8 +96,13 @@ export interface NoticeEntity {
   severity: 'info' | 'warning' | 'error';
   title: string;
   detail?: string;
-  /** What it says, for views that word it themselves: `stopped` — the person stopped the turn; `long` — a message passed the limit, its whole text in `file`. */
-  code?: 'stopped' | 'long';
+  /**
+   * What it says, for views that word it themselves: `stopped` — the person stopped the turn; `long` — a message passed
+   * the limit, its whole text in `file`; `changes` — the files the turn changed (`changes`), with Review and Undo all.
+   */
+  code?: 'stopped' | 'long' | 'changes';
+  /** `changes`: the tab and turn whose changes these are, how many files, lines added and removed. */
+  changes?: { tab: string; turn: number; files: number; added: number; removed: number };
   /** `long`: the file holding the whole message (unset when writing it failed). */
   file?: string;
   /** Which catalog texts `title` and `detail` are (src/session/notices.ts), for views that word them in the person's language; absent on agent text and on notices stored before. */
@@ -339,6 +344,17 @@ export class SessionModel {
     const id = `${this.order.length}`;
     const entity: NoticeEntity = { kind: 'notice', id, severity, title: '', ...(code ? { code } : {}) };
     setNoticeText(entity, title, detail);
+    this.insert(`notice:${id}`, entity);
+    this.openMessage = undefined;
+    this.emit({ type: 'entity', entity, created: true });
+    return entity;
+  }
+
+  /** The turn's summary: how many files it changed, lines added and removed (views offer Review and Undo all). */
+  changesSummary(changes: NonNullable<NoticeEntity['changes']>): NoticeEntity {
+    const id = `${this.order.length}`;
+    const entity: NoticeEntity = { kind: 'notice', id, severity: 'info', title: '', code: 'changes', changes: { ...changes } };
+    setNoticeText(entity, changes.files === 1 ? phrase('oneFileChanged') : phrase('filesChanged', String(changes.files)), phrase('linesChanged', String(changes.added), String(changes.removed)));
     this.insert(`notice:${id}`, entity);
     this.openMessage = undefined;
     this.emit({ type: 'entity', entity, created: true });

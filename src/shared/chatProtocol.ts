@@ -193,6 +193,9 @@ export interface ChatRequests {
   showTerminal: [{ id: string }, void];
   /** A tool card's "Revoke rule": the stored rule that answered its permission. */
   revokeRule: [{ id: string }, void];
+  /** A turn summary's Review (the multi-file diff) and Undo all (asks first), of that tab's turn while it is its last. */
+  reviewChanges: [{ tab: string; turn: number }, void];
+  undoChanges: [{ tab: string; turn: number }, void];
   answerPermission: [{ permissionId: string; optionId: string; scope?: 'prefix' }, void];
   showLog: [Record<string, never>, void];
   /** Opens VS Code's workspace trust editor (from the Restricted Mode page). */
@@ -305,6 +308,9 @@ export interface ChatStrings {
   /** "Rejected by a rule: {0}" */
   rejectedByRule: string;
   revokeRule: string;
+  /** A turn summary's buttons. */
+  reviewChanges: string;
+  undoChanges: string;
   /** An agent message's "Copy" (its markdown). */
   copyMessage: string;
   steer: string;

@@ -22,8 +22,15 @@ export interface CommandMap {
   /** With a rule's id (a tool card's "Revoke rule"): that rule is revoked; without: a picker of them all. */
   'agentHost.managePermissionRules': [[ruleId?: string], void];
   'agentHost.showTurnChanges': [[], void];
-  /** `true` skips the confirmation; the result lists the files that could not be restored. */
-  'agentHost.revertTurnChanges': [[confirmed?: boolean], string[] | undefined];
+  /** `true` skips the confirmation; `tab` whose last turn (the active tab's by default; `turn`: only while it is that tab's last); the result lists the files that could not be restored. */
+  'agentHost.revertTurnChanges': [[confirmed?: boolean, tab?: string, turn?: number], string[] | undefined];
+  /** The multi-file diff of a tab's last turn (`turn`: only while it is that tab's last); the result is how many files it shows. */
+  'agentHost.reviewTurnChanges': [[tab?: string, turn?: number], number];
+  /** A file of the review (the focused one, else picked): accept keeps it as it is, reject restores it. */
+  'agentHost.acceptTurnFile': [[uri?: vscode.Uri], void];
+  'agentHost.rejectTurnFile': [[uri?: vscode.Uri], void];
+  /** The change at `line` (0-based) of `uri`, the cursor's by default, goes back to its content before the turn. */
+  'agentHost.rejectTurnHunk': [[uri?: vscode.Uri, line?: number], void];
   'agentHost.followAgent': [[], void];
   'agentHost.stopFollowingAgent': [[], void];
   'agentHost.focusChat': [[], void];
@@ -66,6 +73,10 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.managePermissionRules',
   'agentHost.showTurnChanges',
   'agentHost.revertTurnChanges',
+  'agentHost.reviewTurnChanges',
+  'agentHost.acceptTurnFile',
+  'agentHost.rejectTurnFile',
+  'agentHost.rejectTurnHunk',
   'agentHost.followAgent',
   'agentHost.stopFollowingAgent',
   'agentHost.focusChat',

@@ -5,7 +5,7 @@
  */
 import type { ChatStrings, ContentPart, HeaderState, NoticeEntity, PermissionEntity, TerminalCardContent, ToolCallEntity } from '../../src/shared/chatProtocol';
 import { terminalBlock } from './terminalCard';
-import { hunks, lineDiff } from './diff';
+import { diffHunks } from './diff';
 import { fmt, h, icon } from './dom';
 import { permissionOptionLabel } from '../../src/shared/permissionOptions';
 import { renderMarkdown, SHELL_LANGS, type CodePre } from './markdown';
@@ -105,7 +105,7 @@ function toolContent(c: unknown, s: ChatStrings): HTMLElement {
   const o = (c ?? {}) as Record<string, unknown>;
   if (o.type === 'diff' && typeof o.path === 'string' && typeof o.newText === 'string') {
     const oldText = typeof o.oldText === 'string' ? o.oldText : null;
-    const lines = hunks(lineDiff(oldText ?? '', o.newText));
+    const lines = diffHunks(oldText ?? '', o.newText);
     const btn = h('vscode-button', { secondary: true, 'data-action': 'open-diff', title: s.openDiff }, icon('diff'), ` ${s.openDiff}`);
     const pre = scrollBox(
       'diff',
@@ -168,6 +168,7 @@ export function permissionCard(p: PermissionEntity, s: ChatStrings, header: Head
 }
 
 export function noticeCard(n: NoticeEntity, s: ChatStrings): HTMLElement {
+  if (n.code === 'changes' && n.changes) return changesCard(n, n.changes, s);
   const ic = n.code === 'stopped' ? 'debug-stop' : n.severity === 'error' ? 'error' : n.severity === 'warning' ? 'warning' : 'info';
   const el = h('div', { className: `entry notice ${n.severity}${n.code ? ` ${n.code}` : ''}`, role: n.severity === 'error' ? 'alert' : 'status' });
   el.append(h('div', { className: 'notice-title' }, icon(ic), h('span', null, n.code === 'stopped' ? s.turnCancelled : n.code === 'long' ? s.longMessage : n.title)));
@@ -187,6 +188,29 @@ export function noticeCard(n: NoticeEntity, s: ChatStrings): HTMLElement {
     );
   }
   return el;
+}
+
+/** A turn's summary: how many files it changed, lines added and removed, Review and Undo all (of that tab's turn). */
+function changesCard(n: NoticeEntity, c: NonNullable<NoticeEntity['changes']>, s: ChatStrings): HTMLElement {
+  const data = { 'data-tab': c.tab, 'data-turn': String(c.turn) };
+  return h(
+    'div',
+    { className: 'entry notice changes info', role: 'status' },
+    h(
+      'div',
+      { className: 'notice-title' },
+      icon('diff-multiple'),
+      h('span', null, n.title),
+      h('span', { className: 'lines-added' }, `+${c.added}`),
+      h('span', { className: 'lines-removed' }, `−${c.removed}`),
+    ),
+    h(
+      'div',
+      { className: 'notice-actions' },
+      h('vscode-button', { 'data-action': 'review-changes', ...data }, icon('diff'), ` ${s.reviewChanges}`),
+      h('vscode-button', { secondary: true, 'data-action': 'undo-changes', ...data }, icon('discard'), ` ${s.undoChanges}`),
+    ),
+  );
 }
 
 export function cssId(id: string): string {

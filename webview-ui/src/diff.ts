@@ -1,63 +1,27 @@
-/** A line diff (LCS) small enough for tool-call diffs; big inputs degrade to "all removed, all added". */
+/** A tool call's diff as its card shows it, from the `diff` package's hunks (the same line diff the host counts with). */
+import { structuredPatch } from 'diff';
+
 export type DiffLine = { op: ' ' | '-' | '+'; text: string };
 
-const MAX_CELLS = 4_000_000;
+/** Past this many edits the card shows "all removed, all added" instead of waiting on the diff. */
+const MAX_EDITS = 5_000;
 
-export function lineDiff(oldText: string, newText: string): DiffLine[] {
-  const a = oldText === '' ? [] : oldText.split('\n');
-  const b = newText.split('\n');
-  // Trim the common prefix and suffix: most edits touch a few lines.
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
+/** Changed lines with `context` lines around them; each run of unchanged lines left out is one `null` gap. */
+export function diffHunks(oldText: string, newText: string, context = 3): (DiffLine | null)[] {
+  const patch = structuredPatch('a', 'b', oldText, newText, '', '', { context, maxEditLength: MAX_EDITS });
+  if (!patch) return [...lines(oldText).map((text) => ({ op: '-' as const, text })), ...lines(newText).map((text) => ({ op: '+' as const, text }))];
+  const out: (DiffLine | null)[] = [];
+  let next = 1;
+  for (const hunk of patch.hunks) {
+    const start = hunk.oldStart;
+    if (start > next) out.push(null);
+    for (const l of hunk.lines) if (!l.startsWith('\\')) out.push({ op: l[0] as DiffLine['op'], text: l.slice(1) });
+    next = start + hunk.oldLines;
   }
-  const out: DiffLine[] = a.slice(0, start).map((text) => ({ op: ' ', text }));
-  const midA = a.slice(start, endA);
-  const midB = b.slice(start, endB);
-  if (midA.length * midB.length > MAX_CELLS) {
-    out.push(...midA.map((text) => ({ op: '-' as const, text })), ...midB.map((text) => ({ op: '+' as const, text })));
-  } else {
-    const n = midA.length;
-    const m = midB.length;
-    const dp = new Uint32Array((n + 1) * (m + 1));
-    for (let i = n - 1; i >= 0; i--) {
-      for (let j = m - 1; j >= 0; j--) {
-        dp[i * (m + 1) + j] = midA[i] === midB[j] ? dp[(i + 1) * (m + 1) + j + 1]! + 1 : Math.max(dp[(i + 1) * (m + 1) + j]!, dp[i * (m + 1) + j + 1]!);
-      }
-    }
-    let i = 0;
-    let j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && midA[i] === midB[j]) {
-        out.push({ op: ' ', text: midA[i]! });
-        i++;
-        j++;
-      } else if (j < m && (i >= n || dp[i * (m + 1) + j + 1]! >= dp[(i + 1) * (m + 1) + j]!)) {
-        out.push({ op: '+', text: midB[j++]! });
-      } else {
-        out.push({ op: '-', text: midA[i++]! });
-      }
-    }
-  }
-  out.push(...a.slice(endA).map((text) => ({ op: ' ' as const, text })));
+  if (next <= lines(oldText).length) out.push(null);
   return out;
 }
 
-/** Keeps changed lines with `context` lines around them; runs of unchanged lines become one `null` gap. */
-export function hunks(lines: DiffLine[], context = 3): (DiffLine | null)[] {
-  const keep = new Uint8Array(lines.length);
-  lines.forEach((l, i) => {
-    if (l.op === ' ') return;
-    for (let k = Math.max(0, i - context); k <= Math.min(lines.length - 1, i + context); k++) keep[k] = 1;
-  });
-  const out: (DiffLine | null)[] = [];
-  lines.forEach((l, i) => {
-    if (keep[i]) out.push(l);
-    else if (out.at(-1) !== null) out.push(null);
-  });
-  return out;
+function lines(text: string): string[] {
+  return text === '' ? [] : text.replace(/\n$/, '').split('\n');
 }

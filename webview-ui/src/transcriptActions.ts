@@ -53,6 +53,10 @@ export function onTranscriptClick(e: Event, hooks: TranscriptHooks, { toggleTool
     case 'revoke-rule':
       send('revokeRule', { id: target.dataset.rule! });
       break;
+    case 'review-changes':
+    case 'undo-changes':
+      send(action === 'review-changes' ? 'reviewChanges' : 'undoChanges', { tab: target.dataset.tab!, turn: Number(target.dataset.turn) });
+      break;
     case 'show-terminal':
       send('showTerminal', { id: target.dataset.terminal! });
       break;

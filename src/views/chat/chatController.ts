@@ -13,6 +13,7 @@ import { buildPromptParts, entityKey, SNAPSHOT_ENTITIES, sessionDivider, settled
 import { chatHeader, promptCaps } from './chatHeader';
 import { ChatBatch } from './chatBatch';
 import { chatStrings } from './chatStrings';
+import { commandHandlers } from './commandHandlers';
 import { EditorActions } from './editorActions';
 import { offerRetry } from '../busyRetry';
 import { queuePrompt } from './promptQueue';
@@ -249,7 +250,7 @@ export class ChatController implements vscode.Disposable {
     },
     showLog: () => this.log.show(),
     manageTrust: async () => void (await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND)),
-    revokeRule: ({ id }) => runCommand('agentHost.managePermissionRules', id),
+    ...commandHandlers,
     runCommand: async ({ command }) => void (await runCommand(firstStepCommand(command))),
   };
 

@@ -92,6 +92,8 @@ export function chatStrings(): ChatStrings {
     allowedByRule: vscode.l10n.t('Allowed by a rule: {0}'),
     rejectedByRule: vscode.l10n.t('Rejected by a rule: {0}'),
     revokeRule: vscode.l10n.t('Revoke rule'),
+    reviewChanges: vscode.l10n.t('Review'),
+    undoChanges: vscode.l10n.t('Undo all'),
     copyMessage: vscode.l10n.t('Copy as Markdown'),
     steer: vscode.l10n.t('Steer'),
     followUp: vscode.l10n.t('Follow-up'),

@@ -259,7 +259,7 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     fs.writeFileSync(file, 'original\n');
     assert.equal(await api.manager.prompt('write disk-made.txt'), 'end_turn');
     assert.equal(fs.readFileSync(file, 'utf8'), 'written by the agent itself\n');
-    const changes = await host.turnChanges.changes();
+    const changes = (await host.turnChanges.changes(api.manager.activeTabId))?.changes ?? [];
     assert.deepEqual(
       changes.map((c) => [path.basename(c.path), c.status, c.before]),
       [['disk-made.txt', 'modified', 'original\n']],

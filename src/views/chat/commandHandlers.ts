@@ -1,0 +1,12 @@
+/** The page's requests that are one command of ours: a tool card's Revoke rule, a turn summary's Review and Undo all. */
+import type { ChatRequests } from '../../shared/chatProtocol';
+import { runCommand } from '../commandRegistry';
+
+type Params<M extends keyof ChatRequests> = ChatRequests[M][0];
+
+export const commandHandlers = {
+  revokeRule: ({ id }: Params<'revokeRule'>) => runCommand('agentHost.managePermissionRules', id),
+  reviewChanges: async ({ tab, turn }: Params<'reviewChanges'>) => void (await runCommand('agentHost.reviewTurnChanges', tab, turn)),
+  // Undo all asks first (the same modal as the palette's Revert).
+  undoChanges: async ({ tab, turn }: Params<'undoChanges'>) => void (await runCommand('agentHost.revertTurnChanges', false, tab, turn)),
+};
