@@ -41,8 +41,10 @@ export interface SlashCommand {
 /** Context attached to a prompt; becomes ACP `resource_link` / `resource` / `image` blocks on send. */
 export interface ContextChip {
   id: string;
-  kind: 'file' | 'selection' | 'problems' | 'image';
+  kind: 'file' | 'folder' | 'selection' | 'problems' | 'image';
   label: string;
+  /** file (dropped): its size in bytes, shown on the chip. */
+  size?: number;
   /** file / selection: the file's URI (string form). */
   uri?: string;
   /** selection: 1-based inclusive lines. */
@@ -180,6 +182,8 @@ export interface ChatRequests {
   setModel: [{ modelId: string }, void];
   setConfigOption: [{ configId: string; value: string | boolean }, void];
   searchFiles: [{ query: string }, FileHit[]];
+  /** Files and folders dropped on the composer (their URIs): chips for those inside the workspace, the others' names. */
+  droppedUris: [{ uris: string[] }, { chips: ContextChip[]; refused: string[] }];
   /** The active editor's selection (or null) and the workspace problems, as chips. */
   editorContext: [{ what: 'selection' | 'problems' }, ContextChip | null];
   openLocation: [{ path: string; line?: number | null }, void];
@@ -292,6 +296,7 @@ export interface ChatStrings {
   loadLater: string;
   agentAnswered: string;
   imagesUnsupported: string;
+  dropRefused: string;
   terminal: string;
   showTerminal: string;
   terminalRunning: string;

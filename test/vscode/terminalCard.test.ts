@@ -3,7 +3,8 @@
  * scripted model runs a shell command itself and reports it in `_meta.terminal_*`; the card shows the command,
  * its coloured output and its exit code without being expanded, and "Show in Terminal" opens a VS Code terminal
  * with the same output (none is opened before). Then Follow Agent: turned on from the chat's title bar, the file the
- * agent writes opens in an editor. Screenshots: test-artifacts/terminal-card-*.png, follow-agent.png.
+ * agent writes opens in an editor; a file and a folder dropped on the composer reach the model. Screenshots:
+ * test-artifacts/terminal-card-*.png, follow-agent.png, dropped-chips.png.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -12,6 +13,7 @@ import { test } from 'node:test';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
+import { until } from '../support/wait';
 import { openChat, send, turnIdle } from './chatUi';
 import { answerModal, withWorkbench } from './runner';
 
@@ -69,14 +71,36 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
         await page.locator('.monaco-workbench .tab.active', { hasText: 'followed.txt' }).waitFor({ timeout: 60_000 });
         await page.locator('.monaco-editor .view-line', { hasText: 'followed by the editor' }).first().waitFor({ timeout: 30_000 });
         await turnIdle(frame);
-        assert.ok(
-          await frame
-            .locator('textarea, [contenteditable]')
-            .first()
-            .evaluate((el) => el.ownerDocument.hasFocus()),
-          'the chat kept the focus',
-        );
         await info.screenshot('follow-agent');
+        assert.equal(await page.locator('.editor-instance .monaco-editor.focused').count(), 0, 'the opened editor did not take the focus');
+
+        // Files and folders dropped on the composer, as VS Code hands an Explorer drag to a webview (its URI list):
+        // chips (a file with its size) that reach the model as links; a file outside the workspace is named, not added.
+        fs.mkdirSync(path.join(workspace, 'notes'));
+        fs.writeFileSync(path.join(workspace, 'notes', 'plan.md'), '# Plan\n'.repeat(300));
+        const uris = [path.join(workspace, 'notes', 'plan.md'), path.join(workspace, 'notes'), '/etc/hostname'].map((p) => `file://${p}`);
+        const dropped = await frame.evaluateHandle((list) => {
+          const d = new DataTransfer();
+          d.setData('application/vnd.code.uri-list', list);
+          return d;
+        }, uris.join('\r\n'));
+        await frame.locator('.composer').dispatchEvent('drop', { dataTransfer: dropped });
+        await frame.locator('[data-testid="chip"]', { hasText: 'notes/plan.md · 2.1 KB' }).waitFor({ timeout: 15_000 });
+        await frame.locator('[data-testid="chip"].chip-folder', { hasText: 'notes/' }).waitFor({ timeout: 15_000 });
+        assert.match((await frame.locator('.composer-warn').textContent()) ?? '', /Not added.*hostname/);
+        await info.screenshot('dropped-chips');
+        const seen = model.requests.length;
+        await send(frame, 'Look at the dropped notes.');
+        const later = () =>
+          model.requests
+            .slice(seen)
+            .map((r) => JSON.stringify(r.body ?? null))
+            .join('\n');
+        await until(() => /Look at the dropped notes/.test(later()), { what: "the drop's prompt at the model", timeoutMs: 90_000 });
+        await turnIdle(frame);
+        assert.match(later(), /notes\/plan\.md/, 'the dropped file reached the model');
+        assert.match(later(), /notes\/?["\\ )]/, 'the dropped folder reached the model');
+        assert.doesNotMatch(later(), /hostname/, 'the file outside the workspace did not');
       },
     );
   } finally {

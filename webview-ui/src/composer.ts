@@ -5,6 +5,7 @@
  */
 import type { ChatStrings, ContextChip, FileHit, HeaderState, QueuedPrompt, RpcChatState } from '../../src/shared/chatProtocol';
 import { fmt, h, icon } from './dom';
+import { droppedUris, sizeText } from './dropped';
 import { PromptRecall } from './promptRecall';
 import { request, send } from './rpc';
 
@@ -423,9 +424,10 @@ export class Composer {
           this.hooks.onDraftChange();
           this.input.focus();
         });
-        const ic = c.kind === 'selection' ? 'selection' : c.kind === 'problems' ? 'warning' : c.kind === 'image' ? 'file-media' : 'file';
+        const ic = ({ selection: 'selection', problems: 'warning', image: 'file-media', folder: 'folder' } as Record<string, string>)[c.kind] ?? 'file';
         const preview = c.kind === 'image' && c.text ? h('img', { src: `data:${c.mimeType ?? 'image/png'};base64,${c.text}`, alt: '' }) : icon(ic);
-        return h('span', { className: `chip chip-${c.kind}`, title: c.uri ?? c.label, 'data-testid': 'chip' }, preview, h('span', null, c.label), remove);
+        const label = c.size === undefined ? c.label : `${c.label} · ${sizeText(c.size)}`;
+        return h('span', { className: `chip chip-${c.kind}`, title: c.uri ?? c.label, 'data-testid': 'chip' }, preview, h('span', null, label), remove);
       }),
     );
     this.chipsEl.hidden = this.chips.length === 0;
@@ -452,6 +454,15 @@ export class Composer {
   }
 
   private onDrop(e: DragEvent): void {
+    const uris = droppedUris(e.dataTransfer);
+    if (uris.length) {
+      e.preventDefault();
+      void request('droppedUris', { uris }).then(({ chips, refused }) => {
+        for (const c of chips) this.addChip(c);
+        if (refused.length) this.showWarning(fmt(this.hooks.strings().dropRefused, refused.join(', ')));
+      });
+      return;
+    }
     const files = [...(e.dataTransfer?.files ?? [])].filter((f) => f.type.startsWith('image/'));
     if (!files.length) return;
     e.preventDefault();

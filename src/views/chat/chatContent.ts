@@ -12,6 +12,7 @@ function toContext(chip: ContextChip): PromptContext {
   const base = { label: chip.label, ...(chip.uri ? { uri: chip.uri } : {}), ...(chip.text !== undefined ? { text: chip.text } : {}) };
   switch (chip.kind) {
     case 'file':
+    case 'folder':
       return { kind: 'file', ...base };
     case 'selection':
       return { kind: 'code', ...base, ...(chip.range ? { lines: { start: chip.range.startLine, end: chip.range.endLine } } : {}) };

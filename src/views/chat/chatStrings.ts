@@ -82,6 +82,7 @@ export function chatStrings(): ChatStrings {
     loadLater: vscode.l10n.t('Show later messages'),
     agentAnswered: vscode.l10n.t('The agent answered: {0}'),
     imagesUnsupported: vscode.l10n.t('This agent does not accept images.'),
+    dropRefused: vscode.l10n.t('Not added (only files and folders of the workspace are): {0}'),
     terminal: vscode.l10n.t('Terminal'),
     showTerminal: vscode.l10n.t('Show in Terminal'),
     terminalRunning: vscode.l10n.t('Running…'),

@@ -1,6 +1,7 @@
-/** The page's requests that are one command of ours: a tool card's Revoke rule, a turn summary's Review and Undo all. */
+/** The page's requests that need nothing of the controller: a tool card's Revoke rule, a turn summary's Review and Undo all, a drop's files. */
 import type { ChatRequests } from '../../shared/chatProtocol';
 import { runCommand } from '../commandRegistry';
+import { droppedChips } from './droppedFiles';
 
 type Params<M extends keyof ChatRequests> = ChatRequests[M][0];
 
@@ -8,5 +9,6 @@ export const commandHandlers = {
   revokeRule: ({ id }: Params<'revokeRule'>) => runCommand('agentHost.managePermissionRules', id),
   reviewChanges: async ({ tab, turn }: Params<'reviewChanges'>) => void (await runCommand('agentHost.reviewTurnChanges', tab, turn)),
   // Undo all asks first (the same modal as the palette's Revert).
+  droppedUris: ({ uris }: Params<'droppedUris'>) => droppedChips(uris),
   undoChanges: async ({ tab, turn }: Params<'undoChanges'>) => void (await runCommand('agentHost.revertTurnChanges', false, tab, turn)),
 };
