@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NO_TITLE_RULE_KINDS, pathOf } from '../session/permissions';
-import { commandsOf, commandWordsOf, coveredByPrefix, displayWords, plainWords, safePrefixOf } from './commandWords';
+import { commandsOf, coveredByPrefix, displayWords, plainWords, safePrefixOf } from './commandWords';
 import type { ToolCallEntity } from '../session/sessionModel';
 
 /** Where rules persist; the extension passes `context.workspaceState` (a Memento has this shape). */
@@ -64,13 +64,13 @@ export interface RuleOffer {
 
 /** The rule choices a tool call allows (see RuleOffer). */
 export function ruleOffer(toolCall: RuleTarget): RuleOffer {
-  const parsed = commandWordsOf(toolCall.rawInput);
-  if (parsed) {
-    const line = commandsOf(toolCall.rawInput);
-    if (line && 'commands' in line && line.commands.length > 1) return { notPlain: 'several commands in one line (each one is answered by its own rule)' };
-    if (!('words' in parsed)) return { notPlain: parsed.reason };
-    const prefix = toolCall.toolKind === 'execute' ? safePrefixOf(parsed.words) : undefined;
-    return { exact: { command: parsed.words }, ...(prefix ? { prefix } : {}) };
+  const line = commandsOf(toolCall.rawInput);
+  if (line) {
+    if ('reason' in line) return { notPlain: line.reason };
+    if (line.commands.length > 1) return { notPlain: 'several commands in one line (each one is answered by its own rule)' };
+    const words = line.commands[0]!;
+    const prefix = toolCall.toolKind === 'execute' ? safePrefixOf(words) : undefined;
+    return { exact: { command: words }, ...(prefix ? { prefix } : {}) };
   }
   const file = pathOf(toolCall);
   if (file !== undefined && toolCall.toolKind !== 'fetch') return { exact: { path: file } };
@@ -105,8 +105,8 @@ export class PermissionRuleStore {
   /** The first rule of this agent that applies to the tool call, if any. A command that is not plain words matches none. */
   match(toolCall: RuleTarget, agent?: string): PermissionRule | undefined {
     if (this.options.protectedTarget?.(toolCall)) return undefined;
-    const parsed = commandWordsOf(toolCall.rawInput);
-    return this.find(toolCall, agent, parsed, parsed && 'words' in parsed ? parsed.words : undefined);
+    const line = commandsOf(toolCall.rawInput);
+    return this.find(toolCall, agent, line, line && 'commands' in line && line.commands.length === 1 ? line.commands[0] : undefined);
   }
 
   /**
