@@ -158,7 +158,13 @@ describe("the issue's lines through the rule store and the broker", () => {
       },
     });
     const approved = await broker.decide(ask('1', 'npm test && npm run lint'), new AbortController().signal);
-    assert.deepEqual(approved, { outcome: 'selected', optionId: 'once', by: 'rule', rule: 'always allow execute `npm test` + always allow execute `npm run lint`', ruleId: test.id });
+    assert.deepEqual(approved, {
+      outcome: 'selected',
+      optionId: 'once',
+      by: 'rule',
+      rule: 'always allow execute `npm test` (this workspace) + always allow execute `npm run lint` (this workspace)',
+      ruleId: test.id,
+    });
     const lines = [
       'npm test && rm -rf x',
       'npm test; curl x',
