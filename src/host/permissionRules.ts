@@ -54,16 +54,15 @@ function exactWords(rule: PermissionRule): string[] | undefined {
   return 'words' in parsed ? parsed.words : undefined;
 }
 
-/** A rule as a person reads it, without where it is kept: "always allow execute `npm test`". */
-export function describeRuleAct(rule: PermissionRule): string {
+/** What a rule names: "`npm test`", "commands starting with `npm run lint`", "file a.ts" or a title. */
+export function ruleTarget(rule: PermissionRule): string {
   const exact = exactWords(rule);
-  const what = exact ? `\`${displayWords(exact)}\`` : rule.prefix ? `commands starting with \`${displayWords(rule.prefix)}\`` : rule.path !== undefined ? `file ${rule.path}` : `"${rule.title ?? ''}"`;
-  return `always ${rule.action} ${rule.toolKind} ${what}`;
+  return exact ? `\`${displayWords(exact)}\`` : rule.prefix ? `commands starting with \`${displayWords(rule.prefix)}\`` : rule.path !== undefined ? `file ${rule.path}` : `"${rule.title ?? ''}"`;
 }
 
 /** A rule as the card, the log and the rules view's tooltip name it: "always allow execute `npm test` (codex, this workspace)". */
 export function describeRule(rule: PermissionRule): string {
-  return `${describeRuleAct(rule)} (${[rule.agent, WHERE_TEXT[rule.where ?? 'workspace']].filter(Boolean).join(', ')})`;
+  return `always ${rule.action} ${rule.toolKind} ${ruleTarget(rule)} (${[rule.agent, WHERE_TEXT[rule.where ?? 'workspace']].filter(Boolean).join(', ')})`;
 }
 
 /** The command a rule added by hand names: one plain command that is no wrapper (the parser and fences the checks use), or why not. */

@@ -4,11 +4,17 @@
  * the same parser the rule checks use) and Filter… in its title bar.
  */
 import * as vscode from 'vscode';
-import { describeRule, describeRuleAct, type PermissionRule, type PermissionRuleStore, type RuleWhere, ruleFromLine } from '../host/permissionRules';
+import { describeRule, type PermissionRule, type PermissionRuleStore, type RuleWhere, ruleFromLine, ruleTarget } from '../host/permissionRules';
 import { registerCommand } from './commandRegistry';
 import { whereLabel } from './permissionDialog';
 
 type Node = { place: RuleWhere } | { rule: PermissionRule };
+
+const PLACE_NAMES: Record<RuleWhere, () => string> = {
+  session: () => vscode.l10n.t('This session'),
+  workspace: () => vscode.l10n.t('This workspace'),
+  user: () => vscode.l10n.t('Everywhere'),
+};
 
 /** Tool kinds a rule added by hand may name (ACP's), execute first: commands are what rules are mostly for. */
 const KINDS = ['execute', 'edit', 'delete', 'move', 'read', 'search', 'fetch', 'other'];
@@ -37,18 +43,20 @@ class RulesTree implements vscode.TreeDataProvider<Node> {
   getTreeItem(node: Node): vscode.TreeItem {
     if ('place' in node) {
       const count = this.shown(node.place).length;
-      const item = new vscode.TreeItem(whereLabel(node.place), count ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-      item.id = `place:${node.place}`;
+      const item = new vscode.TreeItem(PLACE_NAMES[node.place](), count ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+      // A new id once it has rules: VS Code keeps an id's collapsed state, so an empty group would stay shut.
+      item.id = `place:${node.place}:${count ? 'rules' : 'empty'}`;
       item.description = vscode.l10n.t('{0} rule(s)', count);
+      item.tooltip = whereLabel(node.place);
       item.contextValue = 'agentHost.rulePlace';
       return item;
     }
     const { rule } = node;
-    // The label is the rule without its place (the group says it); the tooltip is the card's wording.
-    const item = new vscode.TreeItem(describeRuleAct(rule));
+    // Short enough for the side bar: the group says where, the description the tool kind and agent, the tooltip all of it.
+    const item = new vscode.TreeItem(rule.action === 'allow' ? vscode.l10n.t('Always allow {0}', ruleTarget(rule)) : vscode.l10n.t('Always reject {0}', ruleTarget(rule)));
     item.id = `rule:${rule.id}`;
-    item.description = [rule.agent, new Date(rule.createdAt).toLocaleString()].filter(Boolean).join(' · ');
-    item.tooltip = describeRule(rule);
+    item.description = [rule.toolKind, rule.agent].filter(Boolean).join(' · ');
+    item.tooltip = `${describeRule(rule)}\n${new Date(rule.createdAt).toLocaleString()}`;
     item.iconPath = new vscode.ThemeIcon(rule.action === 'allow' ? 'pass' : 'circle-slash');
     item.contextValue = 'agentHost.rule';
     return item;
