@@ -183,7 +183,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
         return;
       }
       if (list.length === 0) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('No permission rules. Pick an agent\'s "always" option, or Add Rule… in the Permission Rules view, to add one.'));
+        void vscode.window.showInformationMessage(vscode.l10n.t('No permission rules. Pick an agent\'s "always" option, or Add Permission Rule… in the Permission Rules view, to add one.'));
         return;
       }
       const picked = await vscode.window.showQuickPick(

@@ -22,9 +22,9 @@ export interface CommandMap {
   /** With a rule's id (a tool card's "Revoke rule"): that rule is revoked; without: a picker of them all. */
   'agentHost.managePermissionRules': [[ruleId?: string], void];
   /** The rules view's inline Revoke: its node (none: the picker of agentHost.managePermissionRules). */
-  'agentHost.rules.revoke': [[node?: unknown], void];
-  'agentHost.rules.add': [[], void];
-  'agentHost.rules.filter': [[], void];
+  'agentHost.revokeRule': [[node?: unknown], void];
+  'agentHost.addRule': [[], void];
+  'agentHost.filterRules': [[], void];
   'agentHost.showTurnChanges': [[], void];
   /** `true` skips the confirmation; the result lists the files that could not be restored. */
   'agentHost.revertTurnChanges': [[confirmed?: boolean], string[] | undefined];
@@ -66,9 +66,9 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.noOutput',
   'agentHost.agentCommands',
   'agentHost.managePermissionRules',
-  'agentHost.rules.revoke',
-  'agentHost.rules.add',
-  'agentHost.rules.filter',
+  'agentHost.revokeRule',
+  'agentHost.addRule',
+  'agentHost.filterRules',
   'agentHost.showTurnChanges',
   'agentHost.revertTurnChanges',
   'agentHost.focusChat',

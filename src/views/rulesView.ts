@@ -73,12 +73,12 @@ export function registerRulesView(rules: PermissionRuleStore, log: vscode.LogOut
   return vscode.Disposable.from(
     view,
     rules.onDidChange(() => tree.refresh()),
-    registerCommand('agentHost.rules.revoke', async (node?: unknown) => {
+    registerCommand('agentHost.revokeRule', async (node?: unknown) => {
       const rule = (node as { rule?: PermissionRule } | undefined)?.rule;
       if (rule) await revoke(rule);
       else await vscode.commands.executeCommand('agentHost.managePermissionRules');
     }),
-    registerCommand('agentHost.rules.filter', async () => {
+    registerCommand('agentHost.filterRules', async () => {
       const text = await vscode.window.showInputBox({
         title: vscode.l10n.t('Filter permission rules'),
         prompt: vscode.l10n.t('Rules whose text contains this are shown; empty shows all.'),
@@ -89,7 +89,7 @@ export function registerRulesView(rules: PermissionRuleStore, log: vscode.LogOut
       view.description = tree.filter ? vscode.l10n.t('filter: {0}', tree.filter) : '';
       tree.refresh();
     }),
-    registerCommand('agentHost.rules.add', async () => {
+    registerCommand('agentHost.addRule', async () => {
       const action = await vscode.window.showQuickPick(
         [
           { label: vscode.l10n.t('Always allow'), action: 'allow' as const },

@@ -196,7 +196,7 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     if (!listed.some((t) => t.startsWith('This workspace') && t.includes('2 rule(s)'))) throw new Error(`the rules view does not list two workspace rules: ${listed.join(' / ')}`);
     shots.push(await info.screenshot('host-rules-view'));
     await ruleRow('Always allow `npm test`').hover();
-    await ruleRow('Always allow `npm test`').locator('.action-label[aria-label="Revoke Rule"]').click();
+    await ruleRow('Always allow `npm test`').locator('.action-label[aria-label="Revoke Permission Rule"]').click();
     await until(async () => (await ruleRow('Always allow `npm test`').count()) === 0, { what: 'the revoked rule gone from the view', timeoutMs: 15_000, intervalMs: 250 });
     // Revoked: `npm test` asks again (the real dialog), and `npm test && npm run lint` no longer is approved.
     await askAgent(page, 'run: npm test');
@@ -214,7 +214,7 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     await until(async () => (await ruleRow('Always allow').count()) === 0, { what: 'the rule revoked from its card gone from the view', timeoutMs: 15_000, intervalMs: 250 });
     // Add Rule… in the view's title: the command is read by the rule parser (a compound line is refused, said why), kept for this session.
     await rulesHeader.hover();
-    await rulesHeader.locator('.action-label[aria-label="Add Rule…"]').click();
+    await rulesHeader.locator('.action-label[aria-label="Add Permission Rule…"]').click();
     const quick = page.locator('.quick-input-widget');
     await quick.locator('.monaco-list-row', { hasText: 'Always allow' }).first().click();
     await quick
