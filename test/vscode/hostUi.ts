@@ -7,7 +7,8 @@
  * the same line answered by the rule, a longer one asked again; "Always…" keeping `npm run lint` in this workspace,
  * the two rules approving `npm test && npm run lint` (the card names both and where they are kept), `npm test | sh`
  * asked; the Permission Rules view listing them, its inline Revoke making `npm test` ask again, a card's "Revoke
- * rule" emptying it. Screenshots: test-artifacts/host-permission-modal.png, host-show-diff.png, host-diff-review.png,
+ * rule" emptying it, Add Permission Rule… (a compound line refused; `npm test` kept for this session, then
+ * answering), Filter…. Screenshots: test-artifacts/host-permission-modal.png, host-show-diff.png, host-diff-review.png,
  * host-rule-dialog.png, host-rule-asks-again.png, host-rejected-card.png, host-rule-where.png, host-rule-card.png,
  * host-rules-view.png.
  */
@@ -235,6 +236,14 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     await askAgent(page, 'run: npm test');
     await until(() => runs().length === 9, { what: 'the added rule answered `npm test`', timeoutMs: 30_000, intervalMs: 250 });
     if (runs()[8] !== 'allow-once npm test' || (await dialog.isVisible())) throw new Error(`the rule added by hand did not answer: ${runs()[8]}`);
+    // Filter… keeps the rules whose text has the words: `lint` hides the session's `npm test`, and the view says it filters.
+    await rulesHeader.hover();
+    await rulesHeader.locator('.action-label[aria-label="Filter Permission Rules…"]').click();
+    await quick.locator('input').fill('lint');
+    await page.keyboard.press('Enter');
+    await until(async () => (await sessionRule.count()) === 0, { what: 'the filter hiding `npm test`', timeoutMs: 15_000, intervalMs: 250 });
+    const filtered = ((await rulesHeader.textContent()) ?? '').trim();
+    if (!filtered.includes('filter: lint')) throw new Error(`the rules view does not say it filters: "${filtered}"`);
   });
   return shots;
 }
