@@ -36,7 +36,7 @@ export interface PermissionRule {
  * workspace (workspace state), or everywhere (the user's global state, every workspace).
  */
 export type RuleWhere = 'session' | 'workspace' | 'user';
-export const RULE_PLACES: readonly RuleWhere[] = ['session', 'workspace', 'user'];
+const RULE_PLACES: readonly RuleWhere[] = ['session', 'workspace', 'user'];
 const WHERE_TEXT: Record<RuleWhere, string> = { session: 'this session', workspace: 'this workspace', user: 'everywhere' };
 
 type RuleTarget = Pick<ToolCallEntity, 'toolKind' | 'title' | 'rawInput' | 'locations'>;
