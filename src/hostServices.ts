@@ -27,6 +27,7 @@ import { registerCommand } from './views/commandRegistry';
 import { modalPermissionPresenter } from './views/permissionDialog';
 import { confirmProtectedWrite } from './views/protectedWriteDialog';
 import { questionDialogs } from './views/questionDialogs';
+import { registerRulesView } from './views/rulesView';
 import { ServiceKeys } from './views/serviceKeys';
 import { resolveHeaders } from './session/remoteHeaders';
 import { signInDialogs } from './views/signInDialogs';
@@ -68,14 +69,20 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   const docs = new VirtualDocuments();
   const protectedPatterns = (abs: string) => [...DEFAULT_PROTECTED_PATTERNS, ...config(vscode.Uri.file(abs)).get<string[]>('files.protectedPaths', [])];
   // A call naming a protected file is never answered by a rule nor made one (its write asks in a modal too).
+  // Rules kept "everywhere" live in the user's global state; "this session" ones only in memory.
   const rules = new PermissionRuleStore(context.workspaceState, {
+    user: context.globalState,
     protectedTarget: (toolCall) => protectedTarget(toolCall, roots(), [...DEFAULT_PROTECTED_PATTERNS, ...config().get<string[]>('files.protectedPaths', [])]),
   });
   const openDiff = async (d: { path: string; oldText: string | null; newText: string }) => {
     const title = vscode.l10n.t("{0} ↔ agent's proposed edit", vscode.workspace.asRelativePath(d.path));
     return showDiff(docs, d.path, d.oldText ?? undefined, d.newText, title, { preview: true, viewColumn: vscode.ViewColumn.Beside });
   };
-  const presenter = modalPermissionPresenter(openDiff, (r) => rules.offer(r.toolCall));
+  const presenter = modalPermissionPresenter(
+    openDiff,
+    (r) => rules.offer(r.toolCall),
+    () => rules.places(),
+  );
   const broker = new PermissionBroker({
     rules,
     logger: log,
@@ -189,22 +196,23 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
         if (rule && (await rules.revoke(rule.id))) {
           log.info(`Rule revoked: ${describeRule(rule)}`);
           void vscode.window.showInformationMessage(vscode.l10n.t('Rule revoked: {0}. The agent is asked again next time.', describeRule(rule)));
-        } else void vscode.window.showInformationMessage(vscode.l10n.t('That rule is no longer in this workspace.'));
+        } else void vscode.window.showInformationMessage(vscode.l10n.t('That rule no longer exists.'));
         return;
       }
       if (list.length === 0) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('No permission rules in this workspace. Pick an agent\'s "always" option to add one.'));
+        void vscode.window.showInformationMessage(vscode.l10n.t('No permission rules. Pick an agent\'s "always" option, or Add Permission Rule… in the Permission Rules view, to add one.'));
         return;
       }
       const picked = await vscode.window.showQuickPick(
         list.map((r) => ({ label: describeRule(r), description: new Date(r.createdAt).toLocaleString(), rule: r })),
-        { title: vscode.l10n.t('Permission rules of this workspace: pick the ones to revoke'), canPickMany: true },
+        { title: vscode.l10n.t('Permission rules (this session, this workspace, everywhere): pick the ones to revoke'), canPickMany: true },
       );
       for (const p of picked ?? []) {
         await rules.revoke(p.rule.id);
         log.info(`Rule revoked: ${describeRule(p.rule)}`);
       }
     }),
+    registerRulesView(rules, log),
     registerCommand('agentHost.showTurnChanges', async () => {
       const changes = (await turnChanges.changes(manager.activeTabId))?.changes ?? [];
       if (changes.length === 0) {

@@ -1,89 +1,122 @@
+import { parse } from 'shell-quote';
+
 /**
- * What a permission rule may name: a command line made only of plain words. Decided by an allowlist, so no
- * shell's syntax (POSIX sh, bash, zsh, fish) can hide a second command or an expansion in a line a rule
- * approves: unquoted words use letters, digits and `_ . / : = @ % + , -` (not `=` first: zsh's `=cmd`);
- * quoted strings never expand (single quotes: no backslash; double quotes: no `$`, backtick, backslash, `!`);
- * no control character anywhere. Anything else is "not plain" and always asks.
+ * What a permission rule may name: a line of plain commands, as the maintained parser shell-quote splits it,
+ * behind two fences of our own for what it reads differently from a shell (it takes a newline for a space,
+ * leaves backticks, `~`, `{a,b}` and `[a]` as text): the line has no control character, backtick, `$` or
+ * backslash at all, and every word uses only characters that mean themselves in any shell (POSIX sh, bash,
+ * zsh, fish) or that the parser treats as special unquoted (so in a word they were quoted). Anything else —
+ * substitutions, redirections, globs, comments, background jobs — is "not plain" and always asks.
  */
 
-/** Characters of an unquoted plain word. */
-const PLAIN_CHAR = /[A-Za-z0-9_./:=@%+,-]/;
+/** Characters of a plain word: letters, digits, `_ . / : = @ % + , -`, and (quoted) space and the parser's specials. */
+const WORD = /^[A-Za-z0-9_./:=@%+, *?#&|;<>()'"-]*$/;
 /** A word that needs no quotes to mean itself in any shell (what `displayWords` leaves bare). */
 const BARE_WORD = /^[A-Za-z0-9_./:@%+,-][A-Za-z0-9_./:=@%+,-]*$/;
 /** C0, DEL and C1 controls: never part of a plain line, quoted or not. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** Never in a plain line, quoted or not: substitutions (`$(…)`, backticks), variables, `$'…'`, escapes. */
+const UNPARSED = /[`$\\]/;
 const DOUBLE_QUOTED_SPECIAL = /[$`\\!]/;
 
 export type Parsed = { words: string[] } | { reason: string };
 /** A line of one or more plain commands joined by `&&`, `||`, `;` or `|`. */
 export type ParsedLine = { commands: string[][] } | { reason: string };
 
-/** The operators that may join plain commands in one line (longest first). */
-const JOINERS = ['&&', '||', ';', '|'];
-/**
- * Programs that run what their arguments say (a shell's `-c`, `eval`, interpreters' `-e`/`-c`, `env`, `xargs`,
- * `sudo`, `find -exec`, `time`, `nohup`…): a line that joins commands and has one of them always asks.
- */
-const RUNS_ITS_ARGUMENTS = new Set([
-  ...['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'eval', 'exec', 'source', '.', 'env', 'xargs', 'sudo', 'doas', 'su', 'find', 'time', 'nohup', 'nice', 'timeout', 'watch'],
-  ...['node', 'python', 'python3', 'perl', 'ruby', 'php', 'deno', 'bun', 'npx', 'pnpx', 'bunx', 'ssh', 'awk', 'sed', 'parallel', 'command', 'builtin'],
-]);
+/** The operators that may join plain commands in one line. */
+const JOINERS = new Set(['&&', '||', ';', '|']);
 
-/** Splits a line into its plain words (quotes removed), or says why the line is not plain. */
+/** Splits a line into plain commands joined by `&&`, `||`, `;` or `|` (quotes removed), or says why the line is not such a line. */
+function splitLine(line: string): ParsedLine {
+  if (/[\n\r]/.test(line)) return { reason: 'several lines' };
+  if (CONTROL.test(line)) return { reason: 'a control character' };
+  const unparsed = line.match(UNPARSED)?.[0];
+  if (unparsed) return { reason: `"${unparsed}" (a substitution, variable or escape)` };
+  if (unclosedQuote(line)) return { reason: 'an unclosed quote' }; // the parser would read on to the line's end
+  const commands: string[][] = [[]];
+  for (const token of parse(line)) {
+    const words = commands[commands.length - 1]!;
+    if (typeof token === 'string') {
+      if (!WORD.test(token) || token.startsWith('=')) return { reason: `the word ${JSON.stringify(token)} (an expansion or pattern in some shell)` };
+      words.push(token);
+    } else if ('comment' in token) return { reason: 'a comment' };
+    else if (token.op === 'glob') return { reason: `"${token.pattern}" (a pattern)` };
+    else if (!JOINERS.has(token.op)) return { reason: `"${token.op}" (a redirection, subshell or background job)` };
+    else if (!words.length) return { reason: `"${token.op}" with no command before it` };
+    else commands.push([]);
+  }
+  if (!commands[commands.length - 1]!.length) return { reason: commands.length > 1 ? 'an operator with no command after it' : 'no command' };
+  return { commands };
+}
+
+/** True when a quote is left open (no backslash can escape one: the line has none). */
+function unclosedQuote(line: string): boolean {
+  let open: string | undefined;
+  for (const c of line) if (c === "'" || c === '"') open = open === undefined ? c : open === c ? undefined : open;
+  return open !== undefined;
+}
+
+/** Splits a line of one command into its plain words (quotes removed), or says why it is not one. */
 export function plainWords(line: string): Parsed {
-  const parsed = plainLine(line, false);
-  return 'reason' in parsed ? parsed : { words: parsed.commands[0]! };
+  const parsed = splitLine(line);
+  if ('reason' in parsed) return parsed;
+  return parsed.commands.length === 1 ? { words: parsed.commands[0]! } : { reason: 'several commands in one line' };
+}
+
+/** Shells and programs that run the command their arguments name: a rule never answers them. */
+const RUNS_ITS_ARGUMENTS = new Set(
+  ['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'eval', 'exec', 'source', '.', 'env', 'xargs', 'sudo', 'doas', 'su'].concat([
+    'time',
+    'nohup',
+    'nice',
+    'timeout',
+    'watch',
+    'command',
+    'builtin',
+    'parallel',
+    'ssh',
+    'stdbuf',
+    'setsid',
+    'chroot',
+    'flock',
+    'script',
+    'busybox',
+    'awk',
+    'gawk',
+    'mawk',
+    'nawk',
+  ]),
+);
+/** Interpreters: they run code given inline (`-e`, `-c`, `-p`, `-r`, `--eval`…) or from standard input (no script named). */
+const INTERPRETERS = new Set(['node', 'python', 'perl', 'ruby', 'php', 'deno', 'bun', 'npx', 'pnpx', 'bunx']);
+const INLINE_CODE = /^(-[A-Za-z]*[ceEpr][A-Za-z]*|--(eval|print|require|import|loader|experimental-loader|command|call)(=.*)?)$/;
+/** First arguments of `deno` / `bun` that run code given inline or fetched: `deno eval`, `bun x`, `deno repl`. */
+const INLINE_SUBCOMMANDS = new Set(['eval', 'repl', 'x']);
+const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+
+/** Why a command runs code its arguments give (a wrapper: `bash -c`, `env`, `sudo`, `node -e`, `find -exec`…), or undefined. */
+export function wrapperReason(words: readonly string[]): string | undefined {
+  const [first = '', ...args] = words;
+  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(first)) return `\`${first}\` (it changes what the command runs with, like env)`;
+  const base = first.split('/').pop() ?? '';
+  const program = base.replace(/[0-9.]+$/, '') || base; // python3.12 is python; `.` stays `.`
+  const runs =
+    RUNS_ITS_ARGUMENTS.has(program) ||
+    (program === 'find' && args.some((a) => FIND_EXEC.has(a))) ||
+    (INTERPRETERS.has(program) && (args.some((a) => INLINE_CODE.test(a)) || INLINE_SUBCOMMANDS.has(args[0] ?? '') || args.every((a) => a.startsWith('-'))));
+  return runs ? `\`${first}\` runs code its arguments or input give` : undefined;
 }
 
 /**
- * Splits a line into plain commands joined by `&&`, `||`, `;` or `|` (each one plain words, see plainWords),
- * or says why it is not such a line. A line that joins commands and runs a program that runs its arguments
- * (RUNS_ITS_ARGUMENTS) is not one: it always asks.
+ * Splits a line into plain commands joined by `&&`, `||`, `;` or `|` (see splitLine), or says why it is not
+ * such a line; a line with a wrapper (wrapperReason) is not one: it always asks.
  */
 export function plainCommands(line: string): ParsedLine {
-  const parsed = plainLine(line, true);
-  if ('reason' in parsed || parsed.commands.length < 2) return parsed;
-  const runner = parsed.commands.find((c) => RUNS_ITS_ARGUMENTS.has(c[0]!));
-  return runner ? { reason: `\`${runner[0]}\` in a line of several commands (it runs what its arguments say)` } : parsed;
-}
-
-function plainLine(line: string, joined: boolean): ParsedLine {
-  const commands: string[][] = [];
-  let words: string[] = [];
-  let word: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    const joiner = joined ? JOINERS.find((j) => line.startsWith(j, i)) : undefined;
-    if (joiner) {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-      if (!words.length) return { reason: `"${joiner}" with no command before it` };
-      commands.push(words);
-      words = [];
-      i += joiner.length - 1;
-    } else if (c === ' ' || c === '\t') {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else if (c === "'" || c === '"') {
-      const end = line.indexOf(c, i + 1);
-      if (end < 0) return { reason: 'an unclosed quote' };
-      const inner = line.slice(i + 1, end);
-      if (CONTROL.test(inner)) return { reason: 'a control character' };
-      if (c === "'" && inner.includes('\\')) return { reason: 'a backslash in quotes' };
-      if (c === '"' && DOUBLE_QUOTED_SPECIAL.test(inner)) return { reason: `"${inner.match(DOUBLE_QUOTED_SPECIAL)![0]}" in double quotes (an expansion)` };
-      word = (word ?? '') + inner;
-      i = end;
-    } else if (PLAIN_CHAR.test(c) && !(c === '=' && word === undefined)) {
-      word = (word ?? '') + c;
-    } else {
-      return { reason: CONTROL.test(c) ? 'a control character (a second line?)' : `"${c}" (a shell operator, expansion or pattern)` };
-    }
-  }
-  if (word !== undefined) words.push(word);
-  if (!words.length) return { reason: commands.length ? 'an operator with no command after it' : 'no command' };
-  commands.push(words);
-  return { commands };
+  const parsed = splitLine(line);
+  if ('reason' in parsed) return parsed;
+  const wrapper = parsed.commands.map(wrapperReason).find((r) => r !== undefined);
+  return wrapper ? { reason: wrapper } : parsed;
 }
 
 /** Argv as given (no shell reads it): plain when the line a person is shown splits back into the same words. */
@@ -100,7 +133,9 @@ export function commandsOf(rawInput: unknown): ParsedLine | undefined {
   const c = o?.command ?? o?.cmd;
   if (typeof c === 'string' && c.trim()) return plainCommands(c.trim());
   const single = commandWordsOf(rawInput);
-  return single && ('words' in single ? { commands: [single.words] } : single);
+  if (!single || 'reason' in single) return single;
+  const wrapper = wrapperReason(single.words);
+  return wrapper ? { reason: wrapper } : { commands: [single.words] };
 }
 
 /** The plain words of a tool call's command (`command`/`cmd`, a line or argv), or why there are none. */

@@ -1,6 +1,6 @@
 import type { Logger } from '../core/log';
 import { pickOption, type PermissionDecider, type PermissionDecision, type PermissionRequestInfo } from '../session/permissions';
-import { describeRule, type PermissionRuleStore, type RuleOffer, type RuleScope, ruleOffer } from './permissionRules';
+import { describeRule, type PermissionRuleStore, type RuleOffer, type RuleScope, type RuleWhere, ruleOffer } from './permissionRules';
 
 /** One permission request waiting for an answer. */
 export interface PendingPermission {
@@ -12,10 +12,11 @@ export interface PendingPermission {
   activeSince?: number;
 }
 
-/** A person's answer: the agent's option, and for an "always" option how far the rule reaches (default: exact). */
+/** A person's answer: the agent's option, and for an "always" option how far the rule reaches (default: exact) and where it is kept (default: this workspace). */
 export interface PermissionAnswer {
   optionId: string;
   scope?: RuleScope;
+  where?: RuleWhere;
 }
 
 /**
@@ -70,13 +71,13 @@ export class PermissionBroker {
    * Answers a waiting request with one of its options (an "always" one with the rule's scope), or
    * `cancelled` with undefined. False when it is gone.
    */
-  answer(id: string, optionId: string | undefined, scope?: RuleScope): boolean {
+  answer(id: string, optionId: string | undefined, scope?: RuleScope, where?: RuleWhere): boolean {
     const entry = this.queue.find((e) => e.id === id);
     if (!entry) return false;
     if (optionId !== undefined && !entry.request.options.some((o) => o.optionId === optionId)) {
       throw new Error(`"${optionId}" is not one of the agent's options for this request`);
     }
-    this.resolve(entry, optionId === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId, by: 'user' }, scope);
+    this.resolve(entry, optionId === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId, by: 'user' }, { scope, where });
     return true;
   }
 
@@ -153,7 +154,7 @@ export class PermissionBroker {
       (picked) => {
         if (!this.queue.includes(head)) return; // answered elsewhere meanwhile
         const answer = typeof picked === 'string' ? { optionId: picked } : picked;
-        this.resolve(head, answer === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId: answer.optionId, by: 'user' }, answer?.scope);
+        this.resolve(head, answer === undefined ? { outcome: 'cancelled', by: 'user' } : { outcome: 'selected', optionId: answer.optionId, by: 'user' }, answer);
       },
       (error: unknown) => {
         this.options.logger?.warn(`Permission dialog failed: ${(error as Error).message}`);
@@ -162,14 +163,14 @@ export class PermissionBroker {
     );
   }
 
-  private resolve(entry: Entry, decision: PermissionDecision, scope?: RuleScope): void {
+  private resolve(entry: Entry, decision: PermissionDecision, rule?: { scope?: RuleScope | undefined; where?: RuleWhere | undefined }): void {
     const i = this.queue.indexOf(entry);
     if (i < 0) return;
     this.queue.splice(i, 1);
     if (entry.timer) clearTimeout(entry.timer);
     entry.abort.abort();
     if (decision.outcome === 'selected' && decision.by === 'user') {
-      void this.rememberAlways(entry.request, decision.optionId, scope);
+      void this.rememberAlways(entry.request, decision.optionId, rule?.scope, rule?.where);
       decision = { ...decision, optionId: agentOptionFor(entry.request, decision.optionId) };
     }
     entry.settle(decision);
@@ -178,11 +179,11 @@ export class PermissionBroker {
   }
 
   /** An "always" option picked by a person also becomes a rule of ours, so it survives restarts and agents. */
-  private async rememberAlways(request: PermissionRequestInfo, optionId: string, scope?: RuleScope): Promise<void> {
+  private async rememberAlways(request: PermissionRequestInfo, optionId: string, scope?: RuleScope, where?: RuleWhere): Promise<void> {
     const rules = this.options.rules;
     const kind = request.options.find((o) => o.optionId === optionId)?.kind;
     if (!rules || (kind !== 'allow_always' && kind !== 'reject_always')) return;
-    const rule = await rules.addFor(kind === 'allow_always' ? 'allow' : 'reject', request.toolCall, request.agentName, scope);
+    const rule = await rules.addFor(kind === 'allow_always' ? 'allow' : 'reject', request.toolCall, request.agentName, scope, where);
     if (rule) this.options.logger?.info(`Rule added: ${describeRule(rule)}`);
     else this.options.logger?.info(`"Always" for "${request.toolCall.title}" not remembered: it names no simple command or file (asked again next time)`);
   }

@@ -21,6 +21,10 @@ export interface CommandMap {
   'agentHost.agentCommands': [[], void];
   /** With a rule's id (a tool card's "Revoke rule"): that rule is revoked; without: a picker of them all. */
   'agentHost.managePermissionRules': [[ruleId?: string], void];
+  /** The rules view's inline Revoke: its node (none: the picker of agentHost.managePermissionRules). */
+  'agentHost.revokeRule': [[node?: unknown], void];
+  'agentHost.addRule': [[], void];
+  'agentHost.filterRules': [[], void];
   'agentHost.showTurnChanges': [[], void];
   /** `true` skips the confirmation; `tab` whose last turn (the active tab's by default; `turn`: only while it is that tab's last); the result lists the files that could not be restored. */
   'agentHost.revertTurnChanges': [[confirmed?: boolean, tab?: string, turn?: number], string[] | undefined];
@@ -71,6 +75,9 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.noOutput',
   'agentHost.agentCommands',
   'agentHost.managePermissionRules',
+  'agentHost.revokeRule',
+  'agentHost.addRule',
+  'agentHost.filterRules',
   'agentHost.showTurnChanges',
   'agentHost.revertTurnChanges',
   'agentHost.reviewTurnChanges',

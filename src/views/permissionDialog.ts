@@ -3,7 +3,7 @@ import { inertMarkup } from '../core/visibleText';
 import { commandWordsOf, displayWords } from '../host/commandWords';
 import { workspaceRelative } from './displayPaths';
 import type { PermissionAnswer, PermissionPresenter } from '../host/permissionBroker';
-import { type RuleOffer, ruleOffer } from '../host/permissionRules';
+import { type RuleOffer, type RuleWhere, ruleOffer } from '../host/permissionRules';
 import { cleanPatch, commandOf, OPTION_KIND_LABELS, optionContradicts, type PermissionRequestInfo } from '../session/permissions';
 import type { PermissionEntity, PermissionOption, ToolCallEntity } from '../session/sessionModel';
 import { permissionOptionLabel } from '../shared/permissionOptions';
@@ -98,6 +98,22 @@ export function withAnswerButtons(entity: PermissionEntity, toolCall: ToolCallEn
   return { ...entity, buttons };
 }
 
+/** Where a rule is kept, as a person reads it (the dialog, the rules view, the card). */
+export function whereLabel(where: RuleWhere): string {
+  if (where === 'session') return vscode.l10n.t('this session (until the window closes)');
+  return where === 'user' ? vscode.l10n.t('everywhere (every workspace)') : vscode.l10n.t('this workspace');
+}
+
+/**
+ * The "Always…" follow-up: each "always" answer kept in each place (this session, this workspace,
+ * everywhere), in a quick pick; undefined when closed (the dialog asks again).
+ */
+async function pickAlwaysWhere(answers: { title: string; answer: PermissionAnswer }[], places: readonly RuleWhere[]): Promise<PermissionAnswer | undefined> {
+  const items = answers.flatMap(({ title, answer }) => places.map((where) => ({ label: title, description: whereLabel(where), answer: { ...answer, where } })));
+  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Keep the rule for this session, this workspace or everywhere'), matchOnDescription: true });
+  return picked?.answer;
+}
+
 /** The detail's lines on what "always" would remember, or that this line never can be. */
 export function ruleDetail(request: PermissionRequestInfo, offer: RuleOffer = ruleOffer(request.toolCall)): string {
   const hasAlways = request.options.some((o) => o.kind.endsWith('_always'));
@@ -112,7 +128,8 @@ export function ruleDetail(request: PermissionRequestInfo, offer: RuleOffer = ru
   ];
   if (offer.prefix)
     lines.push(vscode.l10n.t('“Commands starting with” also covers {0} followed only by simple arguments (no option, no space or special character in a word).', `\`${displayWords(offer.prefix)}\``));
-  lines.push(vscode.l10n.t('Rules are listed and revoked with Atrium: Manage Permission Rules…'));
+  lines.push(vscode.l10n.t('“Always…” keeps the rule for this session or everywhere instead.'));
+  lines.push(vscode.l10n.t('Rules are listed, added and revoked in the Permission Rules view.'));
   return lines.join('\n');
 }
 
@@ -159,6 +176,7 @@ function byKind(options: readonly PermissionOption[]): PermissionOption[] {
 export function modalPermissionPresenter(
   openDiff: (diff: NonNullable<ReturnType<typeof diffOf>>) => Promise<vscode.Uri>,
   offerFor: (request: PermissionRequestInfo) => RuleOffer = (r) => ruleOffer(r.toolCall),
+  places: () => readonly RuleWhere[] = () => ['workspace'],
 ): PermissionPresenter {
   return async ({ request }, signal) => {
     const { toolCall, options } = request;
@@ -182,7 +200,10 @@ export function modalPermissionPresenter(
     const answers = answerButtons(request, offer);
     const items: Button[] = [...answers.filter(isReject), ...answers.filter((b) => !isReject(b))];
     const first: Button | undefined = diff ? showDiff : items.some(isReject) ? undefined : { title: vscode.l10n.t('Cancel'), answer: undefined, isCloseAffordance: true };
-    const buttons = [...(first ? [first] : []), ...items];
+    const always = answers.filter((b) => options.find((o) => o.optionId === b.answer.optionId)?.kind.endsWith('_always') && ruleText(offer));
+    // Where a rule is kept is a second, rarer choice: one button opens it, so the dialog keeps its few buttons.
+    const elsewhere: Button = { title: vscode.l10n.t('Always…'), answer: undefined };
+    const buttons = [...(first ? [first] : []), ...items, ...(always.length && places().length > 1 ? [elsewhere] : [])];
     let shown: vscode.Uri | undefined;
     try {
       for (;;) {
@@ -196,6 +217,12 @@ export function modalPermissionPresenter(
             );
           }
           return undefined;
+        }
+        if (picked === elsewhere) {
+          const answer = await pickAlwaysWhere(always, places());
+          if (answer && !signal.aborted) return answer;
+          if (signal.aborted) return undefined;
+          continue;
         }
         if (picked === showDiff && diff) {
           shown = await openDiff(diff);

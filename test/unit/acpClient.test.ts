@@ -275,7 +275,14 @@ describe('ACP client against a hostile agent', () => {
     const session = await startSession(h.config, { logger: silentLogger, cwd: h.dir, ...plainHost(h.dir), decidePermission: broker.decide });
     await session.prompt([{ type: 'text', text: 'please write out.txt' }]);
     const ruleId = rules.list()[0]!.id;
-    assert.deepEqual(session.model.toolCall('c1')?.permission, { optionId: 'cancel', outcome: 'selected', by: 'rule', rule: 'always reject edit file out.txt', ruleId, rejected: true });
+    assert.deepEqual(session.model.toolCall('c1')?.permission, {
+      optionId: 'cancel',
+      outcome: 'selected',
+      by: 'rule',
+      rule: 'always reject edit file out.txt (this workspace)',
+      ruleId,
+      rejected: true,
+    });
     assert.equal(existsSync(path.join(h.dir, 'out.txt')), false);
     await session.shutdown();
   });

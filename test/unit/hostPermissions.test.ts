@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { safePrefixOf } from '../../src/host/commandWords';
-import { memoryStore, PermissionRuleStore } from '../../src/host/permissionRules';
+import { memoryStore, PermissionRuleStore, ruleFromLine } from '../../src/host/permissionRules';
 import { protectedTarget } from '../../src/host/protectedPaths';
 import { cleanPatch, optionContradicts, type PermissionRequestInfo } from '../../src/session/permissions';
 import type { ToolCallEntity } from '../../src/session/sessionModel';
@@ -112,7 +112,7 @@ describe('PermissionBroker', () => {
       },
     });
     const decision = await broker.decide(request('x', { toolKind: 'execute', rawInput: { command: 'rm -rf build' } }), never);
-    assert.deepEqual(decision, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute `rm -rf build`', ruleId: rules.list()[0]!.id });
+    assert.deepEqual(decision, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute `rm -rf build` (this workspace)', ruleId: rules.list()[0]!.id });
     assert.equal(presented, 0);
     // A different command is not covered: the person is asked.
     const other = await broker.decide(request('y', { toolKind: 'execute', rawInput: { command: 'rm -rf build2' } }), never);
@@ -137,7 +137,13 @@ describe('PermissionBroker', () => {
     const [rule] = rules.list();
     assert.deepEqual(rule?.command, ['npm', 'test', '--', '--watch']);
     assert.equal(rule?.action, 'allow');
-    assert.deepEqual(await broker.decide(request('2', call), never), { outcome: 'selected', optionId: 'once', by: 'rule', rule: 'always allow execute `npm test -- --watch`', ruleId: rule!.id });
+    assert.deepEqual(await broker.decide(request('2', call), never), {
+      outcome: 'selected',
+      optionId: 'once',
+      by: 'rule',
+      rule: 'always allow execute `npm test -- --watch` (this workspace)',
+      ruleId: rule!.id,
+    });
     assert.equal(presented, 1);
     assert.equal(await rules.revoke(rule!.id), true);
     assert.equal((await broker.decide(request('3', call), never)).by, 'user');
@@ -195,12 +201,67 @@ describe('PermissionBroker', () => {
       outcome: 'selected',
       optionId: 'once',
       by: 'rule',
-      rule: 'always allow execute `npm test` + always allow execute commands starting with `npm run lint`',
+      rule: 'always allow execute `npm test` (this workspace) + always allow execute commands starting with `npm run lint` (this workspace)',
       ruleId: rules.list()[0]!.id,
     });
     const reject = await rules.add({ action: 'reject', toolKind: 'execute', command: ['rm', '-rf', 'build'] });
     const rejected = await broker.decide(ask('2', 'npm test && rm -rf build'), never);
-    assert.deepEqual(rejected, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute `rm -rf build`', ruleId: reject.id });
+    assert.deepEqual(rejected, { outcome: 'selected', optionId: 'no', by: 'rule', rule: 'always reject execute `rm -rf build` (this workspace)', ruleId: reject.id });
+  });
+
+  it('rules are kept for this session, this workspace or everywhere; all of them answer, a reject among them wins, revoke finds each', async () => {
+    const workspace = memoryStore();
+    const user = memoryStore();
+    const rules = new PermissionRuleStore(workspace, { user });
+    assert.deepEqual(rules.places(), ['session', 'workspace', 'user']);
+    assert.deepEqual(new PermissionRuleStore(memoryStore()).places(), ['session', 'workspace'], 'no user store: no "everywhere"');
+    const session = await rules.add({ action: 'allow', toolKind: 'execute', command: ['npm', 'test'] }, 'session');
+    const everywhere = await rules.add({ action: 'allow', toolKind: 'execute', command: ['npm', 'run', 'lint'] }, 'user');
+    await rules.add({ action: 'allow', toolKind: 'execute', command: ['git', 'status'] });
+    // Each is kept in its place: the session's only in memory, the user's in the user store.
+    assert.equal(workspace.get<unknown[]>('agentHost.permissionRules')?.length, 1);
+    assert.equal(user.get<unknown[]>('agentHost.permissionRules')?.length, 1);
+    assert.equal(new PermissionRuleStore(workspace, { user }).list().length, 2, 'a new store (a new window) has no session rules');
+    const call = (command: string) => ({ toolKind: 'execute', title: 'x', rawInput: { command }, locations: [] });
+    assert.deepEqual(
+      rules.matchAll(call('npm test && npm run lint && git status'))?.map((r) => r.where),
+      ['session', 'user', 'workspace'],
+    );
+    // The card names each rule and where it is kept.
+    const broker = new PermissionBroker({ rules });
+    const decision = await broker.decide(request('1', { toolKind: 'execute', rawInput: { command: 'npm test && npm run lint' } }), never);
+    assert.equal(decision.by === 'rule' && decision.rule, 'always allow execute `npm test` (this session) + always allow execute `npm run lint` (everywhere)');
+    // A reject kept anywhere beats an allow kept elsewhere.
+    await rules.add({ action: 'reject', toolKind: 'execute', command: ['npm', 'test'] }, 'user');
+    assert.equal(rules.match(call('npm test'))?.action, 'reject');
+    assert.equal(await rules.revoke(session.id), true);
+    assert.equal(await rules.revoke(everywhere.id), true);
+    assert.equal(await rules.revoke(everywhere.id), false);
+    assert.deepEqual(
+      rules.list().map((r) => [r.where, r.action, r.command?.join(' ')]),
+      [
+        ['workspace', 'allow', 'git status'],
+        ['user', 'reject', 'npm test'],
+      ],
+    );
+  });
+
+  it('an "always" answer with a place keeps the rule there; rules added by hand are read by the same parser', async () => {
+    const rules = new PermissionRuleStore(memoryStore(), { user: memoryStore() });
+    const changes: number[] = [];
+    rules.onDidChange(() => changes.push(rules.list().length));
+    const broker = new PermissionBroker({ rules, presenter: () => async () => ({ optionId: 'always', where: 'session' }) });
+    await broker.decide(request('1', { toolKind: 'execute', rawInput: { command: 'npm test' } }), never);
+    await tick();
+    assert.deepEqual(
+      rules.list().map((r) => [r.where, r.command]),
+      [['session', ['npm', 'test']]],
+    );
+    assert.deepEqual(changes, [1]);
+    assert.deepEqual(ruleFromLine(" n'pm' run  lint "), { command: ['npm', 'run', 'lint'] });
+    for (const line of ['npm test && npm run lint', 'bash -c "npm test"', 'npm test > x', 'npm test $(id)', 'sudo npm test', '']) {
+      assert.ok('reason' in ruleFromLine(line), line);
+    }
   });
 
   it('rules are per agent: one agent\'s "always" does not answer for another', async () => {

@@ -72,7 +72,7 @@ const ATTACKS: { first: string; second: string; effect: (s: Scene) => boolean; s
   { first: 'find . -name "*.log"', second: 'find . -delete', effect: (s) => !existsSync(path.join(s.ws, 'keep.txt')) },
   { first: 'git -C . status', second: 'git push --force origin main', effect: originRewritten },
   { first: 'npm test', second: 'npm test --script-shell=./evil.sh', effect: pwned },
-  { first: 'bash -c "echo hi"', second: 'bash -c "rm -rf ~/important-project"', effect: homeProjectGone },
+  { first: 'npm test', second: 'bash -c "rm -rf ~/important-project"', effect: homeProjectGone },
   // zsh only: `=(…)` is process substitution and `*(e:…:)` a glob qualifier that runs code.
   { first: 'npm test', second: 'npm test =(touch PWNED)', effect: pwned, shells: ['zsh'] },
   { first: 'npm test', second: "npm test *(e:'touch PWNED':)", effect: pwned, shells: ['zsh'] },

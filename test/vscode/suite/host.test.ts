@@ -109,7 +109,7 @@ describe('Host services in a real VS Code', () => {
     const rule = await host.rules.add({ action: 'allow', toolKind: 'execute', command: ['npm', 'test', '--', '--grep', 'x'] });
     try {
       const decision = await host.broker.decide(permissionRequest('Run tests', { command: 'npm test -- --grep x' }), new AbortController().signal);
-      assert.deepEqual(decision, { outcome: 'selected', optionId: 'proceed_once', by: 'rule', rule: 'always allow execute `npm test -- --grep x`', ruleId: rule.id });
+      assert.deepEqual(decision, { outcome: 'selected', optionId: 'proceed_once', by: 'rule', rule: 'always allow execute `npm test -- --grep x` (this workspace)', ruleId: rule.id });
       assert.equal(host.broker.pending().length, 0);
     } finally {
       await host.rules.revoke(rule.id);
