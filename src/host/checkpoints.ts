@@ -256,3 +256,45 @@ async function dirBytes(dir: string): Promise<number> {
   }
   return total;
 }
+
+/**
+ * files.exclude globs (folder-relative, VS Code syntax) as gitignore patterns: one starting with two stars and a
+ * slash as is, others anchored at the folder, braces expanded. Globs with a `when` clause are left out.
+ */
+export function excludePatterns(globs: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const [glob, on] of Object.entries(globs)) {
+    if (on !== true) continue;
+    for (const g of expandBraces(glob)) out.push(g.startsWith('**/') ? g : `/${g.replace(/^\/+/, '')}`);
+  }
+  return out;
+}
+
+function expandBraces(glob: string): string[] {
+  const m = /\{([^{}]*)\}/.exec(glob);
+  if (!m) return [glob];
+  return m[1]!.split(',').flatMap((alt) => expandBraces(glob.slice(0, m.index) + alt + glob.slice(m.index + m[0].length)));
+}
+
+/** A checkpoint of every workspace folder (folder → commit), each taken alone: one folder failing leaves the others. */
+export async function checkpointFolders(store: CheckpointStore, folders: readonly string[], label: string, excludes: (folder: string) => string[], log?: Logger): Promise<Record<string, string>> {
+  const taken: Record<string, string> = {};
+  for (const folder of folders) {
+    try {
+      taken[folder] = (await store.create(folder, label, excludes(folder))).id;
+    } catch (error) {
+      log?.warn(`No checkpoint of ${folder}: ${(error as Error).message}`);
+    }
+  }
+  return taken;
+}
+
+/** Restores each folder of a checkpoint that is still a workspace folder; returns the folders it could not restore, with why. */
+export async function restoreFolders(store: CheckpointStore, checkpoint: Record<string, string>, folders: readonly string[]): Promise<string[]> {
+  const failed: string[] = [];
+  for (const [folder, id] of Object.entries(checkpoint)) {
+    if (!folders.includes(folder)) failed.push(`${folder}: no longer a workspace folder`);
+    else await store.restoreFiles(folder, id).catch((error: Error) => failed.push(error.message));
+  }
+  return failed;
+}

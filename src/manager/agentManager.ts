@@ -50,7 +50,7 @@ export class AgentManager implements vscode.Disposable {
   private readonly tabsEmitter = new vscode.EventEmitter<{ switched: boolean }>();
   private services: SessionServices[] = [];
   private signInHandler: SignInHandler | undefined;
-  private beforeTurnHooks: (() => Promise<void>)[] = [];
+  private beforeTurnHooks: ((session: AgentSession) => Promise<void>)[] = [];
   private processHooks: ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[] = [];
   private readonly host: SlotHost;
   /** An agent added or the default changed (Add Agent…, settings): views show the new list at once. */
@@ -268,8 +268,8 @@ export class AgentManager implements vscode.Disposable {
     });
   }
 
-  /** Awaited before every prompt is sent (e.g. the snapshot the turn's disk changes are measured against). */
-  addBeforeTurn(hook: () => Promise<void>): vscode.Disposable {
+  /** Awaited before every prompt is sent, with the tab's session (e.g. the snapshot the turn's disk changes are measured against). */
+  addBeforeTurn(hook: (session: AgentSession) => Promise<void>): vscode.Disposable {
     this.beforeTurnHooks.push(hook);
     return new vscode.Disposable(() => {
       this.beforeTurnHooks = this.beforeTurnHooks.filter((h) => h !== hook);

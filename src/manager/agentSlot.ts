@@ -157,7 +157,8 @@ export class AgentSlot implements vscode.Disposable {
    */
   prompt(input: string | ContentPart[], display?: ContentPart[], task?: SelectionTaskRequest): Promise<string> {
     const parts = typeof input === 'string' ? [{ type: 'text', text: input }] : input;
-    const before = () => Promise.all(this.host.beforeTurn().map((hook) => hook().catch((error: Error) => this.host.log.warn(`Before the turn: ${error.message}`)))).then(() => undefined);
+    const before = (session: AgentSession) =>
+      Promise.all(this.host.beforeTurn().map((hook) => hook(session).catch((error: Error) => this.host.log.warn(`Before the turn: ${error.message}`)))).then(() => undefined);
     return this.life.prompt(parts as ContentPart[], display, before, task);
   }
 

@@ -44,7 +44,7 @@ export interface SlotHost {
   agents(): AgentConfig[];
   services(): SessionServices[];
   signIn(): SignInHandler | undefined;
-  beforeTurn(): (() => Promise<void>)[];
+  beforeTurn(): ((session: AgentSession) => Promise<void>)[];
   processHooks(): ((session: AgentSession, context: ProcessContext) => vscode.Disposable)[];
   /** The slot's session (or title) changed: persist the tabs. */
   remember(): void;

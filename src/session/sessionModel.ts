@@ -25,6 +25,8 @@ export interface MessageEntity {
   text: string;
   /** The text passed the model's limit: `text` holds its head, `file` the whole text (`chars` characters; `error` when a write failed). */
   long?: { file: string; chars: number; error?: string };
+  /** A user message: the checkpoint taken before it was sent (workspace folder → the store's commit). */
+  checkpoint?: Record<string, string>;
 }
 
 /** ACP's four, and ours: `cancelled` — the person stopped the turn while the call ran (whatever the agent said after). */
@@ -148,7 +150,9 @@ export type SessionEvent =
   | { type: 'usage'; usage: Usage }
   | { type: 'info'; info: SessionInfo }
   | { type: 'agent_state'; state: Record<string, unknown> }
-  | { type: 'turn'; state: TurnState; stopReason?: string; error?: string };
+  | { type: 'turn'; state: TurnState; stopReason?: string; error?: string }
+  /** Entities were removed (the conversation went back to a checkpoint): views show the timeline again. */
+  | { type: 'truncated' };
 
 type Listener = (event: SessionEvent) => void;
 
@@ -191,6 +195,8 @@ export class SessionModel {
   /** The message that id-less chunks of each role append to; cleared when another entity intervenes. */
   private openMessage: { role: Role; key: string } | undefined;
   private anonymousCount = 0;
+  /** The checkpoint the next user message carries (taken before its prompt went out). */
+  nextCheckpoint: Record<string, string> | undefined;
   /** Tool calls still pending or running when the person asked to stop the turn. */
   private readonly runningAtCancel = new Set<string>();
 
@@ -468,7 +474,20 @@ export class SessionModel {
     if (error) long.error = error;
   }
 
+  /** Drops `entity` and everything after it (a conversation restored to before that message). */
+  truncateFrom(entity: TimelineEntity): void {
+    const at = this.order.indexOf(`${entity.kind}:${entity.id}`);
+    if (at < 0) return;
+    for (const key of this.order.splice(at)) {
+      this.entities.delete(key);
+      this.pendingPermissions.delete(key);
+    }
+    this.openMessage = undefined;
+    this.emit({ type: 'truncated' });
+  }
+
   private insert(key: string, entity: TimelineEntity): void {
+    if (entity.kind === 'message' && entity.role === 'user' && this.nextCheckpoint) [entity.checkpoint, this.nextCheckpoint] = [this.nextCheckpoint, undefined];
     this.entities.set(key, entity);
     this.order.push(key);
   }

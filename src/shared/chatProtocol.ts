@@ -193,6 +193,8 @@ export interface ChatRequests {
   showTerminal: [{ id: string }, void];
   /** A tool card's "Revoke rule": the stored rule that answered its permission. */
   revokeRule: [{ id: string }, void];
+  /** A user message's "Restore checkpoint" (files, conversation or both) or "Edit and resend" (`edit`), by its entity key. */
+  restoreCheckpoint: [{ key: string; edit?: boolean }, void];
   answerPermission: [{ permissionId: string; optionId: string; scope?: 'prefix' }, void];
   showLog: [Record<string, never>, void];
   /** Opens VS Code's workspace trust editor (from the Restricted Mode page). */
@@ -307,6 +309,9 @@ export interface ChatStrings {
   revokeRule: string;
   /** An agent message's "Copy" (its markdown). */
   copyMessage: string;
+  /** A user message's actions: back to its checkpoint, and edit it and send it again. */
+  restoreCheckpoint: string;
+  editResend: string;
   steer: string;
   followUp: string;
   steerHint: string;

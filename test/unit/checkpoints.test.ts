@@ -8,7 +8,9 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { CheckpointStore, CheckpointTooLargeError, DEFAULT_CHECKPOINT_LIMITS } from '../../src/host/checkpoints';
+import { CheckpointStore, CheckpointTooLargeError, checkpointFolders, DEFAULT_CHECKPOINT_LIMITS, excludePatterns, restoreFolders } from '../../src/host/checkpoints';
+import { SessionModel } from '../../src/session/sessionModel';
+import { slimEntity } from '../../src/session/transcriptCopy';
 import { scratchDir } from '../support/paths';
 
 function setup() {
@@ -191,5 +193,55 @@ describe('checkpoint store', () => {
     } finally {
       cleanup();
     }
+  });
+
+  it('files.exclude globs become gitignore patterns (anchored unless they start with **/, braces expanded, `when` clauses left out)', () => {
+    assert.deepEqual(excludePatterns({ '**/.git': true, 'out/**': true, '**/*.{log,tmp}': true, off: false, '**/*.js': { when: '$(basename).ts' } }), ['**/.git', '/out/**', '**/*.log', '**/*.tmp']);
+  });
+
+  it('a workspace of two folders: one checkpoint each; a folder no longer in the workspace is not restored', async () => {
+    const { base, ws, storage, cleanup } = setup();
+    try {
+      const other = path.join(base, 'other');
+      fs.mkdirSync(other);
+      write(ws, 'a.txt', 'a1\n');
+      write(other, 'b.txt', 'b1\n');
+      const store = new CheckpointStore(storage);
+      const taken = await checkpointFolders(store, [ws, other, path.join(base, 'missing')], 'p', () => []);
+      assert.deepEqual(Object.keys(taken), [ws, other], 'a folder that fails is left out, the others kept');
+      write(ws, 'a.txt', 'a2\n');
+      write(other, 'b.txt', 'b2\n');
+      const failed = await restoreFolders(store, taken, [ws]);
+      assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'a1\n');
+      assert.equal(fs.readFileSync(path.join(other, 'b.txt'), 'utf8'), 'b2\n');
+      assert.deepEqual(failed, [`${other}: no longer a workspace folder`]);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('a user message carries its checkpoint', () => {
+  it('the next user message takes the checkpoint (not an agent message), keeps it in the history copy, and truncation drops it and what followed', () => {
+    const model = new SessionModel('s');
+    const events: string[] = [];
+    model.on((e) => events.push(e.type));
+    model.appendChunk('user', { type: 'text', text: 'first' }, 'u1');
+    model.nextCheckpoint = { '/ws': 'c'.repeat(40) };
+    model.appendChunk('agent', { type: 'text', text: 'answer' }, 'a1');
+    const second = model.appendChunk('user', { type: 'text', text: 'second' }, 'u2');
+    model.appendChunk('agent', { type: 'text', text: 'later' }, 'a2');
+    const third = model.appendChunk('user', { type: 'text', text: 'third' }, 'u3');
+    assert.deepEqual(second.checkpoint, { '/ws': 'c'.repeat(40) });
+    assert.equal(model.messages('agent')[0]!.checkpoint, undefined);
+    assert.equal(model.messages('user')[0]!.checkpoint, undefined);
+    assert.equal(third.checkpoint, undefined, 'one checkpoint, one message');
+    assert.deepEqual((slimEntity(second) as typeof second).checkpoint, second.checkpoint);
+    model.truncateFrom(second);
+    assert.deepEqual(
+      model.timeline().map((e) => (e.kind === 'message' ? e.text : e.kind)),
+      ['first', 'answer'],
+    );
+    assert.equal(events.at(-1), 'truncated');
   });
 });
