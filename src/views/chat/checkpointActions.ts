@@ -35,7 +35,7 @@ export async function restoreCheckpoint(host: CheckpointHost, restoreFiles: Rest
     ? vscode.l10n.t('This message is not in the running session: only its files can go back.')
     : fork
       ? undefined
-      : vscode.l10n.t('{0} cannot go back in its conversation (it offers no fork of its session).', session?.agentInfo.name ?? '');
+      : vscode.l10n.t('{0} cannot go back in its conversation: it offers no fork at a message (ACP session/fork copies the whole conversation).', session?.agentInfo.name ?? '');
   let text: string | undefined;
   let choice: Choice | undefined;
   if (edit) {
