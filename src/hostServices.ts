@@ -162,6 +162,11 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       if (Object.keys(taken).length) session.model.nextCheckpoint = taken;
     }),
     manager.onSessionEvent((e) => terminals.onSessionEvent(e)),
+    // The folders are read into the checkpoint store while the agent starts: the first prompt's checkpoint writes only what changed.
+    manager.onEachProcess(() => {
+      for (const root of roots()) void checkpoints.warm(root, checkpointExcludes(root));
+      return new vscode.Disposable(() => undefined);
+    }),
     // A process that goes takes its questions with it; other tabs' requests stay.
     manager.onEachProcess((session) => new vscode.Disposable(() => broker.cancelSession(session.sessionId))),
   );

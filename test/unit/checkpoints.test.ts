@@ -149,7 +149,7 @@ describe('checkpoint store', () => {
   it('size bound: a file over maxFileBytes is not kept nor touched by a restore; too much change refuses the checkpoint', async () => {
     const { ws, storage, cleanup } = setup();
     try {
-      const store = new CheckpointStore(storage, undefined, { maxFileBytes: 1000, maxChangedBytes: 5000, keep: 100 });
+      const store = new CheckpointStore(storage, undefined, { ...DEFAULT_CHECKPOINT_LIMITS, maxFileBytes: 1000, maxChangedBytes: 5000 });
       write(ws, 'small.txt', 's1\n');
       write(ws, 'big.dat', 'x'.repeat(2000));
       const cp = await store.create(ws, 'p');
@@ -190,6 +190,27 @@ describe('checkpoint store', () => {
         (await store.list(other)).map((c) => c.label),
         ['o'],
       );
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('warm reads the folder in before any checkpoint, and many loose objects are packed after it', async () => {
+    const { ws, storage, cleanup } = setup();
+    try {
+      for (let i = 0; i < 60; i++) write(ws, `d${i % 10}/f${i}.txt`, `file ${i}\n`);
+      const store = new CheckpointStore(storage, undefined, { ...DEFAULT_CHECKPOINT_LIMITS, maxLoose: 50 });
+      await store.warm(ws);
+      await store.list(ws); // after the pack queued behind the warm
+      const counts = execFileSync('git', [`--git-dir=${store.storeOf(ws)}`, 'count-objects', '-v'], { encoding: 'utf8' });
+      assert.match(counts, /^count: 0$/m, counts);
+      assert.match(counts, /^in-pack: 60$/m, counts);
+      assert.deepEqual(await store.list(ws), [], 'warm takes no checkpoint');
+      write(ws, 'd0/f0.txt', 'changed\n');
+      const cp = await store.create(ws, 'p');
+      write(ws, 'd0/f0.txt', 'changed again\n');
+      await store.restoreFiles(ws, cp.id);
+      assert.equal(fs.readFileSync(path.join(ws, 'd0/f0.txt'), 'utf8'), 'changed\n');
     } finally {
       cleanup();
     }
