@@ -2,7 +2,8 @@
  * Checkpoints in the real VS Code with pi (RPC) on the scripted model: a prompt whose shell command modifies,
  * creates and deletes files; the user message's "Restore checkpoint" → the quick pick's three choices →
  * "Files and conversation": the folder is back byte for byte, the message and its answer leave the chat, and
- * the model's next request lacks that turn. Screenshots in test-artifacts/ (checkpoint-*).
+ * the model's next request lacks that turn. Then "Edit and resend" on a later message: a file written since goes,
+ * and the model gets the edited prompt without the old one. Screenshots in test-artifacts/ (checkpoint-*).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -92,6 +93,31 @@ test('checkpoints: restore files and conversation from a user message (pi RPC)',
         assert.doesNotMatch(body, /DROP-2/, 'the restored-away turn is not in what the model receives');
       }
       await info.screenshot('checkpoint-after-next-prompt');
+
+      // Edit and resend THIRD-3: files and conversation go back to before it (a file written since goes), then the edited prompt is sent.
+      fs.writeFileSync(path.join(workspace, 'src/later.ts'), 'later\n');
+      const third = frame.locator('.entry.msg.user', { hasText: 'THIRD-3' });
+      await third.hover();
+      await third.locator('[data-action="edit-resend"]').click();
+      await page.locator('.quick-input-widget', { hasText: 'Edit and resend' }).waitFor({ timeout: 30_000 });
+      const box = page.locator('.quick-input-widget input');
+      assert.equal(await box.inputValue(), 'And now THIRD-3. ⏎ SCENARIO: answer {"text":"noted THIRD-3"}', 'the line break shows as ⏎');
+      await box.fill('And now EDITED-4. ⏎ SCENARIO: answer {"text":"noted EDITED-4"}');
+      await info.screenshot('checkpoint-edit-resend');
+      const editSent = model.requests.length;
+      await box.press('Enter');
+      await waitText(frame, '.entry.msg.agent', 'noted EDITED-4', 60_000);
+      await turnIdle(frame, 60_000);
+      assert.equal(fs.existsSync(path.join(workspace, 'src/later.ts')), false, 'the file written after the checkpoint is gone');
+      assert.equal(await frame.locator('.entry.msg.user', { hasText: 'THIRD-3' }).count(), 0, 'the edited message replaced the old one');
+      const edited = model.requests.slice(editSent).map((r) => JSON.stringify(r.body ?? ''));
+      assert.ok(edited.length >= 1, 'the model got the edited prompt');
+      for (const body of edited) {
+        assert.match(body, /KEEP-1/);
+        assert.match(body, /EDITED-4\.\\nSCENARIO/, 'the edited prompt, its line break back');
+        assert.doesNotMatch(body, /THIRD-3|DROP-2/, 'neither the edited-away turn nor the restored-away one');
+      }
+      await info.screenshot('checkpoint-after-edit-resend');
     });
   } finally {
     await model.close();

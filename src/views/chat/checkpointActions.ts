@@ -39,13 +39,15 @@ export async function restoreCheckpoint(host: CheckpointHost, restoreFiles: Rest
   let text: string | undefined;
   let choice: Choice | undefined;
   if (edit) {
-    text = await vscode.window.showInputBox({
+    // The input box is one line: the message's line breaks show as ⏎ and come back as line breaks.
+    const edited = await vscode.window.showInputBox({
       title: vscode.l10n.t('Edit and resend'),
-      value: message.text,
+      value: message.text.replace(/\r?\n/g, ' ⏎ '),
       prompt: fork
         ? vscode.l10n.t('Files and conversation go back to before this message, then it is sent.')
         : vscode.l10n.t('Files go back to before this message, then it is sent ({0})', noConversation ?? ''),
     });
+    text = edited?.replace(/ ?⏎ ?/g, '\n');
     if (text === undefined || !text.trim()) return;
     choice = fork ? 'both' : 'files';
   } else choice = await pickChoice(noConversation);
