@@ -216,6 +216,19 @@ describe('checkpoint store', () => {
     }
   });
 
+  it('two tabs at once: checkpoints of one folder taken together each get their own commit (one git at a time per store)', async () => {
+    const { ws, storage, cleanup } = setup();
+    try {
+      for (let i = 0; i < 200; i++) write(ws, `f${i}.txt`, `${i}\n`);
+      const store = new CheckpointStore(storage);
+      const taken = await Promise.all(Array.from({ length: 6 }, (_, i) => store.create(ws, `tab ${i % 2}: prompt ${i}`)));
+      assert.equal(new Set(taken.map((t) => t.id)).size, 6);
+      assert.deepEqual((await store.list(ws)).map((c) => c.label).sort(), Array.from({ length: 6 }, (_, i) => `tab ${i % 2}: prompt ${i}`).sort());
+    } finally {
+      cleanup();
+    }
+  });
+
   it('files.exclude globs become gitignore patterns (anchored unless they start with **/, braces expanded, `when` clauses left out)', () => {
     assert.deepEqual(excludePatterns({ '**/.git': true, 'out/**': true, '**/*.{log,tmp}': true, off: false, '**/*.js': { when: '$(basename).ts' } }), ['**/.git', '/out/**', '**/*.log', '**/*.tmp']);
   });
