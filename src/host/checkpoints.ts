@@ -75,7 +75,7 @@ export class CheckpointStore {
     return this.serial(folder, async () => {
       const git = await this.open(folder);
       const skipped = await this.skipLarge(git, folder, excludes);
-      await git(['add', '-A', '--', '.']);
+      await addAll(git);
       const tree = (await git(['write-tree'])).trim();
       const id = (await git(['commit-tree', tree, '-m', label])).trim();
       await git(['update-ref', `refs/checkpoints/${refStamp()}`, id]);
@@ -93,14 +93,15 @@ export class CheckpointStore {
     return this.serial(folder, async () => {
       const git = await this.open(folder);
       await this.skipLarge(git, folder, excludes);
-      await git(['add', '-A', '--', '.']);
+      await addAll(git);
       this.packLater(folder);
     }).catch((error: Error) => this.log?.info(`Checkpoints of ${folder} not prepared: ${error.message}`));
   }
 
   /**
    * Puts the folder back as the checkpoint kept it: modified files rewritten, created ones removed, deleted
-   * ones written again. Files the checkpoint never kept (ignored, excluded, too large) are left as they are.
+   * ones written again. Files ignored, excluded or over the size bound now are left as they are, whether the
+   * checkpoint kept them or not.
    */
   restoreFiles(folder: string, id: string): Promise<void> {
     return this.serial(folder, async () => {
@@ -108,8 +109,16 @@ export class CheckpointStore {
       if (!/^[0-9a-f]{40,64}$/.test(id)) throw new Error(`Not a checkpoint id: ${id}`);
       if (!(await this.refs(git)).some((r) => r.id === id)) throw new Error(`Checkpoint ${id.slice(0, 12)} is no longer kept for ${folder}`);
       // The index first takes what is on disk now, so read-tree removes what the checkpoint did not have.
-      await git(['add', '-A', '--', '.']);
-      await git(['read-tree', '--reset', '-u', id]);
+      await addAll(git);
+      const index = path.join(this.storeOf(folder), 'index');
+      await fs.copyFile(index, `${index}.disk`);
+      // The checkpoint's tree without what is ignored now; the index as the disk is (its stat data kept) then moves to it.
+      await git(['read-tree', '--reset', id]);
+      const ignored = (await git(['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'])).split('\0').filter(Boolean);
+      if (ignored.length) await git(['update-index', '--force-remove', '--', ...ignored]);
+      const target = (await git(['write-tree'])).trim();
+      await fs.rename(`${index}.disk`, index);
+      await git(['read-tree', '--reset', '-u', target]);
       this.log?.info(`Checkpoint ${id.slice(0, 12)}: files of ${folder} restored`);
     });
   }
@@ -191,8 +200,6 @@ export class CheckpointStore {
       for (const rel of skipped) known.add(rel);
       await fs.writeFile(skippedFile, `${[...known].join('\n')}\n`);
       await writeExcludes();
-      // A file kept before and grown past the bound leaves the index: no restore touches it again.
-      await git(['rm', '-q', '--cached', '--ignore-unmatch', '--', ...skipped]);
       this.log?.warn(`Checkpoint of ${folder}: ${skipped.length} file(s) over ${mib(this.limits.maxFileBytes)} not kept: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}`);
     }
     return skipped;
@@ -219,6 +226,16 @@ export class CheckpointStore {
 }
 
 type Git = (args: string[]) => Promise<string>;
+
+/**
+ * The index as the disk is now. A file kept before and ignored since (.gitignore, files.exclude, grown past the size
+ * bound) leaves the index first: `add -A` keeps tracked files, and a restore would then delete or rewrite it.
+ */
+async function addAll(git: Git): Promise<void> {
+  const ignored = (await git(['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'])).split('\0').filter(Boolean);
+  if (ignored.length) await git(['update-index', '--force-remove', '--', ...ignored]);
+  await git(['add', '-A', '--', '.']);
+}
 
 /** The store's own settings: byte-exact files, no fsmonitor, and a committer without the user's config. */
 const STORE_CONFIG: [string, string][] = [

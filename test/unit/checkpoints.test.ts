@@ -159,6 +159,11 @@ describe('checkpoint store', () => {
       await store.restoreFiles(ws, cp.id);
       assert.equal(fs.readFileSync(path.join(ws, 'small.txt'), 'utf8'), 's1\n');
       assert.equal(fs.readFileSync(path.join(ws, 'big.dat'), 'utf8'), 'y'.repeat(3000));
+      write(ws, 'small.txt', 'g'.repeat(1500)); // kept before, past the bound now: left out from here on
+      const grown = await store.create(ws, 'grown');
+      assert.deepEqual(grown.skipped, ['small.txt']);
+      await store.restoreFiles(ws, cp.id);
+      assert.equal(fs.readFileSync(path.join(ws, 'small.txt'), 'utf8'), 'g'.repeat(1500), 'a file grown past the bound is not touched');
       for (let i = 0; i < 10; i++) write(ws, `many/${i}.txt`, 'z'.repeat(900));
       await assert.rejects(store.create(ws, 'q'), (e: unknown) => e instanceof CheckpointTooLargeError && /the bound is/.test((e as Error).message));
     } finally {
@@ -224,6 +229,29 @@ describe('checkpoint store', () => {
       const taken = await Promise.all(Array.from({ length: 6 }, (_, i) => store.create(ws, `tab ${i % 2}: prompt ${i}`)));
       assert.equal(new Set(taken.map((t) => t.id)).size, 6);
       assert.deepEqual((await store.list(ws)).map((c) => c.label).sort(), Array.from({ length: 6 }, (_, i) => `tab ${i % 2}: prompt ${i}`).sort());
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('a file kept by a checkpoint and ignored since is left alone by a restore', async () => {
+    const { ws, storage, cleanup } = setup();
+    try {
+      const store = new CheckpointStore(storage);
+      write(ws, 'a.txt', 'a\n');
+      const empty = await store.create(ws, 'before the file');
+      write(ws, 'local.env', 'TOKEN=1\n');
+      const withFile = await store.create(ws, 'with the file');
+      write(ws, '.gitignore', 'local.env\n');
+      write(ws, 'local.env', 'TOKEN=2\n');
+      const untouched = fs.statSync(path.join(ws, 'a.txt')).mtimeMs;
+      await store.restoreFiles(ws, withFile.id);
+      assert.equal(fs.readFileSync(path.join(ws, 'local.env'), 'utf8'), 'TOKEN=2\n', 'an ignored file the checkpoint kept is not rewritten');
+      assert.equal(fs.statSync(path.join(ws, 'a.txt')).mtimeMs, untouched, 'an unchanged file is not written');
+      write(ws, '.gitignore', 'local.env\n');
+      await store.restoreFiles(ws, empty.id);
+      assert.equal(fs.readFileSync(path.join(ws, 'local.env'), 'utf8'), 'TOKEN=2\n', 'an ignored file is neither deleted nor rewritten');
+      assert.equal(fs.existsSync(path.join(ws, '.gitignore')), false, 'the .gitignore created since goes');
     } finally {
       cleanup();
     }
