@@ -82,7 +82,7 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   // Without a folder open there is no workspace storage: the empty window's histories share one folder.
   const historyDir = context.storageUri?.fsPath ?? path.join(context.globalStorageUri.fsPath, 'empty-window');
   const histories = new TabHistories(historyDir, context.workspaceState, log);
-  const chat = new ChatViewProvider(context.extensionUri, manager, log, histories, host.broker, host.terminals);
+  const chat = new ChatViewProvider(context.extensionUri, manager, log, histories, host.broker, host.terminals, host.restoreCheckpointFiles);
   const rpcUi = new VsCodeRpcUi();
   context.subscriptions.push(
     // First: it hears every step's events from the start.

@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inertMarkup } from './core/visibleText';
+import { CheckpointStore, checkpointFolders, excludePatterns, restoreFolders } from './host/checkpoints';
 import { FileService, type WriteGuard } from './host/fileService';
 import { questionServices } from './host/agentQuestions';
 import { PermissionBroker } from './host/permissionBroker';
@@ -57,6 +58,8 @@ export interface HostServices {
   showChange(absPath: string): Promise<void>;
   /** The before / proposed sides of host diffs (released with their tabs). */
   readonly virtualDocuments: VirtualDocuments;
+  /** Puts the workspace's files back as a user message's checkpoint kept them; returns what could not be restored. */
+  restoreCheckpointFiles(checkpoint: Record<string, string>): Promise<string[]>;
 }
 
 const MCP_SERVER_NAME = 'ide';
@@ -101,6 +104,8 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   };
   const documents = new EditorDocumentStore(diffWriteReview(docs), () => config().get<boolean>('files.reviewWrites', false), log);
   const turnChanges = new TurnChangeSets(roots);
+  const checkpoints = new CheckpointStore(context.globalStorageUri.fsPath, log);
+  const checkpointExcludes = (folder: string) => excludePatterns(vscode.workspace.getConfiguration('files', vscode.Uri.file(folder)).get<Record<string, unknown>>('exclude', {}));
   const terminals = new AgentTerminals();
   const ideTools = new IdeToolProvider(roots);
   const signIn = new AgentSignIn(context.secrets, signInDialogs, log, () => roots()[0]);
@@ -175,7 +180,18 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       (tab) => manager.tabs().find((t) => t.id === tab)?.title,
       log,
     ),
+    // Each prompt's user message carries the checkpoint taken before it (per tab: the message is that tab's session's).
+    manager.addBeforeTurn(async ({ session }) => {
+      if (!session) return;
+      const taken = await checkpointFolders(checkpoints, roots(), `${session.agentInfo.name} ${session.sessionId}`, checkpointExcludes, log);
+      if (Object.keys(taken).length) session.model.nextCheckpoint = taken;
+    }),
     manager.onSessionEvent((e) => terminals.onSessionEvent(e)),
+    // The folders are read into the checkpoint store while the agent starts: the first prompt's checkpoint writes only what changed.
+    manager.onEachProcess(() => {
+      for (const root of roots()) void checkpoints.warm(root, checkpointExcludes(root));
+      return new vscode.Disposable(() => undefined);
+    }),
     // A process that goes takes its questions with it; other tabs' requests stay.
     manager.onEachProcess((session) => new vscode.Disposable(() => broker.cancelSession(session.sessionId))),
   );
@@ -262,7 +278,8 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
     }),
   );
 
-  const services: HostServices = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, serviceKeys, toolEndpoint, showChange, virtualDocuments: docs };
+  const restoreCheckpointFiles = (checkpoint: Record<string, string>) => restoreFolders(checkpoints, checkpoint, roots());
+  const services: HostServices = { broker, rules, turnChanges, ideTools, terminals, documents, signIn, serviceKeys, toolEndpoint, showChange, virtualDocuments: docs, restoreCheckpointFiles };
   const disposable = new vscode.Disposable(() => {
     broker.cancelAll();
     void endpoint?.close();

@@ -158,10 +158,12 @@ export class AgentSlot implements vscode.Disposable {
   prompt(input: string | ContentPart[], display?: ContentPart[], task?: SelectionTaskRequest): Promise<string> {
     const parts = typeof input === 'string' ? [{ type: 'text', text: input }] : input;
     const tab: TurnTab = { id: this.id, model: () => this.current?.model };
-    const run = (hooks: TurnHook[], when: string) =>
-      Promise.all(hooks.map((hook) => hook(tab).catch((error: Error) => this.host.log.warn(`${when} the turn: ${error.message}`)))).then(() => undefined);
+    const run = (hooks: TurnHook[], when: string, t: TurnTab) =>
+      Promise.all(hooks.map((hook) => hook(t).catch((error: Error) => this.host.log.warn(`${when} the turn: ${error.message}`)))).then(() => undefined);
     // The after-turn hooks (the turn's summary) run before the prompt settles, so its caller sees them.
-    return this.life.prompt(parts as ContentPart[], display, () => run(this.host.beforeTurn(), 'Before'), task).finally(() => run(this.host.afterTurn(), 'After'));
+    return this.life
+      .prompt(parts as ContentPart[], display, (session: AgentSession) => run(this.host.beforeTurn(), 'Before', { ...tab, session }), task)
+      .finally(() => run(this.host.afterTurn(), 'After', tab));
   }
 
   /** The tab closes: its session is closed (when the agent offers it), then its process stops. */

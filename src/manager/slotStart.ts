@@ -42,6 +42,8 @@ export interface ProcessContext {
 export interface TurnTab {
   id: string;
   model: () => SessionModel | undefined;
+  /** Before a turn: the session the prompt goes to (the agent is ready). */
+  session?: AgentSession;
 }
 export type TurnHook = (tab: TurnTab) => Promise<void>;
 

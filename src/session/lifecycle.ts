@@ -264,13 +264,13 @@ export class AgentLifecycle<P extends StartPlan = StartPlan> {
 
   /** Sends one prompt and resolves with the stop reason; `before` runs once the agent is ready, before the prompt goes. */
   /** `task`: the same request as a structured selection task, sent as such to an agent that runs them itself. */
-  async prompt(parts: ContentPart[], display?: ContentPart[], before?: () => Promise<void>, task?: SelectionTaskRequest): Promise<string> {
+  async prompt(parts: ContentPart[], display?: ContentPart[], before?: (session: AgentSession) => Promise<void>, task?: SelectionTaskRequest): Promise<string> {
     const session = await this.ensureStarted();
     const agent = session.agentInfo.name;
     this.setState('busy');
     this.turns++;
     try {
-      await before?.();
+      await before?.(session);
       const tasks = task ? session.selectionTasks : undefined;
       return (await (tasks ? tasks.run(task!, display ?? parts) : session.prompt(parts, display))).stopReason;
     } catch (error) {

@@ -28,7 +28,8 @@ export function slimEntity(e: TimelineEntity, max = HISTORY_LIMITS.textChars): T
   switch (e.kind) {
     case 'message': {
       const text = clip(e.text, max);
-      return { kind: 'message', id: e.id, role: e.role, text, parts: [{ type: 'text', text }] };
+      // A user message keeps its checkpoint: its files can go back from a later window too.
+      return { kind: 'message', id: e.id, role: e.role, text, parts: [{ type: 'text', text }], ...(e.checkpoint ? { checkpoint: e.checkpoint } : {}) };
     }
     case 'tool_call':
       return {

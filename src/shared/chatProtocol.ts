@@ -200,6 +200,8 @@ export interface ChatRequests {
   /** A turn summary's Review (the multi-file diff) and Undo all (asks first), of that tab's turn while it is its last. */
   reviewChanges: [{ tab: string; turn: number }, void];
   undoChanges: [{ tab: string; turn: number }, void];
+  /** A user message's "Restore checkpoint" (files, conversation or both) or "Edit and resend" (`edit`), by its entity key. */
+  restoreCheckpoint: [{ key: string; edit?: boolean }, void];
   answerPermission: [{ permissionId: string; optionId: string; scope?: 'prefix' }, void];
   showLog: [Record<string, never>, void];
   /** Opens VS Code's workspace trust editor (from the Restricted Mode page). */
@@ -318,6 +320,9 @@ export interface ChatStrings {
   undoChanges: string;
   /** An agent message's "Copy" (its markdown). */
   copyMessage: string;
+  /** A user message's actions: back to its checkpoint, and edit it and send it again. */
+  restoreCheckpoint: string;
+  editResend: string;
   steer: string;
   followUp: string;
   steerHint: string;

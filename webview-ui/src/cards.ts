@@ -3,7 +3,7 @@
  * requests, notices; and what they share with messages — chips for context parts and code-block actions.
  * Pure DOM builders: the transcript (transcript.ts) decides when to build and where to put them.
  */
-import type { ChatStrings, ContentPart, HeaderState, NoticeEntity, PermissionEntity, TerminalCardContent, ToolCallEntity } from '../../src/shared/chatProtocol';
+import type { ChatStrings, ContentPart, HeaderState, MessageEntity, NoticeEntity, PermissionEntity, TerminalCardContent, ToolCallEntity } from '../../src/shared/chatProtocol';
 import { terminalBlock } from './terminalCard';
 import { diffHunks } from './diff';
 import { fmt, h, icon } from './dom';
@@ -299,6 +299,25 @@ export function decorateCode(root: HTMLElement, s: ChatStrings): void {
 /** An agent message's "Copy as Markdown" (transcriptActions.ts copies its source). */
 export function copyButton(s: ChatStrings): HTMLElement {
   return h('button', { type: 'button', className: 'icon-btn msg-copy', 'data-action': 'copy-message', title: s.copyMessage, 'aria-label': s.copyMessage }, icon('copy'));
+}
+
+/** A user message: its bubble, and "Restore checkpoint" / "Edit and resend" when it has a checkpoint (the extension asks which restore). */
+export function userMessage(m: MessageEntity, s: ChatStrings): HTMLElement {
+  return h(
+    'div',
+    { className: 'entry msg user', role: 'article', 'aria-label': s.you },
+    m.checkpoint ? checkpointButtons(s) : null,
+    h('div', { className: 'bubble' }, h('div', { className: 'user-text' }, m.text), chips(m.parts)),
+  );
+}
+
+function checkpointButtons(s: ChatStrings): HTMLElement {
+  return h(
+    'div',
+    { className: 'msg-checkpoint' },
+    h('button', { type: 'button', className: 'icon-btn', 'data-action': 'restore-checkpoint', title: s.restoreCheckpoint, 'aria-label': s.restoreCheckpoint }, icon('discard')),
+    h('button', { type: 'button', className: 'icon-btn', 'data-action': 'edit-resend', title: s.editResend, 'aria-label': s.editResend }, icon('edit')),
+  );
 }
 
 /** What a screen reader hears when a permission request comes (urgent). */

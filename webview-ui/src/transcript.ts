@@ -8,7 +8,7 @@
  * Up to a PAGE of entries on each side of the window are kept rendered but detached (spares.ts).
  */
 import type { ChatStrings, HeaderState, MessageEntity, TimelineEntity } from '../../src/shared/chatProtocol';
-import { chips, copyButton, decorateCode, noticeCard, permissionAnnouncement, permissionCard, toolCallCard } from './cards';
+import { chips, copyButton, decorateCode, noticeCard, permissionAnnouncement, permissionCard, toolCallCard, userMessage } from './cards';
 import { h, icon } from './dom';
 import { focusEntry, onEntryKey, replaceKeepingFocus } from './entryKeys';
 import { showEmpty } from './emptyState';
@@ -431,9 +431,7 @@ export class Transcript {
 
   private message(it: Item, m: MessageEntity, previous?: HTMLElement): HTMLElement {
     const s = this.hooks.strings();
-    if (m.role === 'user') {
-      return h('div', { className: 'entry msg user', role: 'article', 'aria-label': s.you }, h('div', { className: 'bubble' }, h('div', { className: 'user-text' }, m.text), chips(m.parts)));
-    }
+    if (m.role === 'user') return userMessage(m, s);
     // Reuse the element while streaming: only the body changes.
     const el = previous?.classList.contains('agent') ? previous : h('div', { className: 'entry msg agent', role: 'article', 'aria-label': s.agentRole }, copyButton(s), h('div', { className: 'md' }));
     this.renderBody(it, el.querySelector('.md') as HTMLElement, m, (part) => decorateCode(part, s));

@@ -50,6 +50,10 @@ export function onTranscriptClick(e: Event, hooks: TranscriptHooks, { toggleTool
       hooks.announce(hooks.strings().copied);
       break;
     }
+    case 'restore-checkpoint':
+    case 'edit-resend':
+      send('restoreCheckpoint', { key: target.closest<HTMLElement>('.entry')?.dataset.key ?? '', ...(action === 'edit-resend' ? { edit: true } : {}) });
+      break;
     case 'revoke-rule':
       send('revokeRule', { id: target.dataset.rule! });
       break;

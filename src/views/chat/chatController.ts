@@ -1,14 +1,13 @@
 import * as vscode from 'vscode';
 import type { PermissionBroker } from '../../host/permissionBroker';
 import { RestrictedModeError, SupersededStartError, type AgentManager, unlessSuperseded } from '../../manager/agentManager';
-import { AgentBusyError, type AgentSession, type PromptCapabilities } from '../../session/agentSession';
+import { AgentBusyError, type AgentSession } from '../../session/agentSession';
 import type { NoticeEntity, SessionModel, TimelineEntity } from '../../session/sessionModel';
 import type { ChatRequests, ContextChip, HeaderState, HostEvent, QueuedPrompt, RequestMessage, RequestMethod, Snapshot } from '../../shared/chatProtocol';
-import { runCommand } from '../commandRegistry';
-import { firstStepCommand } from '../firstSteps';
 import { displayedEntity } from '../displayPaths';
 import { withAnswerButtons } from '../permissionDialog';
 import { MANAGE_TRUST_COMMAND } from '../restrictedMode';
+import { type CheckpointHost, restoreCheckpoint, type RestoreFiles } from './checkpointActions';
 import { buildPromptParts, entityKey, SNAPSHOT_ENTITIES, sessionDivider, settledHistory, startFailedNotice, windowStart } from './chatContent';
 import { chatHeader, promptCaps } from './chatHeader';
 import { ChatBatch } from './chatBatch';
@@ -74,6 +73,7 @@ export class ChatController implements vscode.Disposable {
     /** Answers permission cards in the chat; without it cards show no buttons. */
     private readonly broker: PermissionBroker | undefined,
     terminals?: TerminalSource,
+    private readonly restoreFiles?: RestoreFiles,
   ) {
     this.tabId = manager.activeTabId;
     this.terminalCards = new TerminalCards(terminals, (id) => {
@@ -147,6 +147,7 @@ export class ChatController implements vscode.Disposable {
     else this.wantFocus = true;
   }
 
+  private readonly checkpoints: CheckpointHost = { log: () => this.log, entities: () => this.allEntities(), session: () => this.session, busy: () => this.busy(), send: (t) => this.send(t, []) };
   private readonly handlers: Handlers = {
     ready: async () => {
       this.warmStartIfIdle();
@@ -231,9 +232,7 @@ export class ChatController implements vscode.Disposable {
     openLocation: ({ path, line }) => (this.model?.messages().some((m) => m.long?.file === path && !m.long.error) ? this.editor.openOwnFile(path) : this.editor.openLocation(path, line)),
     openDiff: ({ path, oldText, newText }) => this.editor.openDiff(path, oldText, newText),
     openLink: ({ href }) => this.editor.openLink(href),
-    copy: async ({ text }) => {
-      await vscode.env.clipboard.writeText(text);
-    },
+    copy: async ({ text }) => void (await vscode.env.clipboard.writeText(text)),
     insertCode: ({ code }) => this.editor.insertAtCursor(code),
     applyCode: ({ code }) => this.editor.applyToActiveFile(code),
     runInTerminal: ({ code }) => this.editor.runInTerminal(code),
@@ -251,7 +250,7 @@ export class ChatController implements vscode.Disposable {
     showLog: () => this.log.show(),
     manageTrust: async () => void (await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND)),
     ...commandHandlers,
-    runCommand: async ({ command }) => void (await runCommand(firstStepCommand(command))),
+    restoreCheckpoint: ({ key, edit }) => restoreCheckpoint(this.checkpoints, this.restoreFiles, key, edit === true),
   };
 
   /** `agentHost.warmStart`: the agent starts when the chat shows, not with the first prompt (never in Restricted Mode). */
@@ -275,7 +274,7 @@ export class ChatController implements vscode.Disposable {
     const queue = s?.model === this.model && s?.model.turn !== 'idle' ? s?.queue : undefined;
     if (!queue || !(kind === 'steer' ? queue.canSteer : queue.canFollowUp)) return this.handlers.prompt({ text, context });
     if (!text.trim() && !context.length) return { queued: false };
-    const { parts, dropped } = buildPromptParts(text, context, this.caps());
+    const { parts, dropped } = buildPromptParts(text, context, promptCaps(this.manager));
     if (dropped.length) this.addLocalNotice('warning', chatStrings().imagesUnsupported);
     if (kind === 'steer') await queue.steer(parts);
     else await queue.followUp(parts);
@@ -287,7 +286,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   private send(text: string, context: ContextChip[]): void {
-    const { parts, dropped } = buildPromptParts(text, context, this.caps());
+    const { parts, dropped } = buildPromptParts(text, context, promptCaps(this.manager));
     if (dropped.length) this.addLocalNotice('warning', chatStrings().imagesUnsupported);
     if (!parts.length) return;
     const tab = this.tabId;
@@ -433,6 +432,9 @@ export class ChatController implements vscode.Disposable {
           if (e.state === 'idle') this.histories.saveSoon(this.tabId, this.history, this.model?.timeline() ?? [], this.copyPrefix);
           this.batch.markHeader();
           break;
+        case 'truncated':
+          this.post({ type: 'snapshot', snapshot: this.snapshot() });
+          break;
         default:
           this.batch.markHeader();
       }
@@ -442,10 +444,6 @@ export class ChatController implements vscode.Disposable {
 
   private saveHistory(): TimelineEntity[] {
     return this.histories.save(this.tabId, this.history, this.model?.timeline() ?? [], this.copyPrefix);
-  }
-
-  private caps(): PromptCapabilities {
-    return promptCaps(this.manager);
   }
 
   private header(): HeaderState {

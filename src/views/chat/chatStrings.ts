@@ -96,6 +96,8 @@ export function chatStrings(): ChatStrings {
     reviewChanges: vscode.l10n.t('Review'),
     undoChanges: vscode.l10n.t('Undo all'),
     copyMessage: vscode.l10n.t('Copy as Markdown'),
+    restoreCheckpoint: vscode.l10n.t('Restore checkpoint'),
+    editResend: vscode.l10n.t('Edit and resend'),
     steer: vscode.l10n.t('Steer'),
     followUp: vscode.l10n.t('Follow-up'),
     steerHint: vscode.l10n.t('Steer: delivered to the agent after its current tool call (Ctrl+Enter)'),

@@ -5,6 +5,7 @@ import type { AgentManager } from '../../manager/agentManager';
 import type { HostEvent, HostMessage, RequestMessage, Snapshot } from '../../shared/chatProtocol';
 import type { TabHistories } from './tabHistories';
 import type { TerminalSource } from './terminalCards';
+import type { RestoreFiles } from './checkpointActions';
 import { ChatController } from './chatController';
 import { chatTitle } from './chatStrings';
 
@@ -26,8 +27,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     histories: TabHistories,
     broker: PermissionBroker | undefined,
     terminals?: TerminalSource,
+    restoreFiles?: RestoreFiles,
   ) {
-    this.controller = new ChatController(manager, log, histories, broker, terminals);
+    this.controller = new ChatController(manager, log, histories, broker, terminals, restoreFiles);
   }
 
   /** Registers the view provider. */
