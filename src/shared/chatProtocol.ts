@@ -200,8 +200,8 @@ export interface ChatRequests {
   /** A turn summary's Review (the multi-file diff) and Undo all (asks first), of that tab's turn while it is its last. */
   reviewChanges: [{ tab: string; turn: number }, void];
   undoChanges: [{ tab: string; turn: number }, void];
-  /** A user message's "Restore checkpoint" (files, conversation or both) or "Edit and resend" (`edit`), by its entity key. */
-  restoreCheckpoint: [{ key: string; edit?: boolean }, void];
+  /** A user message's "Restore checkpoint" (files, conversation or both), "Edit and resend" (`edit`) or "Retry" (`retry`), by its entity key. */
+  restoreCheckpoint: [{ key: string; edit?: boolean; retry?: boolean }, void];
   answerPermission: [{ permissionId: string; optionId: string; scope?: 'prefix' }, void];
   showLog: [Record<string, never>, void];
   /** Opens VS Code's workspace trust editor (from the Restricted Mode page). */
@@ -323,6 +323,7 @@ export interface ChatStrings {
   /** A user message's actions: back to its checkpoint, and edit it and send it again. */
   restoreCheckpoint: string;
   editResend: string;
+  retryPrompt: string;
   steer: string;
   followUp: string;
   steerHint: string;

@@ -15,7 +15,7 @@ import { PI_RPC } from '../rpc/agents';
 import { repoRoot } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, send, turnIdle, waitText } from './chatUi';
-import { statusBarItem, withWorkbench } from './runner';
+import { answerModal, statusBarItem, withWorkbench } from './runner';
 import { focusedRow } from './waits';
 
 /** The quick pick's row labels, then picks `label`. */
@@ -118,6 +118,19 @@ test('checkpoints: restore files and conversation from a user message (pi RPC)',
         assert.doesNotMatch(body, /THIRD-3|DROP-2/, 'neither the edited-away turn nor the restored-away one');
       }
       await info.screenshot('checkpoint-after-edit-resend');
+
+      // Retry EDITED-4 (after a modal): the same restore, then the same prompt again; one copy of it in the chat.
+      fs.writeFileSync(path.join(workspace, 'src/again.ts'), 'again\n');
+      const fourth = frame.locator('.entry.msg.user', { hasText: 'EDITED-4' });
+      await fourth.hover();
+      await fourth.locator('[data-action="retry-prompt"]').click();
+      const retrySent = model.requests.length;
+      assert.match(await answerModal(page, 'Retry'), /Retry this message\?/);
+      await until(() => model.requests.length > retrySent && !fs.existsSync(path.join(workspace, 'src/again.ts')), { what: 'the retried prompt at the model', timeoutMs: 60_000 });
+      await turnIdle(frame, 60_000);
+      assert.equal(await frame.locator('.entry.msg.user', { hasText: 'EDITED-4' }).count(), 1, 'the retried message once');
+      const tries = model.requests.slice(retrySent).map((r) => JSON.stringify(r.body ?? '').split('EDITED-4.').length - 1);
+      assert.ok(tries.includes(1) && tries.every((n) => n <= 1), `the model sees the prompt once, not the first try too: ${tries}`);
     });
   } finally {
     await model.close();

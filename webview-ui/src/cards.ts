@@ -301,7 +301,7 @@ export function copyButton(s: ChatStrings): HTMLElement {
   return h('button', { type: 'button', className: 'icon-btn msg-copy', 'data-action': 'copy-message', title: s.copyMessage, 'aria-label': s.copyMessage }, icon('copy'));
 }
 
-/** A user message: its bubble, and "Restore checkpoint" / "Edit and resend" when it has a checkpoint (the extension asks which restore). */
+/** A user message: its bubble, and "Restore checkpoint" / "Edit and resend" / "Retry" when it has a checkpoint (the extension asks which restore). */
 export function userMessage(m: MessageEntity, s: ChatStrings): HTMLElement {
   return h(
     'div',
@@ -317,6 +317,7 @@ function checkpointButtons(s: ChatStrings): HTMLElement {
     { className: 'msg-checkpoint' },
     h('button', { type: 'button', className: 'icon-btn', 'data-action': 'restore-checkpoint', title: s.restoreCheckpoint, 'aria-label': s.restoreCheckpoint }, icon('discard')),
     h('button', { type: 'button', className: 'icon-btn', 'data-action': 'edit-resend', title: s.editResend, 'aria-label': s.editResend }, icon('edit')),
+    h('button', { type: 'button', className: 'icon-btn', 'data-action': 'retry-prompt', title: s.retryPrompt, 'aria-label': s.retryPrompt }, icon('refresh')),
   );
 }
 

@@ -52,7 +52,8 @@ export function onTranscriptClick(e: Event, hooks: TranscriptHooks, { toggleTool
     }
     case 'restore-checkpoint':
     case 'edit-resend':
-      send('restoreCheckpoint', { key: target.closest<HTMLElement>('.entry')?.dataset.key ?? '', ...(action === 'edit-resend' ? { edit: true } : {}) });
+    case 'retry-prompt':
+      send('restoreCheckpoint', { key: target.closest<HTMLElement>('.entry')?.dataset.key ?? '', ...(action === 'edit-resend' ? { edit: true } : action === 'retry-prompt' ? { retry: true } : {}) });
       break;
     case 'revoke-rule':
       send('revokeRule', { id: target.dataset.rule! });

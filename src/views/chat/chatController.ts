@@ -250,7 +250,7 @@ export class ChatController implements vscode.Disposable {
     showLog: () => this.log.show(),
     manageTrust: async () => void (await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND)),
     ...commandHandlers,
-    restoreCheckpoint: ({ key, edit }) => restoreCheckpoint(this.checkpoints, this.restoreFiles, key, edit === true),
+    restoreCheckpoint: ({ key, edit, retry }) => restoreCheckpoint(this.checkpoints, this.restoreFiles, key, retry ? 'retry' : edit ? 'edit' : 'pick'),
   };
 
   /** `agentHost.warmStart`: the agent starts when the chat shows, not with the first prompt (never in Restricted Mode). */

@@ -98,6 +98,7 @@ export function chatStrings(): ChatStrings {
     copyMessage: vscode.l10n.t('Copy as Markdown'),
     restoreCheckpoint: vscode.l10n.t('Restore checkpoint'),
     editResend: vscode.l10n.t('Edit and resend'),
+    retryPrompt: vscode.l10n.t('Retry: send it again from its checkpoint'),
     steer: vscode.l10n.t('Steer'),
     followUp: vscode.l10n.t('Follow-up'),
     steerHint: vscode.l10n.t('Steer: delivered to the agent after its current tool call (Ctrl+Enter)'),

@@ -1,7 +1,8 @@
 /**
  * A user message's checkpoint actions in the chat: "Restore checkpoint" (files only, conversation only, or
  * both, chosen in a quick pick; a conversation choice the agent cannot do is shown with the reason and does
- * nothing) and "Edit and resend" (the same restore, both or files only, then the edited prompt is sent).
+ * nothing), "Edit and resend" (the same restore, both or files only, then the edited prompt is sent) and "Retry"
+ * (the same restore after a modal that says it, then the same prompt again).
  */
 import * as vscode from 'vscode';
 import { inertMarkup } from '../../core/visibleText';
@@ -24,7 +25,7 @@ export interface CheckpointHost {
 
 type Choice = 'files' | 'conversation' | 'both';
 
-export async function restoreCheckpoint(host: CheckpointHost, restoreFiles: RestoreFiles | undefined, key: string, edit: boolean): Promise<void> {
+export async function restoreCheckpoint(host: CheckpointHost, restoreFiles: RestoreFiles | undefined, key: string, how: 'pick' | 'edit' | 'retry'): Promise<void> {
   const message = host.entities().find((e): e is MessageEntity => e.kind === 'message' && e.role === 'user' && entityKey(e) === key);
   if (!message?.checkpoint || !restoreFiles) throw new Error(vscode.l10n.t('This message has no checkpoint (it was sent before checkpoints were kept).'));
   if (host.busy()) throw new Error(vscode.l10n.t('Stop the running turn before going back to a checkpoint.'));
@@ -38,7 +39,15 @@ export async function restoreCheckpoint(host: CheckpointHost, restoreFiles: Rest
       : vscode.l10n.t('{0} cannot go back in its conversation: it offers no fork at a message (ACP session/fork copies the whole conversation).', session?.agentInfo.name ?? '');
   let text: string | undefined;
   let choice: Choice | undefined;
-  if (edit) {
+  if (how === 'retry') {
+    const retry = vscode.l10n.t('Retry');
+    const detail = fork
+      ? vscode.l10n.t('Files and conversation go back to before this message, then it is sent again.')
+      : vscode.l10n.t('Files go back to before this message, then it is sent again ({0})', noConversation ?? '');
+    if ((await vscode.window.showWarningMessage(vscode.l10n.t('Retry this message?'), { modal: true, detail }, retry)) !== retry) return;
+    text = message.text;
+    choice = fork ? 'both' : 'files';
+  } else if (how === 'edit') {
     // The input box is one line: the message's line breaks show as ⏎ and come back as line breaks.
     const edited = await vscode.window.showInputBox({
       title: vscode.l10n.t('Edit and resend'),
