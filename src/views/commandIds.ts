@@ -25,6 +25,8 @@ export interface CommandMap {
   'agentHost.revokeRule': [[node?: unknown], void];
   'agentHost.addRule': [[], void];
   'agentHost.filterRules': [[], void];
+  /** Shows the Permission Rules view (hidden until asked for, so the chat keeps the sidebar's title bar). */
+  'agentHost.showPermissionRules': [[], void];
   'agentHost.showTurnChanges': [[], void];
   /** `true` skips the confirmation; `tab` whose last turn (the active tab's by default; `turn`: only while it is that tab's last); the result lists the files that could not be restored. */
   'agentHost.revertTurnChanges': [[confirmed?: boolean, tab?: string, turn?: number], string[] | undefined];
@@ -78,6 +80,7 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.revokeRule',
   'agentHost.addRule',
   'agentHost.filterRules',
+  'agentHost.showPermissionRules',
   'agentHost.showTurnChanges',
   'agentHost.revertTurnChanges',
   'agentHost.reviewTurnChanges',

@@ -73,6 +73,8 @@ export function registerRulesView(rules: PermissionRuleStore, log: vscode.LogOut
   return vscode.Disposable.from(
     view,
     rules.onDidChange(() => tree.refresh()),
+    // The view is hidden until asked for: beside the chat it would take the sidebar's title bar from it.
+    registerCommand('agentHost.showPermissionRules', async () => void (await vscode.commands.executeCommand('agentHost.rules.focus'))),
     registerCommand('agentHost.revokeRule', async (node?: unknown) => {
       const rule = (node as { rule?: PermissionRule } | undefined)?.rule;
       if (rule) await revoke(rule);

@@ -15,7 +15,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { until } from '../support/wait';
-import { askAgent, statusBarItem, withWorkbench, type WorkbenchOptions } from './runner';
+import { askAgent, runCommand, statusBarItem, withWorkbench, type WorkbenchOptions } from './runner';
 import { openChat } from './chatUi';
 import { diffShown, settled } from './waits';
 
@@ -187,6 +187,8 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
     await byRule.nth(1).scrollIntoViewIfNeeded();
     shots.push(await info.screenshot('host-rule-card'));
     // The rules view lists both under "this workspace"; its inline Revoke on `npm test` takes it away.
+    // (Hidden until asked for: the chat view's "…" menu, or the palette.)
+    await runCommand(page, 'Atrium: Show Permission Rules');
     const rulesHeader = page.locator('.pane-header', { hasText: 'Permission Rules' });
     if ((await rulesHeader.getAttribute('aria-expanded')) !== 'true') await rulesHeader.click();
     const rulesPane = page.locator('.pane', { has: rulesHeader });

@@ -96,7 +96,8 @@ test('pi RPC extension UI: select → quick pick, confirm → modal, answers rea
       await waitText(frame, '[data-testid="widgets"] .widget', 'RPC Extension UI Demo', 30_000);
       assert.match(await frame.locator('[data-testid="widgets"]').innerText(), /--- RPC Extension UI Demo ---\s+Loaded and ready\./);
       await page
-        .locator('.part.sidebar .composite.title', { hasText: /pi RPC Demo/i })
+        // (The sidebar's title while the chat is its only open view; the chat's own header beside the Permission Rules view.)
+        .locator('.part.sidebar :is(.composite.title, .pane-header)', { hasText: /pi RPC Demo/i })
         .first()
         .waitFor({ timeout: 10_000 });
 
