@@ -84,7 +84,7 @@ else
   # browser (whose clipboard is its own). The heaviest suites (axe scans, the long transcript, npm installs,
   # vscode-test, npm start) stay in the first lane, and so does a new file.
   lane2=()
-  for n in agentDefaults agentService chatQueue chatSecurity hostUi lifecycle markdownParts markdownStream permissionWithdraw reload remoteAcp rpc rpcSelection tabs traffic trust turnReview walkthrough; do
+  for n in agentDefaults agentService chatQueue chatSecurity hostUi lifecycle markdownParts markdownStream permissionWithdraw reload remoteAcp rpc rpcSelection tabs traffic trust turnReview walkthrough checkpoints; do
     lane2+=("out/test/vscode/$n.test.js")
   done
   vsix=out/test/vscode/vsix.test.js

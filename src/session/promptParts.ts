@@ -91,7 +91,7 @@ export function buildPromptParts(text: string, contexts: PromptContext[], caps: 
       }
       case 'text': {
         const body = ctx.text ?? '';
-        if (caps.embeddedContext && ctx.uri) parts.push({ type: 'resource', resource: { uri: ctx.uri, text: body, mimeType: 'text/plain' } });
+        if (caps.embeddedContext && ctx.uri) parts.push({ type: 'resource', resource: { uri: ctx.uri, text: body, mimeType: ctx.mimeType ?? 'text/plain' } });
         else parts.push({ type: 'text', text: `\n\n${ctx.label}:\n${body}` });
         break;
       }

@@ -41,15 +41,15 @@ export interface SlashCommand {
 /** Context attached to a prompt; becomes ACP `resource_link` / `resource` / `image` blocks on send. */
 export interface ContextChip {
   id: string;
-  kind: 'file' | 'folder' | 'selection' | 'problems' | 'image';
+  kind: 'file' | 'folder' | 'selection' | 'problems' | 'image' | 'terminal' | 'git' | 'url';
   label: string;
-  /** file (dropped): its size in bytes, shown on the chip. */
+  /** file (dropped): its size in bytes; terminal / git: the characters of its text. Shown on the chip. */
   size?: number;
-  /** file / selection: the file's URI (string form). */
+  /** file / folder / selection: the file's URI (string form); url: the link. */
   uri?: string;
   /** selection: 1-based inclusive lines. */
   range?: { startLine: number; endLine: number };
-  /** selection / problems: the text; image: base64 data. */
+  /** selection / problems / terminal / git: the text; image: base64 data. */
   text?: string;
   mimeType?: string;
 }
@@ -137,9 +137,13 @@ export interface TerminalCardContent {
 }
 
 export interface FileHit {
+  /** Default file. A symbol's chip is its lines (symbolContext). */
+  kind?: 'file' | 'folder' | 'symbol';
   uri: string;
   label: string;
   description: string;
+  /** symbol: 1-based inclusive lines. */
+  range?: { startLine: number; endLine: number };
 }
 
 /** The commands the empty chat's first steps run (the walkthrough's buttons); the extension runs no other. */
@@ -185,7 +189,9 @@ export interface ChatRequests {
   /** Files and folders dropped on the composer (their URIs): chips for those inside the workspace, the others' names. */
   droppedUris: [{ uris: string[] }, { chips: ContextChip[]; refused: string[] }];
   /** The active editor's selection (or null) and the workspace problems, as chips. */
-  editorContext: [{ what: 'selection' | 'problems' }, ContextChip | null];
+  editorContext: [{ what: 'selection' | 'problems' | 'terminal' | 'git' }, ContextChip | null];
+  /** A workspace symbol found by `@`: its lines as a chip. */
+  symbolContext: [{ uri: string; label: string; startLine: number; endLine: number }, ContextChip | null];
   openLocation: [{ path: string; line?: number | null }, void];
   openDiff: [{ path: string; oldText: string | null; newText: string }, void];
   openLink: [{ href: string }, void];
@@ -299,6 +305,11 @@ export interface ChatStrings {
   agentAnswered: string;
   imagesUnsupported: string;
   dropRefused: string;
+  addTerminal: string;
+  addGitChanges: string;
+  addLink: string;
+  noTerminalOutput: string;
+  noGitRepository: string;
   terminal: string;
   showTerminal: string;
   terminalRunning: string;

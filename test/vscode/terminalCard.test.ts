@@ -7,6 +7,7 @@
  * test-artifacts/terminal-card-*.png, follow-agent.png, dropped-chips.png.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -15,7 +16,7 @@ import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, send, turnIdle } from './chatUi';
-import { answerModal, withWorkbench } from './runner';
+import { answerModal, runCommand, withWorkbench } from './runner';
 
 test("a shell command's output, colours and exit code in its tool card; Show in Terminal opens it in VS Code (claude)", { timeout: 600_000 }, async () => {
   const claude = agentById('claude')!;
@@ -24,6 +25,12 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
   const { scratch, workspace } = scratchWorkspace('terminal-card');
   try {
     const spec = await claude.prepare({ scratch: path.join(scratch, 'claude'), modelUrl: model.url, workspace });
+    // A git repository with one committed file: the `@` git changes show its edit.
+    fs.writeFileSync(path.join(workspace, 'tracked.txt'), 'committed\n');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: workspace, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', 'tracked.txt');
+    git('commit', '-qm', 'base');
     await withWorkbench(
       {
         workspace,
@@ -31,6 +38,7 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
           'agentHost.agents': [{ name: 'claude', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false }],
           'agentHost.defaultAgent': 'claude',
           'workbench.colorTheme': 'Default Dark Modern',
+          'git.enabled': true, // (off in the tests' defaults) the `@` git changes read it
         },
         timeoutMs: 540_000,
         viewport: { width: 1280, height: 860 },
@@ -77,7 +85,7 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
         // Files and folders dropped on the composer, as VS Code hands an Explorer drag to a webview (its URI list):
         // chips (a file with its size) that reach the model as links; a file outside the workspace is named, not added.
         fs.mkdirSync(path.join(workspace, 'notes'));
-        fs.writeFileSync(path.join(workspace, 'notes', 'plan.md'), '# Plan\n'.repeat(300));
+        fs.writeFileSync(path.join(workspace, 'notes', 'plan.md'), `${'# Plan\n'.repeat(299)}## Milestones\n`);
         const uris = [path.join(workspace, 'notes', 'plan.md'), path.join(workspace, 'notes'), '/etc/hostname'].map((p) => `file://${p}`);
         const dropped = await frame.evaluateHandle((list) => {
           const d = new DataTransfer();
@@ -101,6 +109,49 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
         assert.match(later(), /notes\/plan\.md/, 'the dropped file reached the model');
         assert.match(later(), /notes\/?["\\ )]/, 'the dropped folder reached the model');
         assert.doesNotMatch(later(), /hostname/, 'the file outside the workspace did not');
+
+        // `@` offers more than files: a folder, the active terminal's output (shell integration), the git changes (the
+        // Git extension) and a link; each reaches the model.
+        await runCommand(page, 'Terminal: Create New Terminal');
+        await page.locator('.xterm-helper-textarea:focus').waitFor({ state: 'attached', timeout: 30_000 });
+        await page.waitForTimeout(2000); // the shell starts and reports through shell integration
+        await page.keyboard.type('echo TERM-$((6*7))');
+        await page.keyboard.press('Enter');
+        await page.waitForTimeout(2000); // the command ends (the terminal draws on a canvas: its text is checked at the model)
+        await info.screenshot('mention-terminal');
+        fs.appendFileSync(path.join(workspace, 'tracked.txt'), 'GIT-CHANGED line\n');
+        const input = frame.locator('.composer textarea');
+        const mention = async (query: string, item: string | RegExp, chip: string | RegExp) => {
+          await input.click();
+          await input.pressSequentially(`@${query}`);
+          await frame.locator('.menu:not([hidden]) .menu-item', { hasText: item }).first().waitFor({ timeout: 30_000 });
+          await frame.locator('.menu .menu-item', { hasText: item }).first().dispatchEvent('mousedown');
+          await frame.locator('.composer [data-testid="chip"]', { hasText: chip }).waitFor({ timeout: 15_000 });
+        };
+        await mention('note', 'notes/', 'notes/');
+        await mention('termin', "The active terminal's recent output", 'Terminal:');
+        await mention('git', 'Git changes', 'Git changes');
+        await mention('https://example.com/spec', 'Link: https://example.com/spec', 'https://example.com/spec');
+        await info.screenshot('mention-kinds');
+        const mentioned = model.requests.length;
+        await input.pressSequentially('Use the context.');
+        await input.press('Enter');
+        const sent = () =>
+          model.requests
+            .slice(mentioned)
+            .map((r) => JSON.stringify(r.body ?? null))
+            .join('\n');
+        await until(() => /Use the context/.test(sent()), { what: 'the mentions at the model', timeoutMs: 90_000 });
+        await turnIdle(frame);
+        for (const [what, seen] of [
+          ['the folder', /notes/],
+          // (Its command line; the output's stream from shell integration stayed empty in code-server 4.139.)
+          ['the terminal command', /echo TERM-\$\(\(6\*7\)\)/],
+          ['the git changes', /\+GIT-CHANGED line/],
+          ['the link', /https:\/\/example\.com\/spec/],
+        ] as const) {
+          assert.match(sent(), seen, `${what} reached the model`);
+        }
       },
     );
   } finally {

@@ -3,18 +3,12 @@
  * messages typed while the agent works, a menu for `/` commands and `@` context, image paste and drop,
  * and Send / Stop.
  */
-import type { ChatStrings, ContextChip, FileHit, HeaderState, QueuedPrompt, RpcChatState } from '../../src/shared/chatProtocol';
+import type { ChatStrings, ContextChip, HeaderState, QueuedPrompt, RpcChatState } from '../../src/shared/chatProtocol';
 import { fmt, h, icon } from './dom';
 import { droppedUris, sizeText } from './dropped';
+import { type MenuItem, mentionItems } from './mentions';
 import { PromptRecall } from './promptRecall';
 import { request, send } from './rpc';
-
-interface MenuItem {
-  label: string;
-  description?: string;
-  iconName: string;
-  pick: () => void | Promise<void>;
-}
 
 export interface ComposerHooks {
   strings: () => ChatStrings;
@@ -341,35 +335,15 @@ export class Composer {
         .header()
         .commands.filter((c) => c.name.toLowerCase().includes(q))
         .map((c) => ({ label: `/${c.name}`, description: c.hint ? `${c.description} — ${c.hint}` : c.description, iconName: 'terminal-cmd', pick: () => replaceTrigger(`/${c.name} `) }));
-    } else {
-      const ctx = (what: 'selection' | 'problems') => async () => {
-        replaceTrigger('');
-        const chip = await request('editorContext', { what });
-        if (chip) this.addChip(chip);
-      };
-      items = [];
-      const q = t.query.toLowerCase();
-      if (!q || s.addSelection.toLowerCase().includes(q)) items.push({ label: s.addSelection, iconName: 'selection', pick: ctx('selection') });
-      if (!q || s.addProblems.toLowerCase().includes(q)) items.push({ label: s.addProblems, iconName: 'warning', pick: ctx('problems') });
-      let hits: FileHit[] = [];
-      try {
-        hits = await request('searchFiles', { query: t.query });
-      } catch {
-        hits = [];
-      }
-      if (seq !== this.searchSeq) return;
-      for (const f of hits) {
-        items.push({
-          label: f.label,
-          description: f.description,
-          iconName: 'file',
-          pick: () => {
-            replaceTrigger('');
-            this.addChip({ id: `chip-${++chipCount}`, kind: 'file', label: f.label, uri: f.uri });
-          },
-        });
-      }
-    }
+    } else
+      items = await mentionItems(
+        t.query,
+        s,
+        () => replaceTrigger(''),
+        (c) => this.addChip(c),
+        (text) => this.showWarning(text),
+        () => seq !== this.searchSeq,
+      );
     if (seq !== this.searchSeq) return;
     this.items = items;
     this.active = 0;
@@ -424,7 +398,8 @@ export class Composer {
           this.hooks.onDraftChange();
           this.input.focus();
         });
-        const ic = ({ selection: 'selection', problems: 'warning', image: 'file-media', folder: 'folder' } as Record<string, string>)[c.kind] ?? 'file';
+        const ic =
+          ({ selection: 'selection', problems: 'warning', image: 'file-media', folder: 'folder', terminal: 'terminal', git: 'git-compare', url: 'link' } as Record<string, string>)[c.kind] ?? 'file';
         const preview = c.kind === 'image' && c.text ? h('img', { src: `data:${c.mimeType ?? 'image/png'};base64,${c.text}`, alt: '' }) : icon(ic);
         const label = c.size === undefined ? c.label : `${c.label} · ${sizeText(c.size)}`;
         return h('span', { className: `chip chip-${c.kind}`, title: c.uri ?? c.label, 'data-testid': 'chip' }, preview, h('span', null, label), remove);

@@ -18,6 +18,12 @@ function toContext(chip: ContextChip): PromptContext {
       return { kind: 'code', ...base, ...(chip.range ? { lines: { start: chip.range.startLine, end: chip.range.endLine } } : {}) };
     case 'problems':
       return { kind: 'text', ...base, uri: 'agent-host:/problems' };
+    case 'terminal':
+      return { kind: 'text', ...base, uri: 'agent-host:/terminal-output' };
+    case 'git':
+      return { kind: 'text', ...base, uri: 'agent-host:/git-changes', mimeType: 'text/x-diff' };
+    case 'url':
+      return { kind: 'file', ...base };
     case 'image':
       return { kind: 'image', ...base, ...(chip.mimeType ? { mimeType: chip.mimeType } : {}) };
   }

@@ -14,6 +14,7 @@ import { ChatBatch } from './chatBatch';
 import { chatStrings } from './chatStrings';
 import { commandHandlers } from './commandHandlers';
 import { EditorActions } from './editorActions';
+import { MentionSources, mentionHandlers } from './mentionSources';
 import { offerRetry } from '../busyRetry';
 import { queuePrompt } from './promptQueue';
 import type { TabHistories } from './tabHistories';
@@ -56,6 +57,7 @@ export class ChatController implements vscode.Disposable {
   private pendingEditorText: string | undefined;
   private readonly subs: vscode.Disposable[] = [];
   readonly editor = new EditorActions();
+  private readonly mentions = new MentionSources();
   private readonly terminalCards: TerminalCards;
 
   /** Names the followed model's entities in the kept copy: a session reattached (same id) must not overwrite its earlier copy. */
@@ -83,6 +85,7 @@ export class ChatController implements vscode.Disposable {
     this.history = histories.get(this.tabId);
     this.subs.push(
       this.editor,
+      this.mentions,
       new vscode.Disposable(() => this.terminalCards.dispose()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // An agent added while the chat shows with none running: warm start it as if the chat just opened.
@@ -226,8 +229,7 @@ export class ChatController implements vscode.Disposable {
         this.post({ type: 'header', header: this.header() });
       }
     },
-    searchFiles: ({ query }) => this.editor.searchFiles(query),
-    editorContext: ({ what }) => (what === 'selection' ? this.editor.selectionChip() : this.editor.problemsChip()),
+    ...mentionHandlers(this.editor, this.mentions),
     // A long message's file is ours (the model wrote it), not a link of the agent's: opened without asking.
     openLocation: ({ path, line }) => (this.model?.messages().some((m) => m.long?.file === path && !m.long.error) ? this.editor.openOwnFile(path) : this.editor.openLocation(path, line)),
     openDiff: ({ path, oldText, newText }) => this.editor.openDiff(path, oldText, newText),

@@ -185,7 +185,29 @@ export class EditorActions implements vscode.Disposable {
       scored.push({ hit: { uri: uri.toString(), label: base, description: path.dirname(rel) === '.' ? '' : path.dirname(rel) }, score });
     }
     scored.sort((a, b) => a.score - b.score || a.hit.label.length - b.hit.label.length || a.hit.label.localeCompare(b.hit.label));
-    return scored.slice(0, 30).map((s) => s.hit);
+    return [...this.folderHits(q), ...scored.slice(0, 30).map((s) => s.hit)];
+  }
+
+  /** Folders of the indexed files whose name (or path) has `q`: a chip links the folder. */
+  private folderHits(q: string): FileHit[] {
+    if (!q || !this.fileIndex) return [];
+    const folders = new Map<string, vscode.Uri>();
+    for (const uri of this.fileIndex.uris) {
+      for (let dir = vscode.Uri.joinPath(uri, '..'); !folders.has(dir.toString()); dir = vscode.Uri.joinPath(dir, '..')) {
+        const rel = vscode.workspace.asRelativePath(dir, false);
+        if (rel === dir.fsPath || rel === '' || rel === '.') break; // the folder itself, or outside it
+        folders.set(dir.toString(), dir);
+      }
+    }
+    const hits: { hit: FileHit; score: number }[] = [];
+    for (const dir of folders.values()) {
+      const rel = vscode.workspace.asRelativePath(dir, false);
+      const base = path.basename(rel).toLowerCase();
+      const score = base.startsWith(q) ? 0 : base.includes(q) ? 1 : rel.toLowerCase().includes(q) ? 2 : -1;
+      if (score >= 0) hits.push({ hit: { kind: 'folder', uri: dir.toString(), label: `${path.basename(rel)}/`, description: path.dirname(rel) === '.' ? '' : path.dirname(rel) }, score });
+    }
+    hits.sort((a, b) => a.score - b.score || a.hit.label.length - b.hit.label.length);
+    return hits.slice(0, 8).map((h) => h.hit);
   }
 
   dispose(): void {
