@@ -128,7 +128,8 @@ test('checkpoints: restore files and conversation from a user message (pi RPC)',
       assert.match(await answerModal(page, 'Retry'), /Retry this message\?/);
       await until(() => model.requests.length > retrySent && !fs.existsSync(path.join(workspace, 'src/again.ts')), { what: 'the retried prompt at the model', timeoutMs: 60_000 });
       await turnIdle(frame, 60_000);
-      assert.equal(await frame.locator('.entry.msg.user', { hasText: 'EDITED-4' }).count(), 1, 'the retried message once');
+      // (The old message leaves and the retried one comes in two updates of the page.)
+      await until(async () => (await frame.locator('.entry.msg.user', { hasText: 'EDITED-4' }).count()) === 1, { what: 'the retried message once in the chat', timeoutMs: 30_000, intervalMs: 200 });
       const tries = model.requests.slice(retrySent).map((r) => JSON.stringify(r.body ?? '').split('EDITED-4.').length - 1);
       assert.ok(tries.includes(1) && tries.every((n) => n <= 1), `the model sees the prompt once, not the first try too: ${tries}`);
     });

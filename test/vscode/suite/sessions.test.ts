@@ -25,9 +25,11 @@ function folder(): string {
 }
 
 /** Whether a file called `name` exists anywhere under `dir`. */
-function hasFileNamed(dir: string, name: string): boolean {
+/** Whether a file called `name` under `dir` holds `text` (a session file written up to that point). */
+function fileNamedHolds(dir: string, name: string, text: string): boolean {
   try {
-    return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).some((e) => e.isFile() && e.name === name);
+    const entry = fs.readdirSync(dir, { recursive: true, withFileTypes: true }).find((e) => e.isFile() && e.name === name);
+    return !!entry && fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8').includes(text);
   } catch {
     return false;
   }
@@ -110,8 +112,10 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
         assert.equal(await api.manager.prompt(`The code word is ${CODE_WORD}.\nSCENARIO: answer {"text": "Noted."}`), 'end_turn');
         // claude-agent-acp writes its transcript (CLAUDE_CONFIG_DIR/projects/…/<id>.jsonl) after the turn has
         // ended: a kill before that loses the session (seen once in CI: "Resource not found"). The test is about
-        // a crash after the session was kept, so it waits until claude has kept it.
-        if (id === 'claude') await until(() => hasFileNamed(spec.env.CLAUDE_CONFIG_DIR!, `${first.sessionId}.jsonl`), { what: 'claude to write its session file', timeoutMs: 15_000 });
+        // a crash after the session was kept, so it waits until claude has kept it — the answer too (the file is
+        // there from the prompt on: a kill between the two lost it in CI once more).
+        if (id === 'claude')
+          await until(() => fileNamedHolds(spec.env.CLAUDE_CONFIG_DIR!, `${first.sessionId}.jsonl`, 'Noted.'), { what: 'claude to write the turn into its session file', timeoutMs: 15_000 });
 
         // Killed from outside, the whole group at once.
         const leader = groupLeaderWith(scratch);
