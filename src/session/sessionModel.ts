@@ -7,24 +7,7 @@
 import { ownCopy } from '../core/ownCopy';
 import { english, type Phrase, phrase } from './notices';
 
-export type {
-  Role,
-  ContentPart,
-  MessageEntity,
-  ToolStatus,
-  ToolCallEntity,
-  PlanEntry,
-  PermissionOption,
-  PermissionEntity,
-  NoticeEntity,
-  TimelineEntity,
-  TurnState,
-  ModeState,
-  ModelState,
-  Usage,
-  SessionInfo,
-  SessionEvent,
-} from './timelineTypes';
+export type * from './timelineTypes';
 import type {
   Role,
   ContentPart,
