@@ -27,22 +27,23 @@ export function inWorkspace(uri: vscode.Uri): boolean {
   }
 }
 
+/** A path or URI an agent named: a URI as it is, an absolute path as a file, a relative one in the first workspace folder. */
+export function resolveAgentPath(p: string): vscode.Uri {
+  if (/^[a-z][\w+.-]+:\/\//i.test(p)) return vscode.Uri.parse(p);
+  if (path.isAbsolute(p)) return vscode.Uri.file(p);
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+  return root ? vscode.Uri.joinPath(root, p) : vscode.Uri.file(p);
+}
+
 /** What the chat does in the editor: open files and diffs, insert or apply code, run it, find files. */
 export class EditorActions implements vscode.Disposable {
   /** Read-only documents holding the sides of diffs and code blocks. */
   private readonly docs = new VirtualDocuments('agent-host-chat');
   private fileIndex: { at: number; uris: vscode.Uri[] } | undefined;
 
-  private resolve(p: string): vscode.Uri {
-    if (/^[a-z][\w+.-]+:\/\//i.test(p)) return vscode.Uri.parse(p);
-    if (path.isAbsolute(p)) return vscode.Uri.file(p);
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
-    return root ? vscode.Uri.joinPath(root, p) : vscode.Uri.file(p);
-  }
-
   /** Opens a file the agent named (a tool call's location, a link): outside the workspace only after a modal with the full path. */
   async openLocation(p: string, line?: number | null): Promise<void> {
-    const uri = this.resolve(p);
+    const uri = resolveAgentPath(p);
     if (!inWorkspace(uri)) {
       const open = vscode.l10n.t('Open');
       const where = uri.scheme === 'file' ? uri.fsPath : uri.toString(true);

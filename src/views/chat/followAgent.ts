@@ -1,10 +1,9 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentManager } from '../../manager/agentManager';
 import type { ToolCallEntity } from '../../session/sessionModel';
 import { type ContextKeys, registerCommand } from '../commandRegistry';
-import { inWorkspace } from './editorActions';
+import { inWorkspace, resolveAgentPath } from './editorActions';
 
 const KEY = 'agentHost.chat.followAgent';
 /** A burst of tool calls (ten files read at once) opens the last of them, not ten editors in a row. */
@@ -76,8 +75,7 @@ export class FollowAgent implements vscode.Disposable {
     const at = this.next;
     this.next = undefined;
     if (!at || !this.on) return;
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const uri = vscode.Uri.file(path.isAbsolute(at.path) || !root ? at.path : path.join(root, at.path));
+    const uri = resolveAgentPath(at.path);
     if (!inWorkspace(uri)) return;
     if (!fs.statSync(uri.fsPath, { throwIfNoEntry: false })?.isFile()) {
       this.seen.delete(at.key); // not written yet: its tool call's next update tries again
