@@ -114,10 +114,11 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
         // Git extension) and a link; each reaches the model.
         await runCommand(page, 'Terminal: Create New Terminal');
         await page.locator('.xterm-helper-textarea:focus').waitFor({ state: 'attached', timeout: 30_000 });
-        await page.waitForTimeout(2000); // the shell starts and reports through shell integration
         await page.keyboard.type('echo TERM-$((6*7))');
         await page.keyboard.press('Enter');
-        await page.waitForTimeout(2000); // the command ends (the terminal draws on a canvas: its text is checked at the model)
+        // The command ended as shell integration saw it: its success mark in the gutter (the terminal draws its text
+        // on a canvas: the text is checked at the model).
+        await page.locator('.terminal-command-decoration.default-color, .terminal-command-decoration.success').first().waitFor({ timeout: 30_000 });
         await info.screenshot('mention-terminal');
         fs.appendFileSync(path.join(workspace, 'tracked.txt'), 'GIT-CHANGED line\n');
         const input = frame.locator('.composer textarea');
