@@ -46,18 +46,20 @@ export async function openFile(page: Page, rel: string): Promise<void> {
     .locator('.quick-input-widget .monaco-list-row')
     .filter({ has: page.locator('.label-name', { hasText: exact }) })
     .first();
+  // The widget can also close between finding the row and clicking it (focus taken by a page update): the
+  // row stays in the DOM, hidden. Both cases open quick open again.
   for (let attempt = 0; ; attempt++) {
     await palette(page, rel);
-    if (
-      await row.waitFor({ timeout: 5_000 }).then(
-        () => true,
-        () => attempt >= 3,
-      )
-    )
-      break;
+    const clicked = await row
+      .waitFor({ timeout: 5_000 })
+      .then(() => row.click({ timeout: 5_000 }).then(() => true))
+      .catch((error: unknown) => {
+        if (attempt >= 3) throw error;
+        return false;
+      });
+    if (clicked) break;
     await page.keyboard.press('Escape');
   }
-  await row.click();
   await page.locator('.tab.active', { hasText: path.basename(rel) }).waitFor({ timeout: 15_000 });
   await editorReady(page);
 }
