@@ -176,9 +176,46 @@ for s in "${selected[@]}"; do
   [ -n "$found" ] || die "unknown agent '$s' (known: node22 bun $(for l in "${AGENT_SPECS[@]}"; do printf '%s ' "${l%%|*}"; done))"
 done
 
-if want node22; then ensure_node22; fi
-if want bun; then ensure_bun; fi
+# opencode installs @opencode-ai/plugin (of its own version, ~64 MB with its dependencies) into its config folder
+# at every start in a fresh home: about 10 CPU-seconds and a registry fetch per start. The test fixtures copy
+# this folder, installed once, into each fresh config folder (src/agents/scripted.ts, `opencodeDeps`).
+ensure_opencode_deps() {
+  local version dir="$AGENTS_DIR/opencode/config-deps"
+  version="$(printf '%s\n' "${AGENT_SPECS[@]}" | sed -n 's/^opencode|.*"opencode-ai":"\([^"]*\)".*/\1/p')"
+  local spec="@opencode-ai/plugin@$version" stamp="$dir/.stamp"
+  if [ -z "${FORCE:-}" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$spec" ] && [ -f "$dir/node_modules/@opencode-ai/plugin/package.json" ]; then
+    return 0
+  fi
+  log "opencode: installing $spec for its config folder"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  printf '{\n  "dependencies": {\n    "@opencode-ai/plugin": "%s"\n  }\n}\n' "$version" >"$dir/package.json"
+  npm_install "$dir" "opencode config-deps"
+  [ -f "$dir/node_modules/@opencode-ai/plugin/package.json" ] || die "opencode: $spec missing after install (log: $dir/.install.log)"
+  printf '%s' "$spec" >"$stamp"
+}
+
+# The runtimes first (agents on Node 22 or Bun need them), then the agents side by side: each npm install
+# mostly waits on the registry and the disk (one after the other they took 163 s on this machine).
+needs22= needsBun=
 for line in "${AGENT_SPECS[@]}"; do
-  if want "${line%%|*}"; then install_agent "$line"; fi
+  IFS='|' read -r id runtime _ <<<"$line"
+  want "$id" || continue
+  [ "$runtime" = 22 ] && needs22=1
+  [ "$runtime" = bun ] && needsBun=1
 done
+if want node22 || [ -n "$needs22" ]; then ensure_node22; fi
+if want bun || [ -n "$needsBun" ]; then ensure_bun; fi
+installs=()
+for line in "${AGENT_SPECS[@]}"; do
+  if want "${line%%|*}"; then
+    install_agent "$line" &
+    installs+=($!)
+  fi
+done
+if want opencode; then
+  ensure_opencode_deps &
+  installs+=($!)
+fi
+for pid in "${installs[@]}"; do wait "$pid" || exit 1; done
 log "agents are in ${AGENTS_DIR#"$ROOT"/}"

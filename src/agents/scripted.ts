@@ -17,6 +17,12 @@ export interface ScriptedOptions {
   /** Root URL of the scripted model server. */
   modelUrl: string;
   workspace: string;
+  /**
+   * opencode only: a folder with opencode's own plugin dependencies installed (scripts/setup-agents.sh's
+   * `config-deps`). Copied into its fresh config folder, so opencode does not install them at start (about 10
+   * CPU-seconds and a registry fetch each time).
+   */
+  opencodeDeps?: string;
 }
 
 /** What to add to the preset's launch to run it against the scripted model. */
@@ -108,8 +114,14 @@ export function writePiConfig(piDir: string, modelUrl: string): void {
 type Setup = (o: ScriptedOptions, env: Record<string, string>) => ScriptedLaunch;
 
 const SETUPS: Record<string, Setup> = {
-  opencode({ modelUrl }, env) {
-    writeJson(path.join(env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), {
+  opencode({ modelUrl, opencodeDeps }, env) {
+    const configDir = path.join(env.XDG_CONFIG_HOME!, 'opencode');
+    if (opencodeDeps && fs.existsSync(path.join(opencodeDeps, 'node_modules'))) {
+      for (const name of ['package.json', 'package-lock.json', 'node_modules']) {
+        fs.cpSync(path.join(opencodeDeps, name), path.join(configDir, name), { recursive: true, verbatimSymlinks: true });
+      }
+    }
+    writeJson(path.join(configDir, 'opencode.json'), {
       $schema: 'https://opencode.ai/config.json',
       autoupdate: false,
       share: 'disabled',

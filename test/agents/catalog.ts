@@ -122,7 +122,7 @@ function scriptedPrepare(presetId: string, launch: () => Launch): AgentFixture['
     const l = launch();
     const preset = presetById(presetId)!;
     const env = sandboxEnv(o.scratch, l.path ?? []);
-    const s = scriptedSetup(presetId, o, env);
+    const s = scriptedSetup(presetId, { ...o, opencodeDeps: agentPath('opencode', 'config-deps') }, env);
     return { command: l.command, args: [...l.args, ...preset.args, ...s.args], env: { ...env, ...preset.env, ...s.env, ...(l.env ?? {}) } };
   };
 }
