@@ -188,7 +188,15 @@ fi
 ensure_apt "${APT_PACKAGES[@]}"
 [ "$ONLY" = apt ] && exit 0
 ensure_node24
-ensure_code_server
+# The two code-servers install side by side: each npm install waits on the registry and runs node-gyp in turns
+# (one after the other they took 462 + 192 s beside the agent suites on this 2-core machine).
 # The minimum VS Code only serves the tests (npm start sets SETUP_VSCODE_MIN=0: the demo does not need it).
-[ "${SETUP_VSCODE_MIN:-1}" = 0 ] || ensure_code_server_min
+installs=()
+ensure_code_server &
+installs+=($!)
+if [ "${SETUP_VSCODE_MIN:-1}" != 0 ]; then
+  ensure_code_server_min &
+  installs+=($!)
+fi
+for pid in "${installs[@]}"; do wait "$pid" || exit 1; done
 [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after apt install"
