@@ -244,6 +244,19 @@ export class AcpClient {
     return this.request('session/resume', { sessionId, cwd, mcpServers });
   }
 
+  /** The agent offers `session/fork` (unstable: not in the stable types' SessionCapabilities). */
+  get canFork(): boolean {
+    return !!(this.agentCapabilities.sessionCapabilities as { fork?: unknown } | null | undefined)?.fork;
+  }
+
+  /** `session/fork` (unstable): a new session with the conversation so far; `meta` is the agent's own (`_meta`). */
+  async forkSession(sessionId: string, cwd: string, mcpServers: McpServer[] = [], meta?: Record<string, unknown>): Promise<NewSessionResponse> {
+    this.require(this.canFork, 'session/fork', 'sessionCapabilities.fork');
+    const forked = await this.request<NewSessionResponse>('session/fork', { sessionId, cwd, mcpServers, ...(meta ? { _meta: meta } : {}) });
+    this.sessions.add(forked.sessionId);
+    return forked;
+  }
+
   listSessions(params: { cwd?: string; cursor?: string } = {}): Promise<ListSessionsResponse> {
     this.require(!!this.agentCapabilities.sessionCapabilities?.list, 'session/list', 'sessionCapabilities.list');
     return this.request('session/list', params);

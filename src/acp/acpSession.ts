@@ -7,11 +7,12 @@ import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '
 import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
 import { questionNotice } from '../session/questionRecord';
 import { boundedModel } from '../session/longText';
-import type { ContentPart, SessionModel } from '../session/sessionModel';
+import type { ContentPart, MessageEntity, SessionModel } from '../session/sessionModel';
 import type { AcpClient } from './acpClient';
 import { ErrorCodes } from './acpErrors';
 import { applyAcpUpdate, applyToolCall } from './applyUpdate';
 import { AcpConnection, initialized, openClient, type ConnectionMember } from './acpConnection';
+import { claudeConfigDir, claudeResumePoint, forksAtMessage, type ResumePoint } from './claudeFork';
 import type { ClientCapabilities, ContentBlock, McpServer, NewSessionResponse, RequestPermissionRequest, SessionNotification } from './types';
 
 /** What we tell the agent we can do: only what this start was given services for. */
@@ -58,17 +59,21 @@ export class AcpSession implements AgentSession {
   /** Commands already running when the current turn began (a cancel ends only the turn's own). */
   private terminalsBefore = new Set<string>();
   private readonly offExit: () => void;
+  /** The MCP servers the session was opened with (a fork opens its session with them too). */
+  private mcp: McpServer[] = [];
+  /** claude-agent-acp's config folder, where its session files say where a fork at a message resumes. */
+  private claudeDir: string | undefined;
 
   private constructor(
     readonly client: AcpClient,
-    readonly sessionId: string,
+    private id: string,
     private readonly options: AgentStartOptions,
     private readonly agentName: string,
     readonly attach: AttachInfo,
     private readonly connection: AcpConnection,
     private readonly member: ConnectionMember,
   ) {
-    this.model = boundedModel(sessionId);
+    this.model = boundedModel(id);
     this.terminals = options.terminals;
     this.offExit = client.onExit((exit) => {
       options.terminals?.disposeAll();
@@ -76,6 +81,16 @@ export class AcpSession implements AgentSession {
       // A remote agent's dropped connection is said as such, not as an exit.
       if (exit.code !== 0 || this.model.turn !== 'idle') this.model.notice('error', phrase(exit.disconnected ? 'connectionLost' : 'agentExited'), exitPhrase(exit));
     });
+  }
+
+  get sessionId(): string {
+    return this.id;
+  }
+
+  /** Going back to before a user message, when the agent forks at a message (claude-agent-acp). */
+  get forkBefore(): ((message: MessageEntity) => Promise<void>) | undefined {
+    const dir = this.claudeDir;
+    return dir ? (message) => this.forkAt(message, dir) : undefined;
   }
 
   get agentInfo(): AgentSession['agentInfo'] {
@@ -145,6 +160,10 @@ export class AcpSession implements AgentSession {
         : { created: await AcpSession.newSessionSigningIn(client, options, mcp), attach: { how: 'new' as const } };
       session = new AcpSession(client, created.sessionId, options, config.name, attach, connection, member);
       session.applySessionSetup(created);
+      session.mcp = mcp;
+      if (client.canFork && forksAtMessage(session.agentInfo.name)) {
+        session.claudeDir = claudeConfigDir({ ...(config.env ?? {}), ...(options.env ?? {}) }, config.inheritEnv !== false);
+      }
       // Updates that came before the session object existed (a `session/load` replay) are kept only when asked.
       // A new session's early updates (commands, modes) count; a reattached one's replay only when asked.
       const keep = attach.how === 'new' || (attach.how === 'loaded' && options.attach?.replay === true);
@@ -258,6 +277,37 @@ export class AcpSession implements AgentSession {
     } catch (error) {
       this.model.endTurn(undefined, (error as Error).message);
       throw error;
+    }
+  }
+
+  /**
+   * Forks the agent's session at the record before `message` (its session file names it) and goes on in the
+   * fork: the model's next request lacks that message and what followed; the transcript drops them too. The
+   * first message goes back to an empty session. The old session stays in the agent's history.
+   */
+  private async forkAt(message: MessageEntity, configDir: string): Promise<void> {
+    if (this.model.turn !== 'idle') throw new Error('Stop the running turn before going back in the conversation');
+    const users = this.model.messages('user');
+    const index = users.indexOf(message);
+    if (index < 0) throw new Error('That message is not in the running session (the agent was restarted since)');
+    const find = () => claudeResumePoint(configDir, this.id, index, users.length);
+    let point: ResumePoint = find();
+    // The agent writes its file a moment after a turn ends.
+    for (const until = Date.now() + 5_000; 'missing' in point && Date.now() < until; point = find()) await new Promise((r) => setTimeout(r, 200));
+    if ('missing' in point) throw new Error(`${this.agentName} cannot go back to that message: ${point.missing}`);
+    const before = this.id;
+    const created =
+      'at' in point
+        ? await this.client.forkSession(before, this.options.cwd, this.mcp, { claudeCode: { options: { resumeSessionAt: point.at } } })
+        : await this.client.newSession(this.options.cwd, this.mcp);
+    this.id = created.sessionId;
+    this.model.rekey(created.sessionId);
+    this.applySessionSetup(created);
+    for (const n of this.connection.bind(this.member, created.sessionId)) if (!isInjectedReminder(n)) applyAcpUpdate(this.model, n.update);
+    this.model.truncateFrom(message);
+    this.options.logger.info(`Session ${before} forked ${'at' in point ? `at ${point.at}` : 'at its start (a new session)'}: going on as ${created.sessionId}`);
+    if (this.client.agentCapabilities.sessionCapabilities?.close) {
+      await this.client.closeSession(before).catch((error: Error) => this.options.logger.warn(`Could not close session ${before} after the fork: ${error.message}`));
     }
   }
 

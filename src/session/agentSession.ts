@@ -3,7 +3,7 @@ export type { AgentExtras, AgentState } from './agentExtras';
 import type { AgentCommands } from './agentCommands';
 import type { AgentExtras } from './agentExtras';
 import type { SelectionTasks } from './selectionTask';
-import type { ContentPart, SessionModel } from './sessionModel';
+import type { ContentPart, MessageEntity, SessionModel } from './sessionModel';
 
 /** What the agent accepts in a prompt (ACP `promptCapabilities`; pi RPC takes images, context as text). */
 export interface PromptCapabilities {
@@ -63,6 +63,8 @@ export interface AgentSession {
   readonly queue?: StreamingQueue;
   /** The agent's command surface beyond prompting ("Agent Commands…"; pi RPC). */
   readonly commands?: AgentCommands;
+  /** Set when the agent goes back to before a user message in its own session (an ACP fork at a message). */
+  readonly forkBefore?: ((message: MessageEntity) => Promise<void>) | undefined;
   /** The agent runs the selection commands itself from structured context (the agent service's `exec_*`). */
   readonly selectionTasks?: SelectionTasks;
   /**

@@ -1,6 +1,6 @@
 /**
  * Going back in a conversation to before one of its user messages: the agent branches its own session there
- * (pi RPC `branch`, upstream `fork`), so the model's next request lacks the later turns, and the transcript
+ * (pi RPC `branch`, upstream `fork`; an ACP agent's `session/fork` at a message: claude-agent-acp), so the model's next request lacks the later turns, and the transcript
  * drops that message and what followed. Protocol-blind: it goes through the session's command surface.
  */
 import type { AgentSession } from './agentSession';
@@ -13,6 +13,8 @@ export interface ConversationFork {
 
 /** How this session goes back in its conversation, or undefined when the agent offers no way to. */
 export function conversationFork(session: AgentSession): ConversationFork | undefined {
+  const forkBefore = session.forkBefore;
+  if (forkBefore) return { fork: forkBefore };
   const commands = session.commands;
   if (!commands?.supports('branch').supported || !commands.supports('get_branch_messages').supported) return undefined;
   return {

@@ -316,6 +316,12 @@ export class AgentLifecycle<P extends StartPlan = StartPlan> {
       this.session = session;
       this.sessionListeners.fire(session);
       this.detach = [
+        // A fork at a message goes on under a new id: a reload reattaches the fork.
+        session.model.on((e) => {
+          if (e.type !== 'truncated' || !this.remembered || this.remembered.sessionId === session.sessionId) return;
+          this.remembered = { ...this.remembered, sessionId: session.sessionId };
+          this.options.remember?.();
+        }),
         session.onHealth((health, detail) => {
           this.unresponsive = health === 'unresponsive' ? detail : undefined;
           this.stateListeners.fire(this._state);

@@ -89,7 +89,16 @@ export class SessionModel {
   /** Where a message past the limit keeps its whole text; unset, messages are not bounded (the sessions set it when they start). */
   longText: LongTextStore | undefined;
 
-  constructor(readonly sessionId: string) {}
+  constructor(private id: string) {}
+
+  get sessionId(): string {
+    return this.id;
+  }
+
+  /** The agent goes on with this conversation under another id (a fork at a message replaced its session). */
+  rekey(sessionId: string): void {
+    this.id = sessionId;
+  }
 
   on(listener: Listener): () => void {
     this.listeners.add(listener);
