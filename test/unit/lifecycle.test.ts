@@ -91,6 +91,18 @@ function lifecycle(fault: string, gate?: () => Promise<void>) {
 const pidOf = (s: AgentSession) => (s as AcpSession).client.process.pid!;
 
 describe('agent lifecycle', () => {
+  it('a session that goes on under a new id (a fork at a message) is the one remembered for the next start', async () => {
+    const { life } = lifecycle('crash-mid-turn');
+    const session = await life.ensureStarted();
+    assert.equal(life.remembered?.sessionId, session.sessionId);
+    // What AcpSession's fork does (the fault agent offers none): a new id, then the transcript cut.
+    (session as unknown as { id: string }).id = 'forked-session';
+    session.model.rekey('forked-session');
+    session.model.appendChunk('user', { type: 'text', text: 'first' }, 'user-1');
+    session.model.truncateFrom(session.model.messages('user')[0]!);
+    assert.deepEqual(life.remembered, { agent: 'fault', sessionId: 'forked-session' });
+  });
+
   it('a crash mid-turn fails the turn with a clear error, then after 1 s the agent starts again and reattaches the session', async () => {
     const { life, clock, launches, crashes } = lifecycle('crash-mid-turn');
     const first = await life.ensureStarted();
