@@ -2,10 +2,11 @@
  * Several conversations at once in a real VS Code (code-server + Chromium), with real agents on the
  * scripted model and permissions answered in the chat (inline mode): a turn in tab 1 (opencode) asks for
  * permission while tab 2 is shown → tab 1 is badged; tab 2 runs codex; back in tab 1 the card is answered
- * and its command runs for seconds while tab 2 completes a whole turn meanwhile (asserted on the files:
- * tab 2's answer arrives before tab 1's command has written its file); tab 1 finishing in the background
- * is badged; the first steps show in the first tab only; four tabs keep readable titles (no scrolled strip,
- * tooltips with the whole title); closing tab 2 stops its agent. Screenshots: test-artifacts/tabs-*.png.
+ * and its command runs for seconds while tab 2 completes a whole turn meanwhile, writing two.txt (asserted on
+ * the files: tab 2's answer arrives before tab 1's command has written its file); each turn's summary counts
+ * its own file only; tab 1 finishing in the background is badged; the first steps show in the first tab only;
+ * four tabs keep readable titles (no scrolled strip, tooltips with the whole title); closing tab 2 stops its
+ * agent. Screenshots: test-artifacts/tabs-*.png.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -76,6 +77,7 @@ test('conversations in tabs: two agents at once, a background permission badged 
   const model = await startScriptedModel();
   const { scratch, workspace } = scratchWorkspace('tabs');
   const one = path.join(workspace, 'one.txt');
+  const two = path.join(workspace, 'two.txt');
   try {
     const oc = await opencode.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: model.url, workspace });
     const cx = await codex.prepare({ scratch: path.join(scratch, 'codex'), modelUrl: model.url, workspace });
@@ -96,7 +98,7 @@ test('conversations in tabs: two agents at once, a background permission badged 
         const firstSteps = frame.locator('[data-testid="first-steps"]');
         await firstSteps.waitFor({ timeout: 15_000 });
         // Tab 1 asks for permission; tab 2 is opened before anyone answers.
-        await send(frame, `SCENARIO: shell ${JSON.stringify({ command: 'sleep 8 && echo ONE > one.txt' })}`);
+        await send(frame, `SCENARIO: shell ${JSON.stringify({ command: 'sleep 12 && echo ONE > one.txt' })}`);
         await frame.locator('.entry.permission [data-action="answer-permission"]').first().waitFor({ timeout: 90_000 });
         await runCommand(page, 'Atrium: New Chat Tab');
         await tab(frame, 't2').waitFor({ timeout: 15_000 });
@@ -127,20 +129,30 @@ test('conversations in tabs: two agents at once, a background permission badged 
           .waitFor({ timeout: 30_000 })
           .catch(() => undefined);
 
-        // Tab 2 completes a whole turn while tab 1's command still runs.
+        // Tab 2 completes a whole turn, writing two.txt (codex asks first), while tab 1's command still runs.
         await tab(frame, 't2').click();
-        await send(frame, 'TAB-TWO again\nSCENARIO: answer {"text": "Two again."}');
-        await waitText(frame, '.msg.agent', 'Two again.');
+        await send(frame, `TAB-TWO again\nSCENARIO: write ${JSON.stringify({ path: two, content: 'TWO\n' })}`);
+        const allow = frame.locator('.entry.permission [data-action="answer-permission"]', { hasText: /Allow once/ }).first();
+        const wrote = frame.locator('.msg.agent', { hasText: /Done: wrote/ }).first();
+        await Promise.race([allow.waitFor({ timeout: 90_000 }).then(() => allow.click()), wrote.waitFor({ timeout: 90_000 })]);
+        await wrote.waitFor({ timeout: 90_000 });
         const oneExistedWhenTwoAnswered = fs.existsSync(one);
         assert.equal(await frame.locator('.msg.agent', { hasText: 'Two answered.' }).count(), 1, "tab 2's transcript shows its first turn twice");
         await turnIdle(frame);
         assert.equal(oneExistedWhenTwoAnswered, false, "tab 1's command had already finished: the turns did not overlap");
+        assert.equal(fs.readFileSync(two, 'utf8'), 'TWO\n');
+        // Each tab's turn summary counts its own file only (two.txt was written while tab 1's turn ran).
+        const summary = frame.locator('.entry.notice.changes .notice-title').last();
+        await summary.waitFor({ timeout: 30_000 });
+        assert.match((await summary.textContent()) ?? '', /^1 file changed\s*\+1\s*−0$/, "tab 2's summary");
         // Tab 1 ends in the background: badged as done.
         await frame.locator('[data-testid="tab-t1"].attention-done').waitFor({ timeout: 90_000 });
         assert.equal(fs.readFileSync(one, 'utf8').trim(), 'ONE');
         await info.screenshot('tabs-02-background-done');
         await tab(frame, 't1').click();
         await waitText(frame, '.msg.agent', /Done/);
+        await summary.waitFor({ timeout: 30_000 });
+        assert.match((await summary.textContent()) ?? '', /^1 file changed\s*\+1\s*−0$/, "tab 1's summary counts tab 2's two.txt");
         assert.equal(await frame.locator('.msg', { hasText: 'Two answered.' }).count(), 0, "tab 2's transcript shows in tab 1");
 
         // The model saw each conversation on its own.
