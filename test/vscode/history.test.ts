@@ -3,7 +3,9 @@
  * two opencode sessions from the chat, "Atrium: Session History…" lists both; opening the first
  * resumes it (Atrium's copy shown above the notice, its tab named after it) and the model sees only that
  * conversation; rename, export as Markdown (a clean suggested name, a notification saying where) and delete through the item buttons; and a pi-acp session opened from history is
- * loaded (the agent's replay is the transcript). Screenshots in test-artifacts/history-*.png.
+ * loaded (the agent's replay is the transcript). The CLI shares the store: a session it started is listed and goes
+ * on in the editor with its context, and an editor session goes on in the CLI with `--resume`. Screenshots in
+ * test-artifacts/history-*.png.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -13,6 +15,7 @@ import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { SessionStore } from '../../src/session/sessionStore';
+import { runCli } from '../support/cli';
 import { scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, send, turnIdle, waitText } from './chatUi';
@@ -64,6 +67,12 @@ test('session history in the real VS Code: list, open (resume and load), rename,
       { name: 'opencode', command: oc.command, args: oc.args, env: oc.env, inheritEnv: false },
       { name: 'pi', command: pa.command, args: pa.args, env: pa.env, inheritEnv: false },
     ];
+    // A session the CLI starts in the same store (the editor's `agentHost.sessions.stateDir`), before the editor runs.
+    const cfgFile = path.join(scratch, 'agents.json');
+    fs.writeFileSync(cfgFile, JSON.stringify(agents));
+    const cli = (...args: string[]) => runCli(['--config', cfgFile, '--agent', 'opencode', '--cwd', workspace, '--state-dir', stateDir, '--format', 'json', ...args], workspace);
+    const fromCli = await cli(answer('HIST-CLI from the terminal', 'Cli noted.'));
+    assert.equal(fromCli.code, 0, fromCli.stderr);
     await withWorkbench(
       {
         workspace,
@@ -80,13 +89,26 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         const recorded = store.list();
         assert.deepEqual(
           recorded.map((r) => r.title),
-          ['HIST-TWO about the lexer', 'HIST-ONE about the parser'],
+          ['HIST-TWO about the lexer', 'HIST-ONE about the parser', 'HIST-CLI from the terminal'],
         );
 
-        // The list: both sessions of this folder, newest first.
+        // The list: the three sessions of this folder (the CLI's too), newest first.
         const rows = await historyRows(page);
-        assert.deepEqual(rows.slice(0, 2), ['HIST-TWO about the lexer', 'HIST-ONE about the parser']);
+        assert.deepEqual(rows.slice(0, 3), ['HIST-TWO about the lexer', 'HIST-ONE about the parser', 'HIST-CLI from the terminal']);
         await info.screenshot('history-01-list');
+
+        // The CLI's session continues in the editor with its context.
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'HIST-CLI' }).first().click();
+        frame = await openChat(page);
+        await waitText(frame, '.msg.agent', 'Cli noted.', 60_000);
+        await frame.locator('.conn-ready').waitFor({ timeout: 90_000 });
+        const beforeCli = model.requests.length;
+        await newSession(frame, 'HIST-CLI-AGAIN go on', 'Cli continued.');
+        assert.ok(
+          model.requests.slice(beforeCli).some((r) => JSON.stringify(r.body ?? null).includes('HIST-CLI from the terminal')),
+          "the model's next request lacks the CLI's turn",
+        );
+        await historyRows(page);
 
         // Open the first: resumed; our copy shows above the notice; the model sees that conversation only.
         await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'HIST-ONE' }).first().click();
@@ -108,6 +130,17 @@ test('session history in the real VS Code: list, open (resume and load), rename,
         assert.ok(!bodies.some((b) => b.includes('HIST-TWO')), 'the model saw the other session');
         assert.equal(await tabTitle(), 'HIST-ONE about the parser', 'the next turn renamed the reopened tab');
         await info.screenshot('history-02-resumed');
+
+        // And back: the editor's session goes on in the CLI (`--resume`), with its context.
+        const one = store.list().find((r) => r.title === 'HIST-ONE about the parser');
+        assert.ok(one, 'the reopened session is in the store');
+        const beforeBack = model.requests.length;
+        const back = await cli('--resume', one.sessionId, answer('HIST-BACK in the terminal', 'Back in the CLI.'));
+        assert.equal(back.code, 0, back.stderr);
+        assert.ok(
+          model.requests.slice(beforeBack).some((r) => JSON.stringify(r.body ?? null).includes('HIST-ONE-AGAIN')),
+          "the CLI's request lacks the editor's turn",
+        );
 
         // Rename through the item button.
         await historyRows(page);
