@@ -3,8 +3,9 @@
  * scripted model runs a shell command itself and reports it in `_meta.terminal_*`; the card shows the command,
  * its coloured output and its exit code without being expanded, and "Show in Terminal" opens a VS Code terminal
  * with the same output (none is opened before). Then Follow Agent: turned on from the chat's title bar, the file the
- * agent writes opens in an editor; a file and a folder dropped on the composer reach the model. Screenshots:
- * test-artifacts/terminal-card-*.png, follow-agent.png, dropped-chips.png.
+ * agent writes opens in an editor; a file and a folder dropped on the composer reach the model, and so does each
+ * `@` kind (a folder, the terminal, the git changes, a link, a TypeScript workspace symbol). Screenshots:
+ * test-artifacts/terminal-card-*.png, follow-agent.png, dropped-chips.png, mention-*.png.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -16,6 +17,7 @@ import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, send, turnIdle } from './chatUi';
+import { openFile } from './editorUi';
 import { answerModal, runCommand, withWorkbench } from './runner';
 
 test("a shell command's output, colours and exit code in its tool card; Show in Terminal opens it in VS Code (claude)", { timeout: 600_000 }, async () => {
@@ -28,6 +30,8 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
     // A git repository with one committed file: the `@` git changes show its edit.
     fs.writeFileSync(path.join(workspace, 'tracked.txt'), 'committed\n');
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: workspace, stdio: 'ignore' });
+    // A TypeScript file: the `@` workspace symbols come from its language server.
+    fs.writeFileSync(path.join(workspace, 'shapes.ts'), 'export function computeTriangleArea(base: number, height: number): number {\n  return (base * height) / 2; // AREA-LINE\n}\n');
     git('init', '-q');
     git('add', 'tracked.txt');
     git('commit', '-qm', 'base');
@@ -133,6 +137,31 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
         await mention('termin', "The active terminal's recent output", 'Terminal:');
         await mention('git', 'Git changes', 'Git changes');
         await mention('https://example.com/spec', 'Link: https://example.com/spec', 'https://example.com/spec');
+        // A workspace symbol: TypeScript's server answers once it has loaded the file's project (opened here), so
+        // the query is typed again until the symbol is offered.
+        await openFile(page, 'shapes.ts');
+        const symbolItem = frame.locator('.menu:not([hidden]) .menu-item', { hasText: 'computeTriangleArea' }).first();
+        await until(
+          async () => {
+            await input.click();
+            await input.pressSequentially('@computeTriangle');
+            if (
+              await symbolItem.waitFor({ timeout: 10_000 }).then(
+                () => true,
+                () => false,
+              )
+            )
+              return true;
+            await input.fill('');
+            return false;
+          },
+          { what: 'TypeScript to offer the symbol computeTriangleArea', timeoutMs: 90_000 },
+        );
+        await symbolItem.dispatchEvent('mousedown');
+        const symbolChip = frame.locator('.composer [data-testid="chip"]', { hasText: /computeTriangleArea/ });
+        await symbolChip.waitFor({ timeout: 15_000 });
+        // The whole declaration (lines 1-3), not only the line of its name.
+        assert.match((await symbolChip.textContent()) ?? '', /computeTriangleArea(\(\))? \(shapes\.ts:1-3\)/);
         await info.screenshot('mention-kinds');
         const mentioned = model.requests.length;
         await input.pressSequentially('Use the context.');
@@ -150,6 +179,7 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
           ['the terminal command', /echo TERM-\$\(\(6\*7\)\)/],
           ['the git changes', /\+GIT-CHANGED line/],
           ['the link', /https:\/\/example\.com\/spec/],
+          ["the symbol's lines", /AREA-LINE/],
         ] as const) {
           assert.match(sent(), seen, `${what} reached the model`);
         }
