@@ -21,7 +21,7 @@ if [ -z "${SKIP_VSCODE:-}" ]; then
   SETUP_REASON_FILE="$ROOT/test-artifacts/setup-vscode.reason" bash scripts/setup-vscode.sh >test-artifacts/setup-vscode.log 2>&1 &
   vscodeSetup=$!
   vscodeStart=$SECONDS
-  trap '[ -z "$vscodeSetup" ] || kill "$vscodeSetup" 2>/dev/null || true' EXIT
+  trap '[ -z "$vscodeSetup" ] || kill "$vscodeSetup" 2>/dev/null || true; kill $(jobs -p) 2>/dev/null || true' EXIT
 fi
 SKIP_VSCODE=1 bash scripts/setup.sh
 # Before anything that needs code-server or Chromium: the background install has finished, or the run fails.
@@ -49,10 +49,9 @@ fi
 export AGENT_HOST_REQUIRE_AGENTS=1 # a missing agent fails, never skips silently
 
 # node's test runner in phases, each file its own process: unit tests four files at a time (mostly process
-# start-up), the agent and RPC suites three at a time (mostly waiting on agents: a full run kept the two cores a
-# third busy), then the VS Code suites in two lanes side by side, one file at a time in each (a code-server,
-# Chromium and an agent per lane on the two cores), and last the .vsix test alone (it rebuilds dist/, which the
-# others load).
+# start-up), then the agent and RPC suites three at a time (mostly waiting on agents: alone they kept the two
+# cores a third busy) beside the VS Code suites in two lanes, one file at a time in each (a code-server, Chromium
+# and an agent per lane on the two cores), and last the .vsix test alone (it rebuilds dist/, which the others load).
 # A hung test fails after 15 minutes instead of stalling the run (the longest real one takes ~3).
 status=0
 rm -f test-artifacts/results*.tap test-artifacts/status-*
@@ -76,13 +75,17 @@ else
   unit=()
   for f in out/test/unit/*.test.js; do [[ " ${unitVscode[*]} " = *" $f "* ]] || unit+=("$f"); done
   phase unit 4 "${unit[@]}"
-  phase agents 3 out/test/agents/*.test.js out/test/rpc/*.test.js
+  # The agent suites run beside the VS Code suites' second lane, which starts once code-server is there (at once when
+  # setup-vscode copied it from the machine's build cache; on a fresh machine about when the agent suites end).
+  ( status=0; phase agents 3 out/test/agents/*.test.js out/test/rpc/*.test.js; echo "$status" > test-artifacts/status-agents ) &
+  agentsPid=$!
   needVscode
   phase unit-vscode 2 "${unitVscode[@]}"
-  # The second lane, beside the first: suites that count only their own processes (by pid, process tree or
-  # environment, never every opencode on the machine) and use only their own scratch folders, free ports and
-  # browser (whose clipboard is its own). The heaviest suites (axe scans, the long transcript, npm installs,
-  # vscode-test, npm start) stay in the first lane, and so does a new file.
+  # The second lane's suites count only their own processes (by pid, process tree or environment, never every
+  # opencode on the machine) and use only their own scratch folders, free ports and browser (whose clipboard is its
+  # own): they may run beside the agent suites and beside any other suite. The first lane's (the heaviest: axe
+  # scans, the long transcript, npm installs, vscode-test, npm start; and every new file) run one at a time once the
+  # agent suites are done, then that lane helps the second: both take the second lane's files from one queue.
   lane2=()
   for n in agentDefaults agentService chatQueue chatSecurity hostUi lifecycle markdownParts markdownStream permissionWithdraw reload remoteAcp rpc rpcSelection tabs traffic trust turnReview walkthrough checkpoints; do
     lane2+=("out/test/vscode/$n.test.js")
@@ -90,9 +93,22 @@ else
   vsix=out/test/vscode/vsix.test.js
   lane1=()
   for f in out/test/vscode/*.test.js; do [[ "$f" = "$vsix" || " ${lane2[*]} " = *" $f "* ]] || lane1+=("$f"); done
-  ( status=0; phase vscode-2 1 "${lane2[@]}"; echo "$status" > test-artifacts/status-vscode-2 ) &
+  queue=test-artifacts/vscode-queue
+  printf '%s\n' "${lane2[@]}" >"$queue"
+  take() { flock "$queue.lock" sh -c 'head -n 1 "$0"; sed -i 1d "$0"' "$queue"; }
+  drain() { # drain <lane>: the queue's files, one at a time, until none is left
+    local f n=0
+    while f="$(take)" && [ -n "$f" ]; do
+      n=$((n + 1))
+      phase "$1-$n" 1 "$f"
+    done
+  }
+  ( status=0; drain vscode-2; echo "$status" > test-artifacts/status-vscode-2 ) &
   lane2Pid=$!
+  wait "$agentsPid" || true
+  [ "$(cat test-artifacts/status-agents 2>/dev/null || echo 1)" = 0 ] || status=1
   phase vscode-1 1 "${lane1[@]}"
+  drain vscode-1
   wait "$lane2Pid" || true
   [ "$(cat test-artifacts/status-vscode-2 2>/dev/null || echo 1)" = 0 ] || status=1
   phase vscode-vsix 1 "$vsix"
