@@ -1,6 +1,7 @@
 /**
  * Lifetimes in a real VS Code (code-server + Chromium), with the smoke agent: with no agent, Stop and Cancel are
- * not offered; an agent that crashes mid-turn leaves its running tool card failed with the reason (not spinning),
+ * not offered; a command run through the terminal service grows in its card, shows in a VS Code terminal on
+ * demand and that terminal goes with the release; an agent that crashes mid-turn leaves its running tool card failed with the reason (not spinning),
  * through the restart and the next turn, and its exit notice loses Restart once the agent runs again; a prompt sent while the agent cannot start waits in the queue (one
  * error notice, however many are sent) and goes out, in order, once Restart brings the agent up; a background
  * tab closed with × stays closed after a window reload, and the transcript of every restarted session comes back
@@ -101,6 +102,42 @@ async function promptWhileBroken(page: Page, frame: Frame, broken: string, shot:
   await shot('lifecycle-prompt-sent-after-restart');
 }
 
+/**
+ * A command run through the terminal service (ACP `terminal/create`) for four seconds: the card shows its output
+ * growing, then the exit code; "Show in Terminal" opens it in a VS Code terminal while it runs, and that terminal
+ * goes when the agent releases it.
+ */
+async function liveTerminal(page: Page, frame: Frame, shot: (name: string) => Promise<unknown>): Promise<void> {
+  await send(frame, 'ticker: 16');
+  const block = frame.locator('.entry.tool .terminal-block').last();
+  const output = block.locator('.term-out');
+  const ticks = async () => ((await output.textContent().catch(() => '')) ?? '').match(/tick \d/g)?.length ?? 0;
+  const early = await until(
+    async () => {
+      const n = await ticks();
+      return n > 0 ? n : undefined;
+    },
+    { what: 'the first line of the command in its card', timeoutMs: 30_000, intervalMs: 50 },
+  );
+  assert.ok(early < 16, `the card showed the output only once the command had ended (${early} lines at first)`);
+  await block.locator('[data-action="show-terminal"]').click();
+  const vscodeTerminal = page.locator('.terminal-tabs-entry, .single-terminal-tab, .terminal-wrapper');
+  await vscodeTerminal.first().waitFor({ timeout: 15_000 });
+  // The shot once the terminal shows lines (its rows, where it draws them as text), before the command ends.
+  await page
+    .locator('.terminal-wrapper .xterm-rows', { hasText: 'tick' })
+    .first()
+    .waitFor({ timeout: 3_000 })
+    .catch(() => undefined);
+  await shot('lifecycle-live-terminal');
+  await until(async () => (await ticks()) === 16, { what: 'all sixteen lines in the card', timeoutMs: 30_000, intervalMs: 100 });
+  await block.locator('.term-status', { hasText: 'Exit code 0' }).waitFor({ timeout: 30_000 });
+  await waitText(frame, '.msg.agent', /Ticker done: \{"exitCode":0/);
+  await turnIdle(frame);
+  await until(async () => (await page.locator('.terminal-wrapper').count()) === 0, { what: 'the VS Code terminal to go with the release', timeoutMs: 15_000 });
+  assert.equal(await block.locator('[data-action="show-terminal"]').count(), 0, 'a released terminal is still offered');
+}
+
 test('Stop and Cancel need an agent; a crash fails its tool card; a prompt to a broken agent waits; a closed tab stays closed; the extension host stops its agent gracefully', {
   timeout: 420_000,
 }, async () => {
@@ -136,6 +173,7 @@ test('Stop and Cancel need an agent; a crash fails its tool card; a prompt to a 
 
       let frame = await openChat(page);
       await frame.locator('.conn-ready').waitFor({ timeout: 60_000 });
+      await liveTerminal(page, frame, shot);
       await crashMidTool(frame, shot);
       await promptWhileBroken(page, frame, broken, shot);
 
