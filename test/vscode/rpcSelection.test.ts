@@ -36,6 +36,13 @@ async function userMessages(chat: Frame): Promise<{ text: string; chips: string 
   );
 }
 
+/** The header's thinking-level picker: its label and the names of its choices. */
+async function thinkingPicker(chat: Frame): Promise<{ label: string | null; choices: string[] }> {
+  const picker = chat.locator('[data-testid="config-thinking_level"]');
+  await picker.waitFor({ timeout: 30_000 });
+  return { label: await picker.getAttribute('aria-label'), choices: (await picker.locator('vscode-option').allTextContents()).map((t) => t.trim()) };
+}
+
 test('selection commands through pi in RPC mode: short labels, the selection and visible text, English and Chinese', { timeout: 300_000 }, async () => {
   assert.ok(PI_RPC.installed(), 'pi is not installed: run scripts/setup-agents.sh');
   const model = await startScriptedModel();
@@ -72,6 +79,8 @@ test('selection commands through pi in RPC mode: short labels, the selection and
     await chat.locator('.msg.agent', { hasText: 'What it does' }).last().waitFor({ timeout: 60_000 });
     await info.screenshot('rpc-selection-explain');
     assert.deepEqual(await userMessages(chat), [{ text: 'Explain: cart_total in pricing.py', chips: 'pricing.py:6-10' }], 'the label and chip, not the instructions');
+    // pi's settings in the header are named for people, not by the adapter's ids and raw values.
+    assert.deepEqual(await thinkingPicker(chat), { label: 'Thinking level', choices: ['Off', 'Minimal', 'Low', 'Medium', 'High', 'Extra high'] });
     const [explained] = taskRequests(model, 'explain');
     assert.ok(explained, 'no explain request reached the model');
     assert.match(explained, /Answer in English\./);
@@ -115,6 +124,7 @@ test('selection commands through pi in RPC mode: short labels, the selection and
     await info.screenshot('rpc-selection-explain-zh');
     const zhShown = await userMessages(zhChat);
     assert.deepEqual(zhShown.at(-1), { text: '解释：pricing.py 中的 apply_discount', chips: 'pricing.py:21-24' });
+    assert.deepEqual(await thinkingPicker(zhChat), { label: '思考级别', choices: ['关闭', '最低', '低', '中', '高', '超高'] });
     const zhAsked = await until(() => taskRequests(model, 'explain')[1], { what: 'the Chinese explain request', timeoutMs: 10_000 });
     assert.match(zhAsked, /请用简体中文回答/, 'the model was not asked to answer in Chinese');
     assert.match(zhAsked, /selection: [^"]*\(lines 21-24\)\\n```python\\ndef apply_discount\(total, percent\):/, 'the selection reached the model');
