@@ -1,12 +1,26 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inertMarkup } from '../../core/visibleText';
+import { gitignoreFilter } from '../../host/gitignoreFilter';
 import { resolveInWorkspace } from '../../host/workspacePaths';
 import type { ContextChip, FileHit } from '../../shared/chatProtocol';
 import { showDiff, VirtualDocuments } from '../virtualDocuments';
 
 const FILE_INDEX_TTL_MS = 20_000;
-const EXCLUDE = '**/{node_modules,.git,dist,out,.scratch,.tools}/**';
+const EXCLUDED_DIRS = ['node_modules', '.git', 'dist', 'out', '.scratch', '.tools'];
+
+/**
+ * What the `@` file search leaves out: those folders and the `files.exclude` globs (an exclude given to findFiles
+ * replaces the setting's). A glob with a brace group of its own cannot sit in the one group and is left to the
+ * setting's users (the Explorer).
+ */
+function excludeGlob(): string {
+  const excluded = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude') ?? {};
+  const globs = Object.entries(excluded)
+    .filter(([glob, on]) => on === true && !/[{},]/.test(glob))
+    .map(([glob]) => glob);
+  return `{${[...EXCLUDED_DIRS.map((d) => `**/${d}/**`), ...globs].join(',')}}`;
+}
 
 /**
  * Characters that make a command read differently from what runs: C0/C1 controls but tab and newline
@@ -172,7 +186,18 @@ export class EditorActions implements vscode.Disposable {
 
   async searchFiles(query: string): Promise<FileHit[]> {
     if (!this.fileIndex || Date.now() - this.fileIndex.at > FILE_INDEX_TTL_MS) {
-      this.fileIndex = { at: Date.now(), uris: await vscode.workspace.findFiles('**/*', EXCLUDE, 5000) };
+      const found = await vscode.workspace.findFiles('**/*', excludeGlob(), 5000);
+      // What each folder's .gitignore files leave out (the search view's own rule, search.useIgnoreFiles).
+      const filters = new Map<string, (rel: string) => boolean>();
+      for (const folder of vscode.workspace.workspaceFolders ?? []) {
+        const rels = found.filter((u) => u.fsPath.startsWith(folder.uri.fsPath + path.sep)).map((u) => path.relative(folder.uri.fsPath, u.fsPath).split(path.sep).join('/'));
+        filters.set(folder.uri.fsPath, gitignoreFilter(folder.uri.fsPath, rels));
+      }
+      const uris = found.filter((u) => {
+        const folder = vscode.workspace.getWorkspaceFolder(u);
+        return !folder || !filters.get(folder.uri.fsPath)?.(path.relative(folder.uri.fsPath, u.fsPath).split(path.sep).join('/'));
+      });
+      this.fileIndex = { at: Date.now(), uris };
     }
     const q = query.toLowerCase();
     const scored: { hit: FileHit; score: number }[] = [];
