@@ -4,7 +4,8 @@
  * its coloured output and its exit code without being expanded, and "Show in Terminal" opens a VS Code terminal
  * with the same output (none is opened before). Then Follow Agent: turned on from the chat's title bar, the file the
  * agent writes opens in an editor; a file and a folder dropped on the composer reach the model, and so does each
- * `@` kind (a folder, the terminal, the git changes, a link, a TypeScript workspace symbol). Screenshots:
+ * `@` kind (a folder, the terminal, the git changes, a link, a TypeScript workspace symbol, the selection, the
+ * problems). Screenshots:
  * test-artifacts/terminal-card-*.png, follow-agent.png, dropped-chips.png, mention-*.png.
  */
 import assert from 'node:assert/strict';
@@ -17,7 +18,7 @@ import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, send, turnIdle } from './chatUi';
-import { openFile } from './editorUi';
+import { openFile, selectLines } from './editorUi';
 import { answerModal, runCommand, withWorkbench } from './runner';
 
 test("a shell command's output, colours and exit code in its tool card; Show in Terminal opens it in VS Code (claude)", { timeout: 600_000 }, async () => {
@@ -31,7 +32,14 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
     fs.writeFileSync(path.join(workspace, 'tracked.txt'), 'committed\n');
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: workspace, stdio: 'ignore' });
     // A TypeScript file: the `@` workspace symbols come from its language server.
-    fs.writeFileSync(path.join(workspace, 'shapes.ts'), 'export function computeTriangleArea(base: number, height: number): number {\n  return (base * height) / 2; // AREA-LINE\n}\n');
+    // Its fourth line is a type error: the `@` problems carry TypeScript's message.
+    fs.writeFileSync(
+      path.join(workspace, 'shapes.ts'),
+      "export function computeTriangleArea(base: number, height: number): number {\n  return (base * height) / 2; // AREA-LINE\n}\nexport const sides: number = 'three'; // SELECTED-LINE\n",
+    );
+    // Three files for the `@` search: one it offers, one .gitignore leaves out, one files.exclude leaves out.
+    for (const name of ['zz-kept.md', 'zz-ignored.md', 'zz-excluded.md']) fs.writeFileSync(path.join(workspace, name), `${name}\n`);
+    fs.writeFileSync(path.join(workspace, '.gitignore'), 'zz-ignored.md\n');
     git('init', '-q');
     git('add', 'tracked.txt');
     git('commit', '-qm', 'base');
@@ -43,6 +51,7 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
           'agentHost.defaultAgent': 'claude',
           'workbench.colorTheme': 'Default Dark Modern',
           'git.enabled': true, // (off in the tests' defaults) the `@` git changes read it
+          'files.exclude': { '**/.git': true, '**/zz-excluded.md': true },
         },
         timeoutMs: 540_000,
         viewport: { width: 1280, height: 860 },
@@ -137,6 +146,13 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
         await mention('termin', "The active terminal's recent output", 'Terminal:');
         await mention('git', 'Git changes', 'Git changes');
         await mention('https://example.com/spec', 'Link: https://example.com/spec', 'https://example.com/spec');
+        // The file search leaves out what .gitignore and files.exclude leave out.
+        await input.click();
+        await input.pressSequentially('@zz-');
+        await frame.locator('.menu:not([hidden]) .menu-item', { hasText: 'zz-kept.md' }).first().waitFor({ timeout: 30_000 });
+        const offered = await frame.locator('.menu:not([hidden]) .menu-item').allTextContents();
+        assert.ok(!offered.some((t) => /zz-ignored|zz-excluded/.test(t)), `the @ search offered: ${offered.join(' | ')}`);
+        await input.fill('');
         // A workspace symbol: TypeScript's server answers once it has loaded the file's project (opened here), so
         // the query is typed again until the symbol is offered.
         await openFile(page, 'shapes.ts');
@@ -162,6 +178,11 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
         await symbolChip.waitFor({ timeout: 15_000 });
         // The whole declaration (lines 1-3), not only the line of its name.
         assert.match((await symbolChip.textContent()) ?? '', /computeTriangleArea(\(\))? \(shapes\.ts:1-3\)/);
+        // The editor's selection (line 4), and the problems once TypeScript has reported line 4's error.
+        await selectLines(page, 4, 1);
+        await mention('', 'Current selection', 'shapes.ts:4-4');
+        await until(async () => /^\s*1\b/.test((await page.locator('[id="status.problems"]').textContent()) ?? ''), { what: "TypeScript's error in the status bar", timeoutMs: 60_000 });
+        await mention('', 'Problems', 'Problems (1)');
         await info.screenshot('mention-kinds');
         const mentioned = model.requests.length;
         await input.pressSequentially('Use the context.');
@@ -180,6 +201,8 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
           ['the git changes', /\+GIT-CHANGED line/],
           ['the link', /https:\/\/example\.com\/spec/],
           ["the symbol's lines", /AREA-LINE/],
+          ['the selection', /SELECTED-LINE/],
+          ['the problems', /shapes\.ts:4: error: Type 'string' is not assignable to type 'number'/],
         ] as const) {
           assert.match(sent(), seen, `${what} reached the model`);
         }
