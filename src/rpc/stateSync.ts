@@ -122,7 +122,11 @@ export class RpcStateSync {
     }
   }
 
-  /** Queue modes, thinking level and auto-* switches as ACP-shaped config options, so generic views show them. */
+  /**
+   * Queue modes, thinking level and auto-* switches as ACP-shaped config options, so generic views show them. Named
+   * here in English with their raw values; `_meta.hostNamed` tells the views these are ours to name (in the display
+   * language: src/views/chat/rpcOptionTexts.ts).
+   */
   publishConfigOptions(): void {
     const s = this.model.agentState;
     const select = (id: string, name: string, value: unknown, values: string[], description?: string) => ({
@@ -132,6 +136,7 @@ export class RpcStateSync {
       type: 'select',
       currentValue: String(value),
       options: values.map((v) => ({ value: v, name: v })),
+      _meta: { hostNamed: true },
     });
     const options: unknown[] = [];
     if (s.thinkingLevel !== undefined) {

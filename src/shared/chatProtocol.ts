@@ -29,6 +29,8 @@ export interface ConfigOptionView {
   type: 'select' | 'boolean';
   currentValue: string | boolean;
   options: { value: string; name: string; description?: string; group?: string }[];
+  /** Named by our own adapter (`_meta.hostNamed`), not by the agent: the views name it in the display language. */
+  hostNamed?: true;
 }
 
 export interface SlashCommand {

@@ -57,6 +57,7 @@ export function normalizeConfigOptions(raw: unknown[]): ConfigOptionView[] {
       name,
       ...(typeof o.description === 'string' ? { description: o.description } : {}),
       ...(typeof o.category === 'string' ? { category: o.category } : {}),
+      ...(isRecord(o._meta) && o._meta.hostNamed === true ? { hostNamed: true as const } : {}),
     };
     if (o.type === 'boolean' || typeof o.currentValue === 'boolean') {
       out.push({ ...base, type: 'boolean', currentValue: o.currentValue === true, options: [] });

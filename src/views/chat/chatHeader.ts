@@ -7,7 +7,7 @@ import type { AgentManager } from '../../manager/agentManager';
 import { sourceLabel } from '../../manager/agentSources';
 import type { PromptCapabilities } from '../../session/agentSession';
 import type { SessionModel } from '../../session/sessionModel';
-import type { ConfigOptionView, HeaderState, RpcChatState } from '../../shared/chatProtocol';
+import type { HeaderState, RpcChatState } from '../../shared/chatProtocol';
 import { normalizeConfigOptions } from './chatContent';
 import { localizedRpcOptions } from './rpcOptionTexts';
 
@@ -46,7 +46,7 @@ export function chatHeader({ manager, model, busy, permissionsInChat }: HeaderIn
     ...(m && manager.silentFor !== undefined ? { silentSeconds: manager.silentFor } : {}),
     ...(o?.modes ? { modes: o.modes } : {}),
     ...(o?.models ? { models: o.models } : {}),
-    configOptions: o ? configOptionsOf(manager, o.configOptions) : [],
+    configOptions: o ? localizedRpcOptions(normalizeConfigOptions(o.configOptions)) : [],
     ...(m?.usage ? { usage: m.usage } : {}),
     commands: (o?.commands ?? []).map((c) => {
       const hint = (c.input as { hint?: unknown } | undefined)?.hint;
@@ -57,13 +57,6 @@ export function chatHeader({ manager, model, busy, permissionsInChat }: HeaderIn
     ...(m?.info.title ? { title: m.info.title } : {}),
     ...(rpc ? { rpc } : {}),
   };
-}
-
-/** The session's config options for the page; an RPC agent's (named by our adapter) in the display language. */
-function configOptionsOf(manager: AgentManager, raw: unknown[]): ConfigOptionView[] {
-  const options = normalizeConfigOptions(raw);
-  const rpc = manager.agents().find((a) => a.name === manager.agentName)?.protocol === 'rpc';
-  return rpc ? localizedRpcOptions(options) : options;
 }
 
 /** The agent's own state as the chat shows it (undefined for agents without any). */

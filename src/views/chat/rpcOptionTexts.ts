@@ -1,7 +1,7 @@
 /**
  * pi's RPC settings in the header, in the display language: the RPC adapter publishes them as config options
  * named in English (src/rpc/stateSync.ts, `publishConfigOptions`; it has no vscode), with their raw values
- * ("true", "one-at-a-time") as the choices' names. Options of other ids pass as they are.
+ * ("true", "one-at-a-time") as the choices' names, marked `_meta.hostNamed`. An agent's own options pass as they are.
  */
 import * as vscode from 'vscode';
 import type { ConfigOptionView } from '../../shared/chatProtocol';
@@ -38,7 +38,7 @@ export function localizedRpcOptions(options: ConfigOptionView[]): ConfigOptionVi
   const byId = names();
   const byValue = values();
   return options.map((o) => {
-    const text = byId[o.id];
+    const text = o.hostNamed ? byId[o.id] : undefined;
     if (!text) return o;
     return { ...o, ...text, options: o.options.map((v) => ({ ...v, name: byValue[v.value] ?? v.name })) };
   });
