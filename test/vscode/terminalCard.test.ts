@@ -206,6 +206,30 @@ test("a shell command's output, colours and exit code in its tool card; Show in 
         ] as const) {
           assert.match(sent(), seen, `${what} reached the model`);
         }
+
+        // The header's model picker (claude offers it as its "model" config option): Haiku picked, the agent's next
+        // request for the prompt names a Haiku model (the one before named Sonnet); the meter shows claude's usage.
+        const modelOf = (marker: string) =>
+          model.requests
+            .map((r) => r.body as { model?: string } | undefined)
+            .filter((b) => JSON.stringify(b ?? null).includes(marker))
+            .map((b) => b?.model ?? '')
+            .at(-1);
+        assert.match(modelOf('Use the context') ?? '', /sonnet/, 'the default model');
+        const picker = frame.locator('[data-testid="config-model"]');
+        await picker.evaluate((el) => {
+          (el as HTMLElement & { value: string }).value = 'haiku';
+          el.dispatchEvent(new Event('change', { bubbles: true }));
+        });
+        await until(() => picker.evaluate((el) => (el as HTMLElement).dataset.current === 'haiku'), { what: 'the agent to take Haiku', timeoutMs: 30_000 });
+        await send(frame, 'MODEL-SWITCH which model?\nSCENARIO: answer {"text": "Answered by the picked model."}');
+        await frame.locator('.msg.agent', { hasText: 'Answered by the picked model.' }).waitFor({ timeout: 90_000 });
+        await turnIdle(frame);
+        assert.match(modelOf('MODEL-SWITCH') ?? '', /haiku/, 'the picked model did not reach the model server');
+        const meter = frame.locator('[data-testid="usage"] [role="meter"]');
+        assert.equal(await meter.getAttribute('aria-valuemax'), '200000', "the meter's context size");
+        assert.ok(Number(await meter.getAttribute('aria-valuenow')) > 0, "the meter's figure");
+        await info.screenshot('model-picked');
       },
     );
   } finally {
