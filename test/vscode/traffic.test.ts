@@ -134,6 +134,8 @@ test('the traffic view counts a request that timed out and a restart after a cra
       // The agent is back (restarted, a new session, whose default mode timed out once more): a turn is answered.
       await send(chat, 'say: after the crash');
       await waitText(chat, '.msg.agent', 'Heard: after the crash', 60_000);
+      // (The new session's set_mode times out 1 s after it was sent: the turn may be answered before.)
+      await counted(' 3 requests timed out');
       const line = (await view.locator('#counters').textContent()) ?? '';
       assert.match(line, /^smoke-agent · 3 requests timed out · 1 restarts · 0 permission dialogs timed out · 0 lines dropped$/);
       const whole = await view.evaluate(() => document.body.innerText);
