@@ -45,13 +45,13 @@ function sessionFile(configDir: string, sessionId: string): string | undefined {
 }
 
 /** A prompt the person sent: a user record with text and no tool result (not a command's caveat or output). */
-function promptText(r: SessionRecord): string | undefined {
-  if (r.type !== 'user' || r.isMeta || r.isSidechain || !Array.isArray(r.message?.content)) return undefined;
+function isPrompt(r: SessionRecord): boolean {
+  if (r.type !== 'user' || r.isMeta || r.isSidechain || !Array.isArray(r.message?.content)) return false;
   const blocks = r.message.content as { type?: string; text?: string }[];
-  if (blocks.some((b) => b.type === 'tool_result')) return undefined;
-  const text = blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '');
+  if (blocks.some((b) => b.type === 'tool_result')) return false;
+  const first = blocks.find((b) => b.type === 'text');
   // Reminders the agent injects are no prompt (the transcript leaves them out too: acpSession.ts).
-  return text.length && !/^\s*<system-reminder>/.test(text[0] ?? '') ? text.join('\n') : undefined;
+  return first !== undefined && !/^\s*<system-reminder>/.test(first.text ?? '');
 }
 
 export type ResumePoint = { at: string } | { start: true } | { missing: string };
@@ -70,7 +70,7 @@ export function claudeResumePoint(configDir: string, sessionId: string, index: n
     if (!line.trim()) continue;
     try {
       const record = JSON.parse(line) as SessionRecord;
-      if (promptText(record) !== undefined) prompts.push(record);
+      if (isPrompt(record)) prompts.push(record);
     } catch {
       // a line being written: the rest is read
     }

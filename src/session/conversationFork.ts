@@ -1,7 +1,8 @@
 /**
  * Going back in a conversation to before one of its user messages: the agent branches its own session there
- * (pi RPC `branch`, upstream `fork`; an ACP agent's `session/fork` at a message: claude-agent-acp), so the model's next request lacks the later turns, and the transcript
- * drops that message and what followed. Protocol-blind: it goes through the session's command surface.
+ * (pi RPC `branch`, upstream `fork`; claude-agent-acp's `session/fork` at a message), so the model's next request
+ * lacks the later turns, and the transcript drops that message and what followed. Protocol-blind: it goes through
+ * the session's command surface or its `forkBefore`.
  */
 import type { AgentSession } from './agentSession';
 import type { MessageEntity } from './sessionModel';
