@@ -188,15 +188,25 @@ export class EditorActions implements vscode.Disposable {
     if (!this.fileIndex || Date.now() - this.fileIndex.at > FILE_INDEX_TTL_MS) {
       const found = await vscode.workspace.findFiles('**/*', excludeGlob(), 5000);
       // What each folder's .gitignore files leave out (the search view's own rule, search.useIgnoreFiles).
-      const filters = new Map<string, (rel: string) => boolean>();
-      for (const folder of vscode.workspace.workspaceFolders ?? []) {
-        const rels = found.filter((u) => u.fsPath.startsWith(folder.uri.fsPath + path.sep)).map((u) => path.relative(folder.uri.fsPath, u.fsPath).split(path.sep).join('/'));
-        filters.set(folder.uri.fsPath, gitignoreFilter(folder.uri.fsPath, rels));
+      const byFolder = new Map<string, { uri: vscode.Uri; rel: string }[]>();
+      const uris: vscode.Uri[] = [];
+      for (const uri of found) {
+        const folder = vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath;
+        if (!folder) {
+          uris.push(uri);
+          continue;
+        }
+        const files = byFolder.get(folder) ?? [];
+        files.push({ uri, rel: path.relative(folder, uri.fsPath).split(path.sep).join('/') });
+        byFolder.set(folder, files);
       }
-      const uris = found.filter((u) => {
-        const folder = vscode.workspace.getWorkspaceFolder(u);
-        return !folder || !filters.get(folder.uri.fsPath)?.(path.relative(folder.uri.fsPath, u.fsPath).split(path.sep).join('/'));
-      });
+      for (const [folder, files] of byFolder) {
+        const ignored = gitignoreFilter(
+          folder,
+          files.map((f) => f.rel),
+        );
+        for (const f of files) if (!ignored(f.rel)) uris.push(f.uri);
+      }
       this.fileIndex = { at: Date.now(), uris };
     }
     const q = query.toLowerCase();
