@@ -87,7 +87,7 @@ else
   # scans, the long transcript, npm installs, vscode-test, npm start; and every new file) run one at a time once the
   # agent suites are done, then that lane helps the second: both take the second lane's files from one queue.
   lane2=()
-  for n in agentDefaults agentService chatQueue chatSecurity hostUi lifecycle markdownParts markdownStream permissionWithdraw reload remoteAcp rpc rpcSelection tabs traffic trust turnReview walkthrough checkpoints; do
+  for n in agentDefaults agentService chatQueue chatSecurity hostUi lifecycle markdownParts markdownStream permissionWithdraw reload remoteAcp rpc rpcSelection tabs traffic trust turnReview walkthrough checkpoints terminalCard history; do
     lane2+=("out/test/vscode/$n.test.js")
   done
   vsix=out/test/vscode/vsix.test.js
@@ -131,6 +131,8 @@ if [ -n "$leftovers" ]; then
 else
   echo "[test] no process left behind"
 fi
+# Why each failed test failed, last: the end of the output is what a CI page keeps.
+[ "${fail:-0}" = "0" ] || node scripts/lib/failures.mjs test-artifacts/results-*.tap || true
 echo "tests: ${pass:-0} passed, ${fail:-0} failed, ${skip:-0} skipped"
 # No silent skip: a test that did not run (its agent or binary missing) fails the run.
 if [ "${skip:-0}" != "0" ]; then
