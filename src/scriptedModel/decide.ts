@@ -358,8 +358,20 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** A result that is JSON data (a lookup's answer, e.g. diagnostics with severity "Error") is read only by its error flag. */
 function lastResultDenied(conv: Conversation): boolean {
-  return conv.lastToolResultIsError === true || looksDenied(conv.lastToolResultText);
+  return conv.lastToolResultIsError === true || (!isJsonData(conv.lastToolResultText) && looksDenied(conv.lastToolResultText));
+}
+
+function isJsonData(text: string): boolean {
+  const t = text.trim();
+  if (!t.startsWith('[') && !t.startsWith('{')) return false;
+  try {
+    JSON.parse(t);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function finalAnswer(conv: Conversation, scenario: Scenario | undefined): Decision {

@@ -27,6 +27,8 @@ export interface ModelRequestRecord {
   scenario?: string;
   /** Name of the tool called, when the decision was a tool call. */
   tool?: string;
+  /** The text of the last tool result the request carries after its last user message (what the model was given). */
+  toolResult?: string;
   body: unknown;
 }
 
@@ -142,8 +144,10 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
       return;
     }
 
-    const decision = decide(found.format.toConversation(body), { workspace: opts.workspace });
+    const conversation = found.format.toConversation(body);
+    const decision = decide(conversation, { workspace: opts.workspace });
     const entry: Omit<ModelRequestRecord, 'path'> = { api, decision: decision.label, body };
+    if (conversation.hasToolResultAfterLastUser) entry.toolResult = conversation.lastToolResultText;
     if (decision.scenario !== undefined) entry.scenario = decision.scenario;
     if (decision.type === 'tool') entry.tool = decision.tool.name;
     record(entry);

@@ -70,6 +70,14 @@ describe('decide', () => {
     assert.equal(flagged.label, 'final-denied');
   });
 
+  it('reads a JSON result (a lookup\'s data, e.g. diagnostics of severity "Error") only by its error flag', () => {
+    const tool = 'SCENARIO: tool {"name": "get_diagnostics"}';
+    const data = '[{"severity":"Error","message":"Type \'string\' is not assignable to type \'number\'."}]';
+    assert.equal(decide(conv(tool, [], { hasToolResultAfterLastUser: true, lastToolResultText: data })).label, 'final');
+    assert.equal(decide(conv(tool, [], { hasToolResultAfterLastUser: true, lastToolResultText: data, lastToolResultIsError: true })).label, 'final-denied');
+    assert.equal(decide(conv(tool, [], { hasToolResultAfterLastUser: true, lastToolResultText: 'Error: no such file' })).label, 'final-denied');
+  });
+
   it('falls back to an edit tool with empty old text when there is no write tool', () => {
     const edit = fnTool('Edit', { file_path: str, old_string: str, new_string: str }, ['file_path', 'old_string', 'new_string']);
     assert.deepEqual(args(decide(conv(write, [edit]))), { file_path: '/w/a.txt', old_string: '', new_string: 'A\nB\n' });

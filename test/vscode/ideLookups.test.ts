@@ -1,0 +1,141 @@
+/**
+ * The IDE lookups answered by the real VS Code language providers, to a real agent on each protocol: opencode (ACP)
+ * calls them through the MCP server the extension hosts, oh-my-pi (RPC) as host tools (`set_host_tools`). With a
+ * TypeScript file open, a selection in it and a type error in it, each agent calls find_type_def_locations,
+ * get_selected_range, get_visible_range and get_diagnostics; what the scripted model then sees (the tool result the
+ * agent passed on) carries what VS Code's TypeScript features and editor state say. Switching the chat from one agent
+ * to the other, the header's pickers are the new agent's. Screenshots: test-artifacts/ide-lookups-*.png.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { startScriptedModel, type ScriptedModel } from '../../src/scriptedModel/scriptedModel';
+import { agentById } from '../agents/catalog';
+import { OMP_RPC } from '../rpc/agents';
+import { scratchWorkspace } from '../support/paths';
+import { until } from '../support/wait';
+import { openChat, pick, send, turnIdle } from './chatUi';
+import { openFile, selectLines } from './editorUi';
+import { statusBarItem, withWorkbench, type WorkbenchInfo } from './runner';
+
+const SHAPES = ['export interface Point {', '  x: number;', '  y: number;', '}', 'export const origin: Point = { x: 0, y: 0 };', "export const broken: number = 'not a number';", ''].join('\n');
+
+interface Loc {
+  abspath?: string;
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+  text?: string;
+  message?: string;
+}
+
+/** The tool results the model was given since request `from`, parsed (a lookup answers JSON). */
+function resultsSince(model: ScriptedModel, from: number): unknown[] {
+  return model.requests
+    .slice(from)
+    .flatMap((r) => (r.toolResult === undefined ? [] : [r.toolResult]))
+    .map((text) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return text; // not JSON: kept for the assertion's message
+      }
+    });
+}
+
+/** The pickers the chat header shows now, by their labels. */
+async function pickerLabels(chat: Frame): Promise<string[]> {
+  return chat.locator('vscode-single-select.picker').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+}
+
+test('IDE lookups from the real language providers reach opencode over MCP and oh-my-pi as host tools', { timeout: 420_000 }, async () => {
+  const opencode = agentById('opencode')!;
+  assert.ok(opencode?.installed(), 'opencode is not installed: run scripts/setup-agents.sh');
+  assert.ok(OMP_RPC.installed(), 'oh-my-pi is not installed: run scripts/setup-agents.sh');
+  const model = await startScriptedModel();
+  const { scratch, workspace } = scratchWorkspace('ide-lookups');
+  const shapes = path.join(workspace, 'src', 'shapes.ts');
+  fs.writeFileSync(shapes, SHAPES);
+  try {
+    const oc = await opencode.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: model.url, workspace });
+    const omp = OMP_RPC.prepare({ scratch: path.join(scratch, 'omp'), modelUrl: model.url, workspace, args: ['--no-session'] });
+    const agents = [
+      { name: 'opencode', command: oc.command, args: oc.args, env: oc.env, inheritEnv: false },
+      { name: 'omp', command: omp.command, args: omp.args, env: omp.env, protocol: 'rpc', inheritEnv: false },
+    ];
+    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'opencode', 'editor.minimap.enabled': false }, timeoutMs: 380_000 }, async (page, info) => {
+      try {
+        await steps(page, info);
+      } catch (error) {
+        await info.screenshot('ide-lookups-failure');
+        throw error;
+      }
+    });
+  } finally {
+    await model.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+
+  async function steps(page: Page, info: WorkbenchInfo): Promise<void> {
+    await statusBarItem(page, 'agentHost.status', 60_000);
+    // shapes.ts open, TypeScript's error on line 6 shown, line 5 (`origin`) selected.
+    await openFile(page, 'src/shapes.ts');
+    await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 90_000 });
+    await selectLines(page, 5, 1);
+    const chat = await openChat(page);
+
+    /** One turn in which the agent calls `tool`; returns the JSON values the model saw after it. */
+    const call = async (agent: string, tool: string, args: Record<string, unknown>): Promise<unknown[]> => {
+      const from = model.requests.length;
+      await send(chat, `SCENARIO: tool ${JSON.stringify({ name: tool, args })}`);
+      await until(() => model.requests.slice(from).some((r) => r.toolResult !== undefined) || undefined, { what: `${agent}: the request after ${tool}`, timeoutMs: 90_000 });
+      await turnIdle(chat);
+      return resultsSince(model, from);
+    };
+
+    for (const agent of ['opencode', 'omp']) {
+      if (agent !== 'opencode') await pick(chat, 'agent', agent);
+      await chat.locator('.conn-ready').waitFor({ timeout: 90_000 });
+      // The header's pickers are this agent's alone: opencode's session mode, omp's interrupt mode (a fork setting).
+      const [mine, theirs] = agent === 'omp' ? ['Interrupt', 'Session Mode'] : ['Session Mode', 'Interrupt'];
+      const pickers = await until(
+        async () => {
+          const labels = await pickerLabels(chat);
+          return labels.includes(mine) && !labels.includes(theirs) ? labels : undefined;
+        },
+        { what: `${agent}'s pickers (with ${mine}, without ${theirs}) in the header`, timeoutMs: 30_000 },
+      );
+      console.log(`${agent}'s pickers: ${pickers.join(', ')}`);
+      await info.screenshot(`ide-lookups-${agent}-header`);
+
+      // The type of `origin` (line 5, 0-based 4, column 13) is defined on line 1: TypeScript's answer.
+      const typeDefs = (await call(agent, 'find_type_def_locations', { abspath: shapes, line: 4, character: 13 })) as Loc[][];
+      assert.ok(
+        typeDefs.some((v) => Array.isArray(v) && v.some((l) => l.abspath === shapes && l.range?.start.line === 0)),
+        `${agent}: the type definition did not reach the model: ${JSON.stringify(typeDefs).slice(0, 400)}`,
+      );
+
+      // The selection: line 5, whole.
+      const selected = (await call(agent, 'get_selected_range', {})) as Loc[];
+      assert.ok(
+        selected.some((v) => v.abspath === shapes && v.range?.start.line === 4 && v.text?.startsWith('export const origin: Point')),
+        `${agent}: the selection did not reach the model: ${JSON.stringify(selected).slice(0, 400)}`,
+      );
+
+      // What the editor shows: the whole short file.
+      const visible = (await call(agent, 'get_visible_range', {})) as Loc[];
+      assert.ok(
+        visible.some((v) => v.abspath === shapes && v.range?.start.line === 0 && v.text?.includes('export interface Point') && v.text.includes("'not a number'")),
+        `${agent}: the visible code did not reach the model: ${JSON.stringify(visible).slice(0, 400)}`,
+      );
+
+      // TypeScript's error on line 6.
+      const diagnostics = (await call(agent, 'get_diagnostics', { abspath: shapes })) as Loc[][];
+      assert.ok(
+        diagnostics.some((v) => Array.isArray(v) && v.some((d) => d.abspath === shapes && d.range?.start.line === 5 && /not assignable to type 'number'/.test(d.message ?? ''))),
+        `${agent}: the diagnostics did not reach the model: ${JSON.stringify(diagnostics).slice(0, 400)}`,
+      );
+      await info.screenshot(`ide-lookups-${agent}-chat`);
+    }
+  }
+});
