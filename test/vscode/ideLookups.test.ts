@@ -4,7 +4,10 @@
  * TypeScript file open, a selection in it and a type error in it, each agent calls find_type_def_locations,
  * get_selected_range, get_visible_range and get_diagnostics; what the scripted model then sees (the tool result the
  * agent passed on) carries what VS Code's TypeScript features and editor state say. Switching the chat from one agent
- * to the other, the header's pickers are the new agent's. Screenshots: test-artifacts/ide-lookups-*.png.
+ * to the other, the header's pickers are the new agent's. Then a second model picked in the header reaches the agent
+ * (`session/set_config_option` for opencode, which offers its models as a config option, `set_model` for oh-my-pi;
+ * both seen in the traffic view) and the scripted model is
+ * asked by that model's name, and the header's meter shows the picked model's context window. Screenshots: test-artifacts/ide-lookups-*.png.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -16,9 +19,10 @@ import { agentById } from '../agents/catalog';
 import { OMP_RPC } from '../rpc/agents';
 import { scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
-import { openChat, pick, send, turnIdle } from './chatUi';
+import { openChat, pick, send, turnIdle, waitText } from './chatUi';
 import { openFile, selectLines } from './editorUi';
-import { statusBarItem, withWorkbench, type WorkbenchInfo } from './runner';
+import { runCommand, statusBarItem, withWorkbench, type WorkbenchInfo } from './runner';
+import { frameWhere } from './waits';
 
 const SHAPES = ['export interface Point {', '  x: number;', '  y: number;', '}', 'export const origin: Point = { x: 0, y: 0 };', "export const broken: number = 'not a number';", ''].join('\n');
 
@@ -43,6 +47,27 @@ function resultsSince(model: ScriptedModel, from: number): unknown[] {
     });
 }
 
+/** A second model for the agent's config file (`file`, as written by src/agents/scripted.ts): "Scripted model (large)". */
+const LARGE = 'scripted-model-large';
+function addLargeModel(agent: 'opencode' | 'omp', file: string): void {
+  if (agent === 'opencode') {
+    const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
+    cfg.provider.scripted.models[LARGE] = { name: 'Scripted model (large)', tool_call: true, limit: { context: 256000, output: 8192 } };
+    fs.writeFileSync(file, JSON.stringify(cfg, null, 2));
+  } else {
+    const entry = [
+      '      - id: scripted-model-large',
+      '        name: Scripted model (large)',
+      '        reasoning: false',
+      '        input: [text]',
+      '        contextWindow: 256000',
+      '        maxTokens: 8192',
+      '',
+    ];
+    fs.appendFileSync(file, entry.join('\n'));
+  }
+}
+
 /** The pickers the chat header shows now, by their labels. */
 async function pickerLabels(chat: Frame): Promise<string[]> {
   return chat.locator('vscode-single-select.picker').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
@@ -59,6 +84,8 @@ test('IDE lookups from the real language providers reach opencode over MCP and o
   try {
     const oc = await opencode.prepare({ scratch: path.join(scratch, 'opencode'), modelUrl: model.url, workspace });
     const omp = OMP_RPC.prepare({ scratch: path.join(scratch, 'omp'), modelUrl: model.url, workspace, args: ['--no-session'] });
+    addLargeModel('opencode', path.join(oc.env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'));
+    addLargeModel('omp', path.join(omp.env!.HOME!, '.omp', 'agent', 'models.yml'));
     const agents = [
       { name: 'opencode', command: oc.command, args: oc.args, env: oc.env, inheritEnv: false },
       { name: 'omp', command: omp.command, args: omp.args, env: omp.env, protocol: 'rpc', inheritEnv: false },
@@ -136,6 +163,44 @@ test('IDE lookups from the real language providers reach opencode over MCP and o
         `${agent}: the diagnostics did not reach the model: ${JSON.stringify(diagnostics).slice(0, 400)}`,
       );
       await info.screenshot(`ide-lookups-${agent}-chat`);
+
+      // The second model picked in the header: the agent is told (the traffic view shows the frame) and the model
+      // server is asked by that model's name.
+      // (opencode offers its models as a config option, omp as a model list: the picker labelled "Model" either way.)
+      const picker = chat.locator('vscode-single-select.picker[aria-label="Model"]');
+      const testid = (await picker.getAttribute('data-testid')) ?? '';
+      const large = await picker.locator('vscode-option').evaluateAll((els) => els.find((e) => /large/i.test(e.textContent ?? ''))?.getAttribute('value') ?? '');
+      assert.ok(large, `${agent}: the header offers no second model`);
+      await pick(chat, testid, large);
+      const asked = model.requests.length;
+      await send(chat, `MODEL-PICKED ${agent}\nSCENARIO: answer ${JSON.stringify({ text: `Answered by the large model for ${agent}.` })}`);
+      await waitText(chat, '.msg.agent', `Answered by the large model for ${agent}.`);
+      await turnIdle(chat);
+      const names = model.requests.slice(asked).map((r) => (r.body as { model?: string } | undefined)?.model);
+      assert.ok(names.length > 0 && names.every((n) => n === LARGE), `${agent}: the model server was asked for ${names.join(', ')}`);
+      // The meter: the tokens of the conversation out of the picked model's window (256k; the first model's is 128k),
+      // from opencode's usage_update (ACP) and from pi's session stats (RPC).
+      const meter = chat.locator('[data-testid="usage"]');
+      await meter
+        .filter({ hasText: /^[1-9][\d.]*k \/ 256k/ })
+        .waitFor({ timeout: 30_000 })
+        .catch(async () => assert.fail(`${agent}: the meter shows "${await meter.textContent()}"`));
+      await runCommand(page, 'Atrium: Show Agent Traffic');
+      const traffic = await frameWhere(page, () => !!document.getElementById('rows') && !!document.getElementById('counters'), 'the traffic view');
+      const method = agent === 'omp' ? 'set_model' : testid.startsWith('config-') ? 'session/set_config_option' : 'session/set_model';
+      await traffic.locator('#filter').fill(method);
+      const sent = await until(
+        async () => {
+          const rows = await traffic.locator('#rows tr:not([hidden])').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+          return rows.find((r) => r[1] === '→' && r[4] === method && r[7]?.includes(LARGE));
+        },
+        { what: `${method} with ${LARGE} in the traffic view`, timeoutMs: 15_000 },
+      );
+      assert.ok(sent);
+      await info.screenshot(`ide-lookups-${agent}-traffic`);
+      // shapes.ts the active editor again, line 5 selected, for the next agent.
+      await openFile(page, 'src/shapes.ts');
+      await selectLines(page, 5, 1);
     }
   }
 });
