@@ -4,7 +4,8 @@
  * TypeScript file open, a selection in it and a type error in it, each agent calls find_type_def_locations,
  * get_selected_range, get_visible_range and get_diagnostics; what the scripted model then sees (the tool result the
  * agent passed on) carries what VS Code's TypeScript features and editor state say. Switching the chat from one agent
- * to the other, the header's pickers are the new agent's. Then a second model picked in the header reaches the agent
+ * to the other, the header's pickers are the new agent's. Then a second model picked in the header (opencode's twelve
+ * by typing in the picker, which a long list allows) reaches the agent
  * (`session/set_config_option` for opencode, which offers its models as a config option, `set_model` for oh-my-pi;
  * both seen in the traffic view) and the scripted model is
  * asked by that model's name, and the header's meter shows the picked model's context window. Screenshots: test-artifacts/ide-lookups-*.png.
@@ -19,7 +20,7 @@ import { agentById } from '../agents/catalog';
 import { OMP_RPC } from '../rpc/agents';
 import { scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
-import { openChat, pick, send, turnIdle, waitText } from './chatUi';
+import { openChat, pick, pickerShows, send, turnIdle, waitText } from './chatUi';
 import { openFile, selectLines } from './editorUi';
 import { runCommand, statusBarItem, withWorkbench, type WorkbenchInfo } from './runner';
 import { frameWhere } from './waits';
@@ -53,6 +54,8 @@ function addLargeModel(agent: 'opencode' | 'omp', file: string): void {
   if (agent === 'opencode') {
     const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
     cfg.provider.scripted.models[LARGE] = { name: 'Scripted model (large)', tool_call: true, limit: { context: 256000, output: 8192 } };
+    // And ten more: a list long enough to be searchable in the header.
+    for (let i = 1; i <= 10; i++) cfg.provider.scripted.models[`scripted-model-mini-${i}`] = { name: `Scripted model (mini ${i})`, tool_call: true, limit: { context: 64000, output: 4096 } };
     fs.writeFileSync(file, JSON.stringify(cfg, null, 2));
   } else {
     const entry = [
@@ -171,7 +174,18 @@ test('IDE lookups from the real language providers reach opencode over MCP and o
       const testid = (await picker.getAttribute('data-testid')) ?? '';
       const large = await picker.locator('vscode-option').evaluateAll((els) => els.find((e) => /large/i.test(e.textContent ?? ''))?.getAttribute('value') ?? '');
       assert.ok(large, `${agent}: the header offers no second model`);
-      await pick(chat, testid, large);
+      // opencode's twelve models are searchable: typing "large" leaves one choice, clicked; omp's two are a plain list.
+      const searchable = await picker.evaluate((el) => (el as HTMLElement & { combobox: boolean }).combobox);
+      assert.equal(searchable, agent === 'opencode', `${agent}: searchable ${searchable}`);
+      if (searchable) {
+        await picker.locator('.combobox-input').click();
+        await picker.locator('.combobox-input').fill('large');
+        const rows = picker.locator('li.option');
+        await until(async () => (await rows.count()) === 1 || undefined, { what: 'one model left after typing "large"', timeoutMs: 10_000 });
+        await info.screenshot(`ide-lookups-${agent}-model-search`);
+        await rows.first().click();
+        await pickerShows(chat, testid, large);
+      } else await pick(chat, testid, large);
       const asked = model.requests.length;
       await send(chat, `MODEL-PICKED ${agent}\nSCENARIO: answer ${JSON.stringify({ text: `Answered by the large model for ${agent}.` })}`);
       await waitText(chat, '.msg.agent', `Answered by the large model for ${agent}.`);

@@ -10,9 +10,16 @@ interface Choice {
   value: string;
   name: string;
   description?: string;
+  /** The agent's group for this choice (ACP grouped select options): shown as a label above the group's first choice. */
+  group?: string;
 }
 
-type SelectEl = HTMLElement & { value: string };
+type SelectEl = HTMLElement & { value: string; combobox: boolean; filter: string };
+
+/** A picker with more choices than this takes typing to filter them (e.g. a model list across providers). */
+export const SEARCHABLE_FROM = 11;
+/** The value of a group's label row (disabled, never chosen). */
+const GROUP_VALUE = '\u0000group:';
 
 export class Header {
   readonly el: HTMLElement;
@@ -135,9 +142,20 @@ export class Header {
     if (!entry || entry.signature !== signature) {
       // `label` names the element's inner combobox (an aria-label on the host does not reach its shadow DOM).
       const el = h('vscode-single-select', { label, 'aria-label': label, title: label, 'data-testid': id, className: `picker picker-${id.replace(/^config-.*/, 'config')}` }) as SelectEl;
-      for (const c of choices) el.append(h('vscode-option', { value: c.value, description: c.description, selected: c.value === value }, c.name));
+      let group: string | undefined;
+      for (const c of choices) {
+        if (c.group && c.group !== group) el.append(h('vscode-option', { value: `${GROUP_VALUE}${c.group}`, disabled: true, className: 'picker-group' }, c.group));
+        group = c.group;
+        el.append(h('vscode-option', { value: c.value, description: c.description, selected: c.value === value }, c.name));
+      }
+      // A long list is searchable: typing filters its choices (by any part of their names).
+      if (choices.length >= SEARCHABLE_FROM) {
+        el.combobox = true;
+        el.filter = 'contains';
+      }
       el.addEventListener('change', () => {
         const v = el.value;
+        if (v.startsWith(GROUP_VALUE)) return;
         if (v !== el.dataset.current) onChange(v);
       });
       entry = { el, signature };
