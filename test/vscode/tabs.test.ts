@@ -16,6 +16,7 @@ import type { Frame, Page } from 'playwright-core';
 import { agentById } from '../agents/catalog';
 import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { scratchWorkspace } from '../support/paths';
+import { until } from '../support/wait';
 import { openChat, pick, send, turnIdle, waitText } from './chatUi';
 import { runCommand, withWorkbench, type WorkbenchInfo } from './runner';
 
@@ -114,8 +115,16 @@ test('conversations in tabs: two agents at once, a background permission badged 
         await turnIdle(frame);
         await info.screenshot('tabs-01-background-permission');
 
+        // The header's model picker is the shown tab's agent's: codex's here, opencode's back in tab 1.
+        const modelShown = (pattern: RegExp, what: string) =>
+          until(async () => (pattern.test((await frame.locator('vscode-single-select.picker[aria-label="Model"]').getAttribute('data-current')) ?? '') ? true : undefined), {
+            what,
+            timeoutMs: 15_000,
+          });
+        await modelShown(/^gpt-/, "codex's model in tab 2's header");
         // Back to tab 1: its card is still answerable; its command then runs for seconds.
         await tab(frame, 't1').click();
+        await modelShown(/^scripted\//, "opencode's model in tab 1's header");
         const card = frame.locator('.entry.permission [data-action="answer-permission"]', { hasText: /Allow once/ }).first();
         await card.waitFor({ timeout: 15_000 });
         // A compound line can never become a rule: the card offers no "Always allow" for it.
@@ -150,10 +159,11 @@ test('conversations in tabs: two agents at once, a background permission badged 
         assert.equal(fs.readFileSync(one, 'utf8').trim(), 'ONE');
         await info.screenshot('tabs-02-background-done');
         await tab(frame, 't1').click();
+        // (tab 2's "Done: wrote" and its summary match too until tab 1's transcript replaces them)
+        await until(async () => ((await frame.locator('.msg', { hasText: 'Two answered.' }).count()) === 0 ? true : undefined), { what: "tab 1's transcript without tab 2's", timeoutMs: 15_000 });
         await waitText(frame, '.msg.agent', /Done/);
         await summary.waitFor({ timeout: 30_000 });
         assert.match((await summary.textContent()) ?? '', /^1 file changed\s*\+1\s*−0$/, "tab 1's summary counts tab 2's two.txt");
-        assert.equal(await frame.locator('.msg', { hasText: 'Two answered.' }).count(), 0, "tab 2's transcript shows in tab 1");
 
         // The model saw each conversation on its own.
         const bodies = model.requests.map((r) => JSON.stringify(r.body ?? null));
