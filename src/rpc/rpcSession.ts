@@ -148,7 +148,7 @@ export class RpcSession extends RpcCommandSurface {
         getState: () => this.getState(),
         runEnded: () => void this.refreshState(),
       },
-      { slashCommandsMayRunLocally: this.dialect.name === 'upstream' },
+      { slashCommandsMayRunLocally: this.dialect.name === 'upstream', compactsAfterRun: this.dialect.name === 'upstream' },
     );
     this.model.setAgentState({ protocol: 'rpc', dialect: this.dialect.name, dialectDetectedBy: this.dialect.detectedBy, commands: this.dialect.table() });
     this.state.apply(state);

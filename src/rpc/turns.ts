@@ -14,6 +14,13 @@ export interface TurnResult {
 
 type TurnCommand = 'prompt' | 'abort_and_prompt' | 'abort';
 
+/**
+ * How long a run that ended in an error waits for the agent's `auto_retry_start` before the turn ends with that error:
+ * pi retries a transient model error (overloaded, 429, 5xx) by itself and says so right after the run's `agent_end`;
+ * the turn then goes on with the retry's run instead of failing.
+ */
+export const RETRY_SETTLE_MS = 1000;
+
 /** What the bookkeeping needs from the session: the wire, the state, and a word when a run ended. */
 export interface TurnIo {
   newId(): string;
@@ -29,6 +36,12 @@ export interface TurnIo {
 export interface RunTrackerOptions {
   /** Upstream pi runs extension slash commands without a run and says so only by not starting one. */
   slashCommandsMayRunLocally: boolean;
+  /**
+   * Upstream pi compacts its context right after a run's `agent_end` when it is near the window, and a prompt that
+   * arrives meanwhile starts a second compaction that fails ("Cannot read properties of undefined"): the first prompt
+   * after a run asks `get_state` and waits while it compacts.
+   */
+  compactsAfterRun: boolean;
 }
 
 interface RunWaiter {
@@ -49,6 +62,14 @@ export class RunTracker {
   /** An abort sent while no run was running (by the id of that `abort`): the next run is the aborted prompt's. */
   private earlyAbort: { abortId: string } | undefined;
   private waiters: RunWaiter[] = [];
+  /** A run that ended in an error, held for RETRY_SETTLE_MS: the agent may retry it. */
+  private held: { messages: unknown; timer: NodeJS.Timeout } | undefined;
+  /** The agent is retrying a failed run (between `auto_retry_start` and the retry's run): that run's messages. */
+  private retrying: { messages: unknown } | undefined;
+  /** The agent is compacting its context (`auto_compaction_start` seen, its end not yet): settles at the end. */
+  private compaction: { done: Promise<void>; end: () => void } | undefined;
+  /** A run ended since the last prompt: the next prompt checks for a compaction first (compactsAfterRun). */
+  private ranSincePrompt = false;
 
   constructor(
     private readonly model: SessionModel,
@@ -69,8 +90,38 @@ export class RunTracker {
         this.runStarted();
         return true;
       case 'agent_end':
-        if (event.isTerminal !== false) this.runEnded(event.messages); // not terminal: the session resumes on its own
+        if (event.isTerminal === false) return true; // not terminal: the session resumes on its own
+        if (this.mayRetry(event.messages)) this.hold(event.messages);
+        else this.runEnded(event.messages);
         return true;
+      case 'auto_compaction_start':
+        if (!this.compaction) {
+          let end!: () => void;
+          const done = new Promise<void>((resolve) => (end = resolve));
+          this.compaction = { done, end };
+        }
+        return false; // the mapper shows it
+      case 'auto_compaction_end':
+        this.endCompaction();
+        return false;
+      case 'auto_retry_start':
+        // The held run is being retried: the turn goes on (the mapper shows the retry).
+        if (this.held) {
+          clearTimeout(this.held.timer);
+          this.retrying = { messages: this.held.messages };
+          this.held = undefined;
+        }
+        return false;
+      case 'auto_retry_end':
+        // No retry after all (attempts used up, or cancelled while waiting): the failed run ends the turn.
+        if (event.success === false) {
+          const failed = this.held?.messages ?? this.retrying?.messages;
+          if (this.held) clearTimeout(this.held.timer);
+          this.held = undefined;
+          this.retrying = undefined;
+          if (failed !== undefined) this.runEnded(failed);
+        }
+        return false;
       case 'prompt_result':
         if (event.agentInvoked === false) this.finishLocalPrompt(typeof event.id === 'string' ? event.id : undefined);
         return true;
@@ -88,6 +139,7 @@ export class RunTracker {
     // An abort meant for an earlier prompt must not cancel this one's run.
     this.earlyAbort = undefined;
     this.model.beginTurn();
+    await this.compactionSettled();
     const before = this.runSeq;
     const promptId = this.io.newId();
     const done = this.waitForRun(promptId, () => this.io.send(promptId, 'prompt', { message, ...(images.length ? { images } : {}) }));
@@ -146,8 +198,28 @@ export class RunTracker {
     for (const w of waiters) w.resolve({ stopReason: 'cancelled' });
   }
 
+  /** Waits while the agent compacts its context (see RunTrackerOptions.compactsAfterRun). */
+  private async compactionSettled(): Promise<void> {
+    if (this.options.compactsAfterRun && this.ranSincePrompt && !this.compaction) {
+      this.ranSincePrompt = false;
+      // Frames come in order on one stdout: a compaction that started before this answer has been seen by now.
+      await this.io.getState().catch(() => undefined);
+    }
+    this.ranSincePrompt = false;
+    await this.compaction?.done;
+  }
+
+  private endCompaction(): void {
+    this.compaction?.end();
+    this.compaction = undefined;
+  }
+
   /** The agent is gone: every waiting prompt fails with `error`. */
   agentExited(error: Error): void {
+    this.endCompaction();
+    if (this.held) clearTimeout(this.held.timer);
+    this.held = undefined;
+    this.retrying = undefined;
     const waiters = this.waiters;
     this.waiters = [];
     this.running = false;
@@ -172,7 +244,26 @@ export class RunTracker {
     this.waiters = this.waiters.filter((w) => w.promptId !== promptId);
   }
 
+  /** A run that failed with an error we did not cause may be retried by the agent (unless its auto-retry is off). */
+  private mayRetry(messages: unknown): boolean {
+    return !this.runAborted && this.model.agentState.autoRetryEnabled !== false && runOutcome(messages, false).stopReason === 'error';
+  }
+
+  private hold(messages: unknown): void {
+    this.held = {
+      messages,
+      timer: setTimeout(() => {
+        this.held = undefined;
+        this.runEnded(messages);
+      }, RETRY_SETTLE_MS),
+    };
+  }
+
   private runStarted(): void {
+    // A retry's run (or any new run) supersedes a failed run still held: that one is over without ending the turn.
+    if (this.held) clearTimeout(this.held.timer);
+    this.held = undefined;
+    this.retrying = undefined;
     this.runSeq++;
     this.running = true;
     this.runAborted = this.earlyAbort !== undefined;
@@ -192,6 +283,7 @@ export class RunTracker {
     const settled = this.waiters.filter((w) => w.afterRun < this.runSeq);
     this.waiters = this.waiters.filter((w) => w.afterRun >= this.runSeq);
     this.mapper.endRun(outcome, this.waiters.length > 0);
+    this.ranSincePrompt = true;
     for (const w of settled) w.resolve({ stopReason: outcome.stopReason });
     this.io.runEnded();
   }

@@ -10,6 +10,8 @@
  *   SCENARIO: edit   {"path": "/abs", "old": "...", "new": "..."}   read first when a read tool is offered, then edit
  *   SCENARIO: shell  {"command": "..."}                   run a command
  *   SCENARIO: tool   {"name": "<substring>", "args": {...}}  call the first tool whose name contains the substring
+ *   SCENARIO: flaky  {"fail": 1, "status": 503, "text": "..."}  the server answers the prompt's first `fail` requests
+ *                                                         with that HTTP error (scriptedModel.ts counts them), then text
  * Without tools: short text ("Scripted session"), or JSON when the request asks for JSON. With tools and no
  * directive: the answer to an Atrium selection-command prompt (tasks.ts), else "Scripted answer.".
  * After the tool result: "Done: … [scenario: <name>]", or DENIED_TEXT when the result reads as a refusal or error.
@@ -435,7 +437,7 @@ export function decide(conv: Conversation, opts: { workspace?: string | undefine
   }
   if (conv.hasToolResultAfterLastUser) return editAfterRead(conv, scenario) ?? finalAnswer(conv, scenario);
   if (conv.tools.length === 0) {
-    if (scenario && (name === 'answer' || name === 'think')) return scriptedText(scenario, opts.workspace);
+    if (scenario && (name === 'answer' || name === 'think' || name === 'flaky')) return scriptedText(scenario, opts.workspace);
     return { type: 'text', label: 'side-text', text: SIDE_TEXT, scenario: name };
   }
   if (!scenario) {
@@ -448,6 +450,7 @@ export function decide(conv: Conversation, opts: { workspace?: string | undefine
   const path = str(args.path);
   switch (scenario.name) {
     case 'answer':
+    case 'flaky':
     case 'think':
       return scriptedText(scenario, opts.workspace);
     case 'write':

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 import { anthropic, countTokens as anthropicCountTokens } from './anthropic';
-import { decide } from './decide';
+import { decide, parseScenario } from './decide';
 import { gemini, countTokens as geminiCountTokens } from './gemini';
 import { openAiChat } from './openaiChat';
 import { openAiResponses } from './openaiResponses';
@@ -96,6 +96,8 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
   const host = opts.host ?? '127.0.0.1';
   const log = opts.log ?? (() => undefined);
   const requests: ModelRequestRecord[] = [];
+  /** SCENARIO: flaky: how many errors each prompt (its last user text) has been answered with. */
+  const flakyServed = new Map<string, number>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
@@ -145,6 +147,19 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     }
 
     const conversation = found.format.toConversation(body);
+    // SCENARIO: flaky: the prompt's first `fail` requests get an HTTP error (a transient failure an agent may retry).
+    const flaky = conversation.hasToolResultAfterLastUser ? undefined : parseScenario(conversation.lastUserText);
+    if (flaky?.name === 'flaky') {
+      const served = flakyServed.get(conversation.lastUserText) ?? 0;
+      const fail = typeof flaky.args.fail === 'number' ? flaky.args.fail : 1;
+      if (served < fail) {
+        flakyServed.set(conversation.lastUserText, served + 1);
+        const status = typeof flaky.args.status === 'number' ? flaky.args.status : 503;
+        record({ api, decision: `flaky-error:${status}`, scenario: 'flaky', body });
+        sendJson(res, status, { type: 'error', error: { type: 'overloaded_error', message: `scripted model: overloaded (flaky ${served + 1} of ${fail})` } });
+        return;
+      }
+    }
     const decision = decide(conversation, { workspace: opts.workspace });
     const entry: Omit<ModelRequestRecord, 'path'> = { api, decision: decision.label, body };
     if (conversation.hasToolResultAfterLastUser) entry.toolResult = conversation.lastToolResultText;

@@ -254,6 +254,70 @@ describe('pi (upstream) RPC mode', { skip }, () => {
   });
 });
 
+describe('pi (upstream) retries and compaction', { skip }, () => {
+  let model: ScriptedModel;
+  let session: RpcSession;
+  const pids: number[] = [];
+  const notices = () => session.model.timeline().flatMap((e) => (e.kind === 'notice' ? [`${e.severity}: ${e.title}${e.detail ? ` (${e.detail})` : ''}`] : []));
+
+  before(async () => {
+    model = await startScriptedModel();
+    const { scratch, workspace } = scratchDirs('rpc-pi-retry');
+    const config = PI_RPC.prepare({ scratch, modelUrl: model.url, workspace, args: ['--no-session'] });
+    // A window of 17,000 tokens: past pi's reserve of 16,384, so a conversation of a few turns is compacted.
+    const models = path.join(config.env!.PI_CODING_AGENT_DIR!, 'models.json');
+    const cfg = JSON.parse(fs.readFileSync(models, 'utf8'));
+    cfg.providers.scripted.models[0].contextWindow = 17_000;
+    fs.writeFileSync(models, JSON.stringify(cfg));
+    session = await RpcSession.start(config, { logger: memoryLogger(), cwd: workspace, rpcUi: headlessRpcUi(), requestTimeoutMs: 20_000 });
+    pids.push(session.connection.process.pid!);
+  });
+
+  after(async () => {
+    await session?.shutdown();
+    await model?.close();
+    for (const pid of pids) assert.equal(groupAlive(pid), false, `agent group ${pid} left behind`);
+  });
+
+  it('a transient model error pi retries by itself: the turn goes on and ends with the answer, never "failed"', T, async () => {
+    // Four 503s: the model client's own two retries take three, pi's auto-retry (after 2 s) the fourth.
+    const r = await session.prompt([{ type: 'text', text: 'SCENARIO: flaky {"fail": 4, "status": 503, "text": "Answered after a retry."}' }]);
+    assert.equal(r.stopReason, 'end_turn');
+    assert.match(agentText(session), /Answered after a retry\./);
+    assert.deepEqual(
+      model.requests.map((q) => q.decision),
+      ['flaky-error:503', 'flaky-error:503', 'flaky-error:503', 'flaky-error:503', 'answer'],
+    );
+    const said = notices();
+    assert.ok(
+      said.some((n) => /^warning: Retrying after an error \(attempt 1\/3, in 2 s\) \(503 scripted model: overloaded/.test(n)),
+      said.join('\n'),
+    );
+    await until(() => notices().includes('info: Retry succeeded (attempt 1)') || undefined, { what: 'the retry succeeded notice', timeoutMs: 5000, intervalMs: 20 });
+    assert.ok(!said.some((n) => /The turn failed/.test(n)), `a retried turn said it failed: ${said.join('\n')}`);
+    assert.equal(session.model.turn, 'idle');
+  });
+
+  it('compaction after a run: the next prompt waits for it, shown once, never a second compaction that fails', T, async () => {
+    const from = session.model.timeline().length;
+    // Each prompt right after the last turn ended (a queued prompt does the same).
+    for (const text of ['one', 'two', 'three']) {
+      const r = await session.prompt([{ type: 'text', text: `SCENARIO: answer {"text": "compacted ${text}"}` }]);
+      assert.equal(r.stopReason, 'end_turn');
+    }
+    await until(() => (session.model.agentState.isCompacting === true ? undefined : true), { what: 'the last compaction to end', timeoutMs: 10_000, intervalMs: 20 });
+    const said = session.model
+      .timeline()
+      .slice(from)
+      .flatMap((e) => (e.kind === 'notice' ? [`${e.severity}: ${e.title}`] : []));
+    assert.ok(said.includes('info: Context compacted'), said.join('\n'));
+    assert.ok(!said.some((n) => /Compaction failed/.test(n)), said.join('\n'));
+    // Every start has its end: no compaction overlapped another.
+    assert.equal(said.filter((n) => n === 'info: Compacting the context…').length, said.filter((n) => n === 'info: Context compacted').length, said.join('\n'));
+    assert.match(agentText(session), /compacted three/);
+  });
+});
+
 describe('pi (upstream) extension UI', { skip }, () => {
   it('answers every extension UI method of the rpc-demo extension', { timeout: 60_000 }, async () => {
     assert.ok(PI_RPC.installed(), 'pi-coding-agent is not installed: run scripts/setup-agents.sh pi-acp');

@@ -1,0 +1,115 @@
+/**
+ * What pi-family agents do on their own, shown in the real chat: upstream pi retrying a transient model error (the
+ * scripted model answers 503 four times: pi's client retries twice, then pi's auto-retry) — a "Retrying" notice, the
+ * answer, "Retry succeeded", never "The turn failed" — and compacting its context (a model of 17,000 tokens, past
+ * pi's reserve) between turns sent back to back; then oh-my-pi keeping todos with its own `todo` tool, which the
+ * pinned plan panel shows by phase and follows as tasks are done. Screenshots: test-artifacts/rpc-events-*.png.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
+import { OMP_RPC, PI_RPC } from '../rpc/agents';
+import { scratchWorkspace } from '../support/paths';
+import { until } from '../support/wait';
+import { openChat, pick, send, turnIdle, waitText } from './chatUi';
+import { withWorkbench, type WorkbenchInfo } from './runner';
+
+/** The transcript's notices: their titles, in order. */
+async function noticeTitles(chat: Frame): Promise<string[]> {
+  return chat.locator('.entry.notice .notice-title').evaluateAll((els) => els.map((e) => e.textContent?.replace(/\s+/g, ' ').trim() ?? ''));
+}
+
+/** The pinned plan panel: its count and rows (phases as `# name`, tasks as `<status> <text>`). */
+async function planPanel(chat: Frame): Promise<{ count: string; rows: string[] }> {
+  return chat.locator('details.plan').evaluate((el) => ({
+    count: el.querySelector('.plan-count')?.textContent ?? '',
+    rows: [...el.querySelectorAll('li')].map((li) =>
+      li.classList.contains('plan-phase') ? `# ${li.textContent?.trim()}` : `${[...li.classList].find((c) => c !== 'plan-entry')} ${li.textContent?.trim()}`,
+    ),
+  }));
+}
+
+test("pi's retries and compaction, and omp's todos, shown in the chat", { timeout: 300_000 }, async () => {
+  assert.ok(PI_RPC.installed() && OMP_RPC.installed(), 'pi and oh-my-pi must be installed: scripts/setup-agents.sh');
+  const model = await startScriptedModel();
+  const { scratch, workspace } = scratchWorkspace('rpc-events');
+  try {
+    const pi = PI_RPC.prepare({ scratch: path.join(scratch, 'pi'), modelUrl: model.url, workspace, args: ['--no-session'] });
+    const models = path.join(pi.env!.PI_CODING_AGENT_DIR!, 'models.json');
+    const cfg = JSON.parse(fs.readFileSync(models, 'utf8'));
+    cfg.providers.scripted.models[0].contextWindow = 17_000;
+    fs.writeFileSync(models, JSON.stringify(cfg));
+    const omp = OMP_RPC.prepare({ scratch: path.join(scratch, 'omp'), modelUrl: model.url, workspace, args: ['--no-session'] });
+    const agents = [
+      { name: 'pi', command: pi.command, args: pi.args, env: pi.env, protocol: 'rpc', inheritEnv: false },
+      { name: 'omp', command: omp.command, args: omp.args, env: omp.env, protocol: 'rpc', inheritEnv: false },
+    ];
+    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'pi' }, timeoutMs: 260_000 }, async (page, info) => {
+      try {
+        await steps(page, info);
+      } catch (error) {
+        await info.screenshot('rpc-events-failure');
+        throw error;
+      }
+    });
+  } finally {
+    await model.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+
+  async function steps(_page: Page, info: WorkbenchInfo): Promise<void> {
+    const chat = await openChat(_page);
+    await chat.locator('.conn-ready').waitFor({ timeout: 90_000 });
+
+    // 1. A transient error, retried by pi: the turn goes on to the answer.
+    await send(chat, 'SCENARIO: flaky {"fail": 4, "status": 503, "text": "Answered after a retry."}');
+    await waitText(chat, '.msg.agent', 'Answered after a retry.', 60_000);
+    await turnIdle(chat);
+    await until(async () => ((await noticeTitles(chat)).some((t) => /^Retry succeeded/.test(t)) ? true : undefined), { what: 'the retry succeeded notice', timeoutMs: 10_000 });
+    const afterRetry = await noticeTitles(chat);
+    assert.ok(
+      afterRetry.some((t) => /^Retrying after an error \(attempt 1\/3, in 2 s\)/.test(t)),
+      afterRetry.join('\n'),
+    );
+    assert.ok(!afterRetry.some((t) => /The turn failed/.test(t)), `a retried turn said it failed: ${afterRetry.join('\n')}`);
+    await info.screenshot('rpc-events-retry');
+
+    // 2. Turns back to back: pi compacts between them (each next prompt waits for it), said in the chat.
+    for (const n of [1, 2]) {
+      await send(chat, `SCENARIO: answer {"text": "Short answer ${n}."}`);
+      await waitText(chat, '.msg.agent', `Short answer ${n}.`, 60_000);
+      await turnIdle(chat);
+    }
+    await until(async () => ((await noticeTitles(chat)).includes('Context compacted') ? true : undefined), { what: 'the compaction notice', timeoutMs: 15_000 });
+    const afterCompaction = await noticeTitles(chat);
+    assert.ok(!afterCompaction.some((t) => /Compaction failed/.test(t)), afterCompaction.join('\n'));
+    await info.screenshot('rpc-events-compaction');
+
+    // 3. oh-my-pi's todo tool: the plan panel shows the phases and tasks, then follows a task done.
+    await pick(chat, 'agent', 'omp');
+    await chat.locator('.conn-ready').waitFor({ timeout: 90_000 });
+    const init = {
+      op: 'init',
+      list: [
+        { phase: 'Parser', items: ['Write the tokenizer', 'Parse expressions'] },
+        { phase: 'Checks', items: ['Add parser tests'] },
+      ],
+    };
+    await send(chat, `SCENARIO: tool ${JSON.stringify({ name: 'todo', args: init })}`);
+    await turnIdle(chat, 60_000);
+    const planned = await until(async () => ((await planPanel(chat)).rows.length === 5 ? planPanel(chat) : undefined), { what: 'the plan panel with five rows', timeoutMs: 15_000 });
+    assert.deepEqual(planned, {
+      count: '0/3',
+      rows: ['# Parser', 'in_progress Write the tokenizer', 'pending Parse expressions', '# Checks', 'pending Add parser tests'],
+    });
+    await info.screenshot('rpc-events-todos');
+    await send(chat, `SCENARIO: tool ${JSON.stringify({ name: 'todo', args: { op: 'done', task: 'Write the tokenizer' } })}`);
+    await turnIdle(chat, 60_000);
+    const done = await until(async () => ((await planPanel(chat)).count === '1/3' ? planPanel(chat) : undefined), { what: 'the plan panel at 1/3', timeoutMs: 15_000 });
+    assert.deepEqual(done.rows, ['# Parser', 'completed Write the tokenizer', 'in_progress Parse expressions', '# Checks', 'pending Add parser tests']);
+    await info.screenshot('rpc-events-todos-done');
+  }
+});
