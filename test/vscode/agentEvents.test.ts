@@ -3,7 +3,9 @@
  * scripted model answers 503 four times: pi's client retries twice, then pi's auto-retry) — a "Retrying" notice, the
  * answer, "Retry succeeded", never "The turn failed" — and compacting its context (a model of 17,000 tokens, past
  * pi's reserve) between turns sent back to back; then oh-my-pi keeping todos with its own `todo` tool, which the
- * pinned plan panel shows by phase and follows as tasks are done. Screenshots: test-artifacts/rpc-events-*.png.
+ * pinned plan panel shows by phase and follows as tasks are done; and claude-agent (ACP) writing todos with its
+ * TodoWrite tool, which it reports as an ACP `plan`: the same panel, updated as the plan changes.
+ * Screenshots: test-artifacts/rpc-events-*.png.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -11,6 +13,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
+import { agentById } from '../agents/catalog';
 import { OMP_RPC, PI_RPC } from '../rpc/agents';
 import { scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
@@ -32,8 +35,9 @@ async function planPanel(chat: Frame): Promise<{ count: string; rows: string[] }
   }));
 }
 
-test("pi's retries and compaction, and omp's todos, shown in the chat", { timeout: 300_000 }, async () => {
-  assert.ok(PI_RPC.installed() && OMP_RPC.installed(), 'pi and oh-my-pi must be installed: scripts/setup-agents.sh');
+test("pi's retries and compaction, omp's todos and claude's plan, shown in the chat", { timeout: 360_000 }, async () => {
+  const claude = agentById('claude')!;
+  assert.ok(PI_RPC.installed() && OMP_RPC.installed() && claude.installed(), 'pi, oh-my-pi and claude-agent must be installed: scripts/setup-agents.sh');
   const model = await startScriptedModel();
   const { scratch, workspace } = scratchWorkspace('rpc-events');
   try {
@@ -43,11 +47,13 @@ test("pi's retries and compaction, and omp's todos, shown in the chat", { timeou
     cfg.providers.scripted.models[0].contextWindow = 17_000;
     fs.writeFileSync(models, JSON.stringify(cfg));
     const omp = OMP_RPC.prepare({ scratch: path.join(scratch, 'omp'), modelUrl: model.url, workspace, args: ['--no-session'] });
+    const cl = await claude.prepare({ scratch: path.join(scratch, 'claude'), modelUrl: model.url, workspace });
     const agents = [
       { name: 'pi', command: pi.command, args: pi.args, env: pi.env, protocol: 'rpc', inheritEnv: false },
       { name: 'omp', command: omp.command, args: omp.args, env: omp.env, protocol: 'rpc', inheritEnv: false },
+      { name: 'claude', command: cl.command, args: cl.args, env: cl.env, inheritEnv: false },
     ];
-    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'pi' }, timeoutMs: 260_000 }, async (page, info) => {
+    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'pi' }, timeoutMs: 320_000 }, async (page, info) => {
       try {
         await steps(page, info);
       } catch (error) {
@@ -111,5 +117,27 @@ test("pi's retries and compaction, and omp's todos, shown in the chat", { timeou
     const done = await until(async () => ((await planPanel(chat)).count === '1/3' ? planPanel(chat) : undefined), { what: 'the plan panel at 1/3', timeoutMs: 15_000 });
     assert.deepEqual(done.rows, ['# Parser', 'completed Write the tokenizer', 'in_progress Parse expressions', '# Checks', 'pending Add parser tests']);
     await info.screenshot('rpc-events-todos-done');
+
+    // 4. claude-agent's TodoWrite, reported as an ACP plan: the panel shows it (no phases) and follows the next one.
+    await pick(chat, 'agent', 'claude');
+    await chat.locator('.conn-ready').waitFor({ timeout: 90_000 });
+    const todos = (first: string, second: string) => ({
+      todos: [
+        { content: 'Read the failing test', status: first, activeForm: 'Reading the failing test' },
+        { content: 'Fix the off-by-one', status: second, activeForm: 'Fixing the off-by-one' },
+      ],
+    });
+    await send(chat, `SCENARIO: tool ${JSON.stringify({ name: 'TodoWrite', args: todos('in_progress', 'pending') })}`);
+    await turnIdle(chat, 90_000);
+    const acpPlan = await until(async () => ((await planPanel(chat)).rows.join('|') === 'in_progress Read the failing test|pending Fix the off-by-one' ? planPanel(chat) : undefined), {
+      what: "claude's plan in the panel",
+      timeoutMs: 15_000,
+    });
+    assert.equal(acpPlan.count, '0/2');
+    await send(chat, `SCENARIO: tool ${JSON.stringify({ name: 'TodoWrite', args: todos('completed', 'in_progress') })}`);
+    await turnIdle(chat, 90_000);
+    const acpDone = await until(async () => ((await planPanel(chat)).count === '1/2' ? planPanel(chat) : undefined), { what: "claude's plan at 1/2", timeoutMs: 15_000 });
+    assert.deepEqual(acpDone.rows, ['completed Read the failing test', 'in_progress Fix the off-by-one']);
+    await info.screenshot('rpc-events-acp-plan');
   }
 });
