@@ -7,6 +7,7 @@ import { AuthRequiredError, type AgentStartOptions, type TerminalAccess } from '
 import { describeToolCallChange, isMaterialChange, optionContradicts, snapshotToolCall } from '../session/permissions';
 import { questionNotice } from '../session/questionRecord';
 import { boundedModel } from '../session/longText';
+import { mcpServersFor, mcpTransports } from '../session/mcpConfig';
 import type { ContentPart, MessageEntity, SessionModel } from '../session/sessionModel';
 import type { AcpClient } from './acpClient';
 import { ErrorCodes } from './acpErrors';
@@ -148,12 +149,14 @@ export class AcpSession implements AgentSession {
         session.model.notice('info', title, detail);
       },
     };
-    // The IDE tools reach an ACP agent as an MCP server (the first start waits for its socket).
+    // The IDE tools reach an ACP agent as an MCP server (the first start waits for its socket), and so do the
+    // user's own servers that the agent's transports and its entry allow.
     const ide = await options.ideTools?.mcpServer();
-    const mcp = (ide ? [ide] : []) as McpServer[];
     const connection = await AcpConnection.open(config, options, clientCapabilities(options));
     connection.join(member);
     const client = connection.client;
+    const user = mcpServersFor(options.mcpServers ?? [], client.agentCapabilities.mcpCapabilities ?? undefined, config.mcpServers);
+    const mcp = [...(ide ? [ide] : []), ...user.pass] as McpServer[];
     try {
       const { created, attach } = options.attach
         ? await AcpSession.reattach(client, options, mcp, options.attach.sessionId)
@@ -161,6 +164,14 @@ export class AcpSession implements AgentSession {
       session = new AcpSession(client, created.sessionId, options, config.name, attach, connection, member);
       session.applySessionSetup(created);
       session.mcp = mcp;
+      session.model.setAgentState({ mcpServers: user.passed.map((m) => ({ name: m.name, type: m.type, source: m.source })) });
+      const transports = mcpTransports(client.agentCapabilities.mcpCapabilities ?? undefined);
+      for (const n of user.notPassed) {
+        if (n.reason !== 'transport') continue;
+        session.model.notice('warning', phrase('mcpNotPassed'), phrase('mcpTransportDetail', n.name, n.type, transports));
+        options.logger.warn(`MCP server ${n.name} (${n.type}) not passed to ${config.name}: it takes only ${transports} servers`);
+      }
+      if (user.passed.length) options.logger.info(`MCP servers passed to ${config.name}: ${user.passed.map((m) => `${m.name} (${m.type}, ${m.source})`).join(', ')}`);
       if (client.canFork && forksAtMessage(session.agentInfo.name)) {
         session.claudeDir = claudeConfigDir({ ...(config.env ?? {}), ...(options.env ?? {}) }, config.inheritEnv !== false);
       }

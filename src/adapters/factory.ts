@@ -12,6 +12,8 @@ import { RpcAgentSession } from '../rpc/rpcAgentSession';
 import { RpcConnection } from '../rpc/rpcConnection';
 import { RpcSession } from '../rpc/rpcSession';
 import { agentEnvironment, spawnSpecOf, type AgentConfig } from '../session/agentConfig';
+import { mcpServersFor } from '../session/mcpConfig';
+import { phrase } from '../session/notices';
 import type { AgentSession, AgentSessionDirectory } from '../session/agentSession';
 import type { AgentStartOptions } from '../session/sessionHost';
 
@@ -44,15 +46,25 @@ export async function startAgentSession(agent: AgentConfig, options: AgentStartO
         ...(options.frameTap ? { frameTap: options.frameTap } : {}),
       });
       try {
-        return await RpcAgentSession.open(rpc, options.attach);
+        return saidNoMcp(await RpcAgentSession.open(rpc, options.attach), config, options);
       } catch (error) {
         await rpc.shutdown();
         throw error;
       }
     }
     case 'agent-service':
-      return ServiceSession.start(config, options);
+      return saidNoMcp(await ServiceSession.start(config, options), config, options);
   }
+}
+
+/** Protocols without MCP take none of the user's MCP servers: said once in the new session (and the log). */
+function saidNoMcp(session: AgentSession, config: AgentConfig, options: AgentStartOptions): AgentSession {
+  const names = mcpServersFor(options.mcpServers ?? [], { http: true, sse: true }, config.mcpServers).passed.map((m) => m.name);
+  if (names.length) {
+    session.model.notice('info', phrase('mcpNotPassed'), phrase('mcpNoneTaken', names.join(', ')));
+    options.logger.info(`MCP servers not passed to ${config.name} (${config.protocol}): it takes none (${names.join(', ')})`);
+  }
+  return session;
 }
 
 /** The agent's own session store without opening a session; undefined for protocols that share none (pi RPC). */

@@ -61,6 +61,9 @@ const TEXTS: Record<NoticeKey, (args: string[]) => string> = {
   oneFileChanged: () => vscode.l10n.t('1 file changed'),
   filesChanged: (a) => vscode.l10n.t('{0} files changed', a[0]!),
   linesChanged: (a) => vscode.l10n.t('+{0} −{1}', a[0]!, a[1]!),
+  mcpNotPassed: () => vscode.l10n.t('MCP server not passed'),
+  mcpTransportDetail: (a) => vscode.l10n.t('{0} ({1}) not passed: this agent takes only {2} servers', a[0]!, a[1]!, a[2]!),
+  mcpNoneTaken: (a) => vscode.l10n.t('{0}: this agent takes no MCP servers from Atrium (the IDE lookups reach it as host tools)', a[0]!),
 };
 
 /** A phrase in the person's language. */

@@ -28,6 +28,8 @@ export interface AgentConfig {
   ignoresInputClose?: boolean;
   /** Applied to every new session of this agent (a choice made in the chat's header is remembered on top). */
   defaults?: { mode?: string; model?: string; config?: Record<string, string | boolean> };
+  /** Which of the user's MCP servers (src/session/mcpConfig.ts) this agent gets, by name; false: none. Default: all. */
+  mcpServers?: string[] | false;
 }
 
 /**
@@ -109,7 +111,15 @@ function validate(v: unknown, where: string): AgentConfig {
     ...(o.inheritEnv === false ? { inheritEnv: false } : {}),
     ...(typeof o.preset === 'string' && o.preset ? { preset: o.preset } : {}),
     ...(o.defaults !== undefined ? { defaults: validDefaults(o.defaults, where) } : {}),
+    ...validMcpServers(o.mcpServers, where),
   };
+}
+
+/** The entry's `mcpServers`: a list of server names, or false for none. */
+function validMcpServers(v: unknown, where: string): Pick<AgentConfig, 'mcpServers'> {
+  if (v === undefined) return {};
+  if (v === false || (Array.isArray(v) && v.every((n) => typeof n === 'string'))) return { mcpServers: v as string[] | false };
+  throw new Error(`${where}: "mcpServers" must be a list of MCP server names, or false for none`);
 }
 
 /**
@@ -141,6 +151,7 @@ function validRemote(o: Record<string, unknown> & { name: string }, where: strin
     ...(o.headers !== undefined ? { headers: validHeaders(o.headers, where) } : {}),
     ...(typeof o.preset === 'string' && o.preset ? { preset: o.preset } : {}),
     ...(o.defaults !== undefined ? { defaults: validDefaults(o.defaults, where) } : {}),
+    ...validMcpServers(o.mcpServers, where),
   };
 }
 

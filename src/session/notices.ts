@@ -63,6 +63,9 @@ export const NOTICE_TEXTS = {
   oneFileChanged: '1 file changed',
   filesChanged: '{0} files changed',
   linesChanged: '+{0} −{1}',
+  mcpNotPassed: 'MCP server not passed',
+  mcpTransportDetail: '{0} ({1}) not passed: this agent takes only {2} servers',
+  mcpNoneTaken: '{0}: this agent takes no MCP servers from Atrium (the IDE lookups reach it as host tools)',
 } as const;
 
 export type NoticeKey = keyof typeof NOTICE_TEXTS;

@@ -7,6 +7,7 @@
 import type { Logger } from '../core/log';
 import type { AgentConfig } from './agentConfig';
 import type { HostToolProvider } from './hostTools';
+import type { McpServerEntry } from './mcpConfig';
 import type { PermissionDecider } from './permissions';
 
 /** A request the host refused or could not serve; each adapter maps `kind` to its protocol's error. */
@@ -222,6 +223,12 @@ export interface AgentStartOptions {
   terminals?: TerminalAccess;
   /** Tools the host offers the agent; without it the agent gets none. */
   ideTools?: IdeToolsService;
+  /**
+   * The user's own MCP servers, trusted and with their variables resolved (src/session/mcpConfig.ts): an ACP agent
+   * gets those its `mcpCapabilities` and its entry's `mcpServers` allow, the rest named in the chat; other
+   * protocols take none and say so.
+   */
+  mcpServers?: McpServerEntry[];
   /** Questions the agent asks the person; without it they are answered with an error. */
   askUser?: AskUserService;
   /** Forms and links the agent asks the person for; without it they are answered with an error. */
