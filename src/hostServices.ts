@@ -20,6 +20,7 @@ import { TurnChangeSets } from './host/turnChangeSets';
 import { AgentTerminals } from './host/vscode/agentTerminals';
 import { EditorDocumentStore } from './host/vscode/editorFiles';
 import { IdeToolProvider } from './host/vscode/ideToolProvider';
+import { McpSources } from './host/vscode/mcpSources';
 import { refuseInRestrictedMode } from './views/restrictedMode';
 import type { AgentManager } from './manager/agentManager';
 import { createToolEndpoint, type ToolEndpoint } from './mcp/toolEndpoint';
@@ -110,6 +111,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   const ideTools = new IdeToolProvider(roots);
   const signIn = new AgentSignIn(context.secrets, signInDialogs, log, () => roots()[0]);
   const serviceKeys = new ServiceKeys(context.secrets, log);
+  const mcpSources = new McpSources(context.globalStorageUri.fsPath, context.globalState, context.secrets, log);
   let endpoint: ToolEndpoint | undefined;
   const toolEndpoint = (): ToolEndpoint => {
     if (!endpoint) {
@@ -149,6 +151,8 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       ...questionServices(questionDialogs, agent.name, log),
       ...(config().get<boolean>('ideTools.enabled', true) ? { ideTools: ideToolsService } : {}),
     })),
+    // The user's own MCP servers (VS Code's MCP configuration and agentHost.mcpServers), read again for each session.
+    manager.addSessionServices(async () => ({ mcpServers: await mcpSources.servers() })),
     // A remote agent's key or token: asked once, kept in SecretStorage; a refused one is forgotten and asked again.
     manager.addSessionServices(async (agent) =>
       agent.url

@@ -90,6 +90,8 @@ export interface HeaderState {
   models?: ModelState;
   configOptions: ConfigOptionView[];
   usage?: Usage;
+  /** The user's own MCP servers this session received (not the IDE lookups' server). */
+  mcpServers?: { name: string; type: string }[];
   commands: SlashCommand[];
   /** What the agent accepts in a prompt (ACP promptCapabilities). */
   caps: { image: boolean; embeddedContext: boolean };
@@ -257,6 +259,8 @@ export interface ChatStrings {
   mode: string;
   model: string;
   usage: string;
+  /** "MCP servers" (the header's list of the user's servers the session received). */
+  mcpServers: string;
   thinking: string;
   thought: string;
   you: string;

@@ -66,8 +66,12 @@ test('the schema of an agentHost.agents entry names exactly the fields the parse
     inheritEnv: false,
     preset: 'p',
     defaults: { mode: 'm', model: 'n', config: { o: true } },
+    mcpServers: ['tickets'],
   };
   const [parsed] = parseAgentConfigs([full]);
+  assert.deepEqual(parsed!.mcpServers, ['tickets']);
+  assert.equal(parseAgentConfigs([{ ...full, mcpServers: false }])[0]!.mcpServers, false);
+  assert.throws(() => parseAgentConfigs([{ ...full, mcpServers: 'tickets' }]), /"mcpServers" must be a list of MCP server names, or false/);
   // An agent service's own fields (url, tls) are kept for its entries only; the schema names both kinds.
   const [remote] = parseAgentConfigs([{ name: 'r', protocol: 'agent-service', url: 'wss://h/ws', tls: { ca: 'ca.pem', fingerprint: 'AB' }, headers: { 'X-Org': 'acme' } }]);
   assert.deepEqual(Object.keys(item.properties!).sort(), [...new Set([...Object.keys(parsed!), ...Object.keys(remote!)])].sort());

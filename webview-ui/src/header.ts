@@ -84,6 +84,7 @@ export class Header {
     }
     for (const o of opts) pickers.push(this.configPicker(o));
     if (state.usage && state.usage.size > 0) pickers.push(this.usage(state, s));
+    if (state.mcpServers?.length) pickers.push(this.mcp(state.mcpServers, s));
     this.pickers.replaceChildren(...pickers);
     this.pickers.hidden = pickers.length === 0;
   }
@@ -168,6 +169,17 @@ export class Header {
     entry.el.title = tooltip;
     if (!iconName) return entry.el;
     return h('label', { className: 'picker-wrap', title: tooltip }, icon(iconName), h('span', { className: 'picker-label' }, label), entry.el);
+  }
+
+  /** The user's MCP servers the session received: their count, and each by name and transport in the tooltip and for screen readers. */
+  private mcp(servers: { name: string; type: string }[], s: ChatStrings): HTMLElement {
+    const list = servers.map((m) => `${m.name} (${m.type})`).join(', ');
+    return h(
+      'span',
+      { className: 'mcp-servers', 'data-testid': 'mcp-servers', title: `${s.mcpServers}: ${list}`, 'aria-label': `${s.mcpServers}: ${list}`, role: 'img' },
+      icon('mcp'),
+      h('span', { className: 'mcp-count' }, String(servers.length)),
+    );
   }
 
   private usage(state: HeaderState, s: ChatStrings): HTMLElement {

@@ -48,6 +48,7 @@ export function chatHeader({ manager, model, busy, permissionsInChat }: HeaderIn
     ...(o?.models ? { models: o.models } : {}),
     configOptions: o ? localizedRpcOptions(normalizeConfigOptions(o.configOptions)) : [],
     ...(m?.usage ? { usage: m.usage } : {}),
+    ...mcpOf(m),
     commands: (o?.commands ?? []).map((c) => {
       const hint = (c.input as { hint?: unknown } | undefined)?.hint;
       return { name: c.name, description: c.description, ...(typeof hint === 'string' ? { hint } : {}) };
@@ -57,6 +58,13 @@ export function chatHeader({ manager, model, busy, permissionsInChat }: HeaderIn
     ...(m?.info.title ? { title: m.info.title } : {}),
     ...(rpc ? { rpc } : {}),
   };
+}
+
+/** The user's MCP servers the session received (set by the ACP adapter), for the header. */
+function mcpOf(model: SessionModel | undefined): Pick<HeaderState, 'mcpServers'> {
+  const list = model?.agentState.mcpServers;
+  if (!Array.isArray(list) || !list.length) return {};
+  return { mcpServers: list.map((m: { name?: unknown; type?: unknown }) => ({ name: String(m.name), type: String(m.type) })) };
 }
 
 /** The agent's own state as the chat shows it (undefined for agents without any). */

@@ -37,6 +37,7 @@ export function chatStrings(): ChatStrings {
     mode: vscode.l10n.t('Mode'),
     model: vscode.l10n.t('Model'),
     usage: vscode.l10n.t('Context used'),
+    mcpServers: vscode.l10n.t('MCP servers'),
     thinking: vscode.l10n.t('Thinking…'),
     thought: vscode.l10n.t('Thought'),
     you: vscode.l10n.t('You'),
