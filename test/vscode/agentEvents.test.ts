@@ -4,7 +4,8 @@
  * answer, "Retry succeeded", never "The turn failed" — and compacting its context (a model of 17,000 tokens, past
  * pi's reserve) between turns sent back to back; then oh-my-pi keeping todos with its own `todo` tool, which the
  * pinned plan panel shows by phase and follows as tasks are done; and claude-agent (ACP) writing todos with its
- * TodoWrite tool, which it reports as an ACP `plan`: the same panel, updated as the plan changes.
+ * TodoWrite tool, which it reports as an ACP `plan`: the same panel, updated as the plan changes. pi's session also
+ * says it takes none of the user's MCP servers (`agentHost.mcpServers` has one).
  * Screenshots: test-artifacts/rpc-events-*.png.
  */
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import type { Frame, Page } from 'playwright-core';
 import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { agentById } from '../agents/catalog';
 import { OMP_RPC, PI_RPC } from '../rpc/agents';
-import { scratchWorkspace } from '../support/paths';
+import { repoRoot, scratchWorkspace } from '../support/paths';
 import { until } from '../support/wait';
 import { openChat, pick, send, turnIdle, waitText } from './chatUi';
 import { withWorkbench, type WorkbenchInfo } from './runner';
@@ -53,7 +54,9 @@ test("pi's retries and compaction, omp's todos and claude's plan, shown in the c
       { name: 'omp', command: omp.command, args: omp.args, env: omp.env, protocol: 'rpc', inheritEnv: false },
       { name: 'claude', command: cl.command, args: cl.args, env: cl.env, inheritEnv: false },
     ];
-    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'pi' }, timeoutMs: 320_000 }, async (page, info) => {
+    // A user's MCP server: pi in RPC mode takes none, and the chat says so.
+    const mcpServers = { tickets: { command: process.execPath, args: [path.join(repoRoot, 'out', 'test', 'fixtures', 'ticketMcpServer.js')] } };
+    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'pi', 'agentHost.mcpServers': mcpServers }, timeoutMs: 320_000 }, async (page, info) => {
       try {
         await steps(page, info);
       } catch (error) {
@@ -69,6 +72,7 @@ test("pi's retries and compaction, omp's todos and claude's plan, shown in the c
   async function steps(_page: Page, info: WorkbenchInfo): Promise<void> {
     const chat = await openChat(_page);
     await chat.locator('.conn-ready').waitFor({ timeout: 90_000 });
+    await chat.locator('.entry.notice', { hasText: 'tickets: this agent takes no MCP servers from Atrium' }).waitFor({ timeout: 15_000 });
 
     // 1. A transient error, retried by pi: the turn goes on to the answer.
     await send(chat, 'SCENARIO: flaky {"fail": 4, "status": 503, "text": "Answered after a retry."}');
