@@ -32,13 +32,30 @@ export interface PromptRun {
   startAgent(config: AgentConfig, options: AgentStartOptions): Promise<AgentSession>;
 }
 
+/**
+ * The notices a session said while it started, before anything listened (an MCP server the agent cannot take, …),
+ * as the entity events a listener would have got: emitted after the session's `session` event.
+ */
+export function startNotices(session: AgentSession): object[] {
+  return session.model
+    .timeline()
+    .filter((e) => e.kind === 'notice')
+    .map((entity) => ({ type: 'entity', entity, created: true }));
+}
+
 export async function runPrompt(run: PromptRun): Promise<number> {
   const { agent, emit, format, logger, store, cwd } = run;
   const life = new AgentLifecycle(
     { log: logger, plan: () => ({ agent: agent.name, launch: (attach) => run.startAgent(agent, { ...run.options, ...(attach ? { attach } : {}) }) }) },
     run.resume ? { agent: agent.name, sessionId: run.resume } : undefined,
   );
-  life.onSession((s) => s?.model.on((event) => emit(event)));
+  // Each session's events from when it is ours; what it said before that, after its `session` event (announce).
+  const early = new Map<AgentSession, object[]>();
+  life.onSession((s) => {
+    if (!s) return;
+    early.set(s, startNotices(s));
+    s.model.on((event) => emit(event));
+  });
 
   let session: AgentSession;
   try {
@@ -61,6 +78,8 @@ export async function runPrompt(run: PromptRun): Promise<number> {
       ...(attach.requested ? { requested: attach.requested } : {}),
       ...(attach.detail ? { attachDetail: attach.detail } : {}),
     });
+    for (const event of early.get(s) ?? []) emit(event);
+    early.delete(s);
     if (asked && format === 'text') {
       stderr(
         attach.how === 'new'

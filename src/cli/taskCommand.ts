@@ -21,6 +21,7 @@ import { buildInstructions, docConvention, languageName, type PromptVars, type T
 import { casesAsList, casesForPrompt, parseTestCases } from '../tasks/testCases';
 import { frameworksFor, planTests } from '../tasks/testFramework';
 import { replaceRange, textIn, visibleRange, wholeText } from '../tasks/textRanges';
+import { startNotices } from './runPrompt';
 import { projectView, unifiedDiff } from './taskInput';
 import { stderr, stdout } from './terminal';
 
@@ -252,8 +253,10 @@ export async function runTask(run: TaskRun): Promise<number> {
     if (run.format === 'text') stderr(`agent-host: ${err.message}\n`);
     return TURN_EXIT_CODES.start_failed!;
   }
+  const early = startNotices(session);
   const unsubscribe = session.model.on((event) => emit(event));
   emit({ type: 'session', sessionId: session.sessionId, agent: session.agentInfo, cwd: run.cwd, attach: session.attach.how });
+  for (const event of early) emit(event);
   let interrupts = 0;
   process.on('SIGINT', () => {
     if (++interrupts === 1) void session.cancel();
