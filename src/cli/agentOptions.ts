@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
+import { mcpServersFor, mergeMcpConfigs, parseMcpConfig, resolveMcpServer, type McpConfig, type McpServerEntry } from '../session/mcpConfig';
 
 /** `--env K=V` values (repeatable) as an environment; a malformed pair is an Error naming it. */
 export function envPairs(list: string[] | undefined): Record<string, string> {
@@ -56,4 +57,82 @@ export function withAgentCommand<T extends { command?: string | undefined; arg?:
 export function tlsFlags(values: { ca?: unknown; fingerprint?: unknown }): AgentConfig['tls'] {
   const tls = { ...(typeof values.ca === 'string' ? { ca: path.resolve(values.ca) } : {}), ...(typeof values.fingerprint === 'string' ? { fingerprint: values.fingerprint } : {}) };
   return Object.keys(tls).length ? tls : undefined;
+}
+
+/** What `${…}` in an `--mcp-config` file is resolved against. */
+export interface McpFlagContext {
+  /** The workspace folder (--cwd): `${workspaceFolder}`. */
+  cwd: string;
+  /** `${env:NAME}`. */
+  env: NodeJS.ProcessEnv;
+  /** `${userHome}`. */
+  userHome: string;
+  /** The agent entry's `mcpServers` (names, or false for none): only those servers are resolved and passed. */
+  only?: string[] | false | undefined;
+  /** Reads a file (default: readFileSync, relative to the shell's folder). */
+  read?(file: string): string;
+}
+
+/**
+ * `--mcp-config FILE` (repeatable) and `--no-mcp`: the user's MCP servers for the agent. Each file in VS Code's
+ * mcp.json shape (or `{"mcpServers": …}`, or the map alone), merged in order (a later file's server replaces an
+ * earlier one's of the same name), the servers the agent's entry allows resolved: `${env:NAME}` (an unset one
+ * reads as empty, with a warning), `${workspaceFolder}` (--cwd), `${userHome}`. `${input:…}` fails naming the
+ * input: the CLI does not prompt. `--no-mcp` passes none and reads no file. An unreadable file, a file that is not
+ * JSON, an input or an unknown variable: an Error saying which; an entry of the wrong shape: a warning, the rest kept.
+ * The CLI never reads a workspace's .vscode/mcp.json by itself: a repository's file would run its commands unasked.
+ */
+export async function mcpServersFromFlags(
+  values: { 'mcp-config'?: string[] | undefined; 'no-mcp'?: boolean | undefined },
+  ctx: McpFlagContext,
+): Promise<{ servers: McpServerEntry[]; warnings: string[] }> {
+  const files = values['mcp-config'] ?? [];
+  if (values['no-mcp'] || files.length === 0) return { servers: [], warnings: [] };
+  const read = ctx.read ?? ((file: string) => readFileSync(file, 'utf8'));
+  const configs: McpConfig[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = read(file);
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      throw new Error(`--mcp-config ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a folder, not a file' : e.message}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`--mcp-config ${file}: not valid JSON (${(error as Error).message}); comments are not allowed`);
+    }
+    configs.push(parseMcpConfig(json, 'cli', file));
+  }
+  const merged = mergeMcpConfigs(configs);
+  const warnings = [...merged.problems];
+  const chosen = mcpServersFor(merged.servers, { http: true, sse: true }, ctx.only).passed;
+  const servers: McpServerEntry[] = [];
+  for (const s of chosen) {
+    const unset = new Set<string>();
+    let resolved: McpServerEntry;
+    try {
+      resolved = await resolveMcpServer(s, {
+        env: (name) => {
+          const value = ctx.env[name];
+          if (value === undefined) unset.add(name);
+          return value;
+        },
+        input: async (id) => {
+          const declared = merged.inputs.find((i) => i.id === id);
+          const about = declared?.description ? ` ("${declared.description}")` : '';
+          throw new Error(`MCP server "${s.name}" uses \${input:${id}}${about}: the CLI does not prompt for inputs; write the value in the file, or take it from the environment with \${env:NAME}`);
+        },
+        workspaceFolder: ctx.cwd,
+        userHome: ctx.userHome,
+      });
+    } catch (error) {
+      throw new Error(`--mcp-config ${s.origin}: ${(error as Error).message}`);
+    }
+    for (const name of unset) warnings.push(`${s.origin}: server "${s.name}": \${env:${name}} is not set; it reads as empty`);
+    servers.push(resolved);
+  }
+  return { servers, warnings };
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { redactingLogger, streamLogger, type LogLevel } from '../core/log';
@@ -7,7 +8,7 @@ import { openSessionDirectory, startAgentSession } from '../adapters/factory';
 import { headerReference } from '../session/remoteHeaders';
 import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
-import { agentFromFile, envPairs, splitAgentWords, tlsFlags, withAgentCommand } from './agentOptions';
+import { agentFromFile, envPairs, mcpServersFromFlags, splitAgentWords, tlsFlags, withAgentCommand } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
 import { runCheckCommand } from './checkCommand';
 import { openCheckHost } from '../check/checkHost';
@@ -83,6 +84,13 @@ Options:
                        dropped and said)
   --host-tools         offer the agent read-only workspace tools (read_project_file, get_document_symbols;
                        pi RPC fork dialect)
+  --mcp-config FILE    MCP servers for the agent (repeatable), in VS Code's mcp.json shape: {"servers": {NAME:
+                       {command, args, env} or {type: "http"|"sse", url, headers}}} ({"mcpServers": …} too); a
+                       later file's server replaces an earlier one's of the same name. \${env:NAME},
+                       \${workspaceFolder} (--cwd) and \${userHome} are resolved; \${input:…} is an error (the
+                       CLI does not prompt). An ACP agent gets stdio servers, http/sse ones if it takes them.
+                       The CLI never reads .vscode/mcp.json by itself (a repository's file would run its commands)
+  --no-mcp             pass no MCP servers, even with --mcp-config
   --format text|json   readable text (default) or one JSON event per line
   --timeout SECONDS    timeout of each request other than the prompt (default 60)
   --log-level LEVEL    trace|debug|info|warn|error|off for stderr (default warn)
@@ -109,6 +117,8 @@ const AGENT_OPTIONS = {
   'allow-protected': { type: 'boolean' },
   'allow-env': { type: 'string', multiple: true },
   'host-tools': { type: 'boolean' },
+  'mcp-config': { type: 'string', multiple: true },
+  'no-mcp': { type: 'boolean' },
   format: { type: 'string' },
   timeout: { type: 'string' },
   'log-level': { type: 'string' },
@@ -179,7 +189,7 @@ function remoteSecret(agent: AgentConfig): { apiKey?: string; headers?: Record<s
 }
 
 /** The agent and how every start of it runs, from the agent options (a usage error exits 2). */
-function agentRun(values: AgentValues, usageText: string): { agent: AgentConfig; options: AgentStartOptions; cwd: string; logger: Logger; format: 'text' | 'json' } {
+async function agentRun(values: AgentValues, usageText: string): Promise<{ agent: AgentConfig; options: AgentStartOptions; cwd: string; logger: Logger; format: 'text' | 'json' }> {
   const policies = (['approve-all', 'approve-reads', 'deny-all'] as const).filter((p) => values[p]);
   if (policies.length > 1) fail('choose one of --approve-all, --approve-reads, --deny-all', TURN_EXIT_CODES.usage!);
   const policy: PolicyName = policies[0] ?? 'deny-all';
@@ -190,6 +200,14 @@ function agentRun(values: AgentValues, usageText: string): { agent: AgentConfig;
   const agent = resolveAgent(values, true, usageText)!;
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const logger = redactingLogger(streamLogger(stderr, (values['log-level'] as LogLevel | undefined) ?? 'warn'));
+  // The user's MCP servers: only from --mcp-config files, never from the workspace's own .vscode/mcp.json.
+  let mcp: Awaited<ReturnType<typeof mcpServersFromFlags>> = { servers: [], warnings: [] };
+  try {
+    mcp = await mcpServersFromFlags(values, { cwd, env: process.env, userHome: os.homedir(), only: agent.mcpServers });
+  } catch (error) {
+    fail((error as Error).message, TURN_EXIT_CODES.usage!);
+  }
+  for (const w of mcp.warnings) stderr(`agent-host: warning: ${w}\n`);
 
   const options: AgentStartOptions = {
     logger,
@@ -225,6 +243,7 @@ function agentRun(values: AgentValues, usageText: string): { agent: AgentConfig;
     ui: headlessRpcUi({ policy: policy === 'approve-all' ? 'approve-all' : 'deny-all', log: (l) => logger.info(l) }),
     // The CLI runs no MCP bridge: its file tools reach pi RPC agents only.
     ...(values['host-tools'] ? { ideTools: { tools: workspaceFileTools(cwd), mcpServer: async () => undefined } } : {}),
+    ...(mcp.servers.length ? { mcpServers: mcp.servers } : {}),
     requestTimeoutMs: timeoutS * 1000,
     initializeTimeoutMs: timeoutS * 1000,
     // A remote agent's secret: from the environment only, never a flag (a flag shows in `ps`).
@@ -234,7 +253,7 @@ function agentRun(values: AgentValues, usageText: string): { agent: AgentConfig;
 }
 
 /** `agent-host task TASK --file F --range R [agent options]`: its own options checked (each a usage error, exit 2), then the task. */
-function runTaskVerb(argv: string[]): Promise<number> {
+async function runTaskVerb(argv: string[]): Promise<number> {
   const words = splitAgentWords(argv);
   const usage = (message: string, withUsage = false): never => fail(`task: ${message}${withUsage ? `\n\n${TASK_USAGE}` : ''}`, TURN_EXIT_CODES.usage!);
   let parsed;
@@ -251,7 +270,7 @@ function runTaskVerb(argv: string[]): Promise<number> {
   }
   if (values.help) {
     stdout(`${TASK_USAGE}\n`);
-    return Promise.resolve(0);
+    return 0;
   }
   const [task, ...extra] = parsed.positionals;
   if (!(TASK_VERBS as readonly string[]).includes(task ?? '')) return usage(`give one of ${TASK_VERBS.join(', ')}${task ? `, not "${task}"` : ''}`, true);
@@ -260,7 +279,7 @@ function runTaskVerb(argv: string[]): Promise<number> {
   if (!values.range) return usage('give --range L1:C1-L2:C2 or --range L1-L2', true);
   const language = values.language ?? 'en';
   if (language !== 'en' && language !== 'zh') return usage('--language must be en or zh');
-  const { agent, options, cwd, logger, format } = agentRun(values, TASK_USAGE);
+  const { agent, options, cwd, logger, format } = await agentRun(values, TASK_USAGE);
   const file = path.resolve(values.file!);
   let text: string;
   try {
@@ -376,7 +395,7 @@ async function main(): Promise<number> {
   }
   const prompt = positionals.join(' ').trim();
   if (!prompt) fail(`no prompt given\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
-  const { agent, options, cwd, logger, format } = agentRun(values, USAGE);
+  const { agent, options, cwd, logger, format } = await agentRun(values, USAGE);
   const emit =
     format === 'json'
       ? (event: object) => stdout(`${JSON.stringify(event)}\n`)

@@ -53,7 +53,7 @@ The agent sees the range and, as "the visible code", the range widened by 20 lin
 file): headless there is no viewport. An agent that runs selection tasks itself gets them as structured requests.
 Agent options as for a prompt (agent-host --help): --config/--agent, --command/--arg/--env, -- CMD…, --protocol,
 --cwd, --approve-all|--approve-reads|--deny-all (default), --allow-protected, --allow-env, --host-tools,
---timeout, --log-level. --format json prints the session's events, then an "answer" event (explain) or a
+--mcp-config FILE, --no-mcp, --timeout, --log-level. --format json prints the session's events, then an "answer" event (explain) or a
 "proposal" event {file, diff} ("diff" empty when the agent proposes no change), then the "result".
 
 Exit codes as for a prompt: 0 done, 1 error (e.g. the answer holds no code block), 2 usage (a bad --range, a
