@@ -21,7 +21,7 @@ const builds = [
   // mainFields: jsonc-parser's UMD build requires its parts at run time (esbuild cannot follow that); its ES
   // module build bundles.
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], mainFields: ['module', 'main'] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, mainFields: ['module', 'main'] },
   // The stdio MCP server agents start for the IDE tools (src/mcp/ideBridge.ts).
   { ...common, entryPoints: ['src/mcp/ideBridge.ts'], outfile: 'dist/ideBridge.js' },
   // The chat webview (src/views/chat/): a browser bundle plus its stylesheet.

@@ -1,3 +1,4 @@
+import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
@@ -98,12 +99,10 @@ export async function mcpServersFromFlags(
       const e = error as NodeJS.ErrnoException;
       throw new Error(`--mcp-config ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a folder, not a file' : e.message}`);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new Error(`--mcp-config ${file}: not valid JSON (${(error as Error).message}); comments are not allowed`);
-    }
+    // JSON with comments and trailing commas, as VS Code's mcp.json may be written.
+    const errors: ParseError[] = [];
+    const json: unknown = parseJsonc(text, errors, { allowTrailingComma: true });
+    if (errors.length) throw new Error(`--mcp-config ${file}: not valid JSON (${printParseErrorCode(errors[0]!.error)} at offset ${errors[0]!.offset})`);
     configs.push(parseMcpConfig(json, 'cli', file));
   }
   const merged = mergeMcpConfigs(configs);

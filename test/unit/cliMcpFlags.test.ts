@@ -97,10 +97,18 @@ describe('mcpServersFromFlags', () => {
   test('a missing file, a folder, and a file that is not JSON are errors naming the file', async () => {
     await assert.rejects(mcpServersFromFlags({ 'mcp-config': ['missing.json'] }, context({})), { message: '--mcp-config missing.json: no such file' });
     await assert.rejects(mcpServersFromFlags({ 'mcp-config': [root] }, context({}, { read: (f) => fs.readFileSync(f, 'utf8') })), { message: `--mcp-config ${root}: is a folder, not a file` });
-    await assert.rejects(mcpServersFromFlags({ 'mcp-config': ['ok.json', 'bad.json'] }, context({ 'ok.json': '{}', 'bad.json': '{"servers": {\n  // a comment\n}}' })), (error: Error) => {
-      assert.match(error.message, /^--mcp-config bad\.json: not valid JSON \(.+\); comments are not allowed$/);
+    await assert.rejects(mcpServersFromFlags({ 'mcp-config': ['ok.json', 'bad.json'] }, context({ 'ok.json': '{}', 'bad.json': '{"servers": {"s": {"command": "x"' })), (error: Error) => {
+      assert.match(error.message, /^--mcp-config bad\.json: not valid JSON \(\w+ at offset \d+\)$/);
       return true;
     });
+  });
+
+  test('comments and trailing commas are read, as VS Code writes mcp.json', async () => {
+    const r = await mcpServersFromFlags({ 'mcp-config': ['c.json'] }, context({ 'c.json': '{"servers": {\n  // the ticket server\n  "t": {"command": "srv", "args": ["-v",],},\n}}' }));
+    assert.deepEqual(
+      r.servers.map((m) => [m.name, m.command, m.args]),
+      [['t', 'srv', ['-v']]],
+    );
   });
 
   test('${input:…}: an error naming the input (and its description) and the server; the CLI does not prompt', async () => {
