@@ -39,10 +39,11 @@ function calls(log: string): { transport: string; tool: string; args: { id?: str
     : [];
 }
 
-/** The workspace's .vscode/mcp.json with `tickets`, its source named `source`. */
+/** The workspace's .vscode/mcp.json with `tickets`, its source `source` (an `${input:…}` the file declares, or text). */
 function writeWorkspaceMcp(workspace: string, log: string, source: string): void {
   fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
-  const config = { servers: { tickets: { type: 'stdio', command: process.execPath, args: [ticketServer], env: { TICKET_LOG: log, TICKET_SOURCE: source } } } };
+  const inputs = [{ type: 'promptString', id: 'ticketSource', description: 'Where the tickets come from', password: true }];
+  const config = { inputs, servers: { tickets: { type: 'stdio', command: process.execPath, args: [ticketServer], env: { TICKET_LOG: log, TICKET_SOURCE: source } } } };
   fs.writeFileSync(path.join(workspace, '.vscode', 'mcp.json'), `// the workspace's MCP servers\n${JSON.stringify(config, null, 2)}\n`);
 }
 
@@ -53,7 +54,7 @@ test("the user's MCP servers: workspace servers only when trusted and allowed, p
   const { scratch, workspace } = scratchWorkspace('mcp-servers');
   const log = path.join(scratch, 'tickets.log');
   const http = await startTicketHttpServer(log, 'http');
-  writeWorkspaceMcp(workspace, log, 'workspace');
+  writeWorkspaceMcp(workspace, log, '${input:ticketSource}');
   try {
     const prepared = await Promise.all([opencode, codex, piAcp].map((a) => a.prepare({ scratch: path.join(scratch, a.id), modelUrl: model.url, workspace })));
     const [oc, cx, pa] = prepared as [(typeof prepared)[0], (typeof prepared)[0], (typeof prepared)[0]];
@@ -107,9 +108,19 @@ async function steps(page: Page, info: WorkbenchInfo, { model, log, workspace, h
   await info.screenshot('mcp-allow-modal');
   const asked = await answerModal(page, 'Allow');
   assert.match(asked, /This workspace configures the MCP server "tickets"/);
-  assert.ok(asked.includes(`TICKET_LOG=${log}`) && asked.includes('TICKET_SOURCE=workspace') && asked.includes(ticketServer), `the modal's command line: ${asked}`);
+  assert.ok(asked.includes(`TICKET_LOG=${log}`) && asked.includes("TICKET_SOURCE='${input:ticketSource}'") && asked.includes(ticketServer), `the modal's command line: ${asked}`);
   assert.ok(asked.includes(`From ${path.join(workspace, '.vscode', 'mcp.json')}.`), `the modal names the file: ${asked}`);
-  await runCommand(page, 'View: Close All Editors');
+  // Its ${input:ticketSource}: asked once in a password box (the value then kept in the secret storage).
+  const box = page.locator('.quick-input-widget');
+  await box.locator('.quick-input-message', { hasText: 'Where the tickets come from' }).waitFor({ timeout: 30_000 });
+  assert.equal(await box.locator('input[type="password"]').count(), 1, 'the input is not a password box');
+  await info.screenshot('mcp-input');
+  await box.locator('input').fill('workspace');
+  await page.keyboard.press('Enter');
+  await box.waitFor({ state: 'hidden', timeout: 10_000 });
+  // The trust editor (a modal editor in newer VS Code) goes: Escape closes it.
+  await page.keyboard.press('Escape');
+  await page.locator('.workspace-trust-editor').waitFor({ state: 'hidden', timeout: 10_000 });
   const chat = await chatFrame(page, 60_000);
   await chat.locator('.conn-ready').waitFor({ timeout: 90_000 });
   await serversInHeader(chat, ['tickets (stdio)', 'docs (http)']);

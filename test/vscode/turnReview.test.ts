@@ -44,8 +44,22 @@ async function allowOnce(frame: Frame): Promise<void> {
 /** The shown tab's `nth` summary (its last; it comes once the turn's changes are counted) says 1 file; its Review lists `mine`, never `theirs`. */
 async function reviewShows(page: Page, frame: Frame, nth: number, title: string, mine: string, theirs: string): Promise<void> {
   const summary = frame.locator('.entry.notice.changes').nth(nth);
-  await summary.waitFor({ timeout: 30_000 });
-  assert.match((await summary.locator('.notice-title').textContent()) ?? '', /1 file changed/);
+  // (Just after a tab switch the transcript may still be the other tab's, or this turn's summary not yet counted.)
+  await until(
+    async () =>
+      /1 file changed/.test(
+        (await summary
+          .locator('.notice-title')
+          .textContent({ timeout: 1000 })
+          .catch(() => '')) ?? '',
+      )
+        ? true
+        : undefined,
+    {
+      what: `summary ${nth} of "${title}" saying 1 file changed`,
+      timeoutMs: 30_000,
+    },
+  ).catch(async (error: Error) => assert.fail(`${error.message}: ${await frame.locator('.entry.notice.changes .notice-title').allTextContents()}`));
   await summary.locator('[data-action="review-changes"]').click();
   await page.locator('.monaco-workbench .tab', { hasText: new RegExp(`Turn changes: ${title}.*\\(1 file`) }).waitFor({ timeout: 30_000 });
   const editors = page.locator('.editor-group-container .editor-container');

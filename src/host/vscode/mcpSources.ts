@@ -87,7 +87,7 @@ export class McpSources {
         if (!(await this.allowed(s))) continue;
       }
       try {
-        out.push(await resolveMcpServer(s, this.variables(config.inputs)));
+        out.push(await resolveMcpServer(s, this.variables(config.inputs, s)));
       } catch (error) {
         this.sayOnce(`${(error as Error).message} (${s.origin}): the server is not passed`);
       }
@@ -128,19 +128,25 @@ export class McpSources {
     return pick === allow;
   }
 
-  private variables(inputs: McpInput[]) {
+  /**
+   * The variables of server `s`. An input is kept per id for the user's own servers, and per id and file for a
+   * workspace's: a repository's server cannot ask for `${input:github-token}` and get what was typed for another.
+   */
+  private variables(inputs: McpInput[], s: McpServerEntry) {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const scope = s.source === 'workspace' ? `${s.origin}:` : '';
     return {
       env: (name: string) => process.env[name],
       userHome: os.homedir(),
       ...(folder ? { workspaceFolder: folder } : {}),
-      input: (id: string) => this.input(inputs.find((i) => i.id === id) ?? { id, type: 'promptString' }),
+      input: (id: string) => this.input(inputs.find((i) => i.id === id) ?? { id, type: 'promptString' }, scope),
     };
   }
 
   /** An input's value: kept from an earlier answer, else asked (a password box for `password` inputs), then kept. */
-  private async input(i: McpInput): Promise<string | undefined> {
-    const kept = await this.secrets.get(INPUT_SECRET + i.id);
+  private async input(i: McpInput, scope: string): Promise<string | undefined> {
+    const key = `${INPUT_SECRET}${scope}${i.id}`;
+    const kept = await this.secrets.get(key);
     if (kept !== undefined) return kept;
     const value =
       i.type === 'pickString' && i.options?.length
@@ -152,7 +158,7 @@ export class McpSources {
             ignoreFocusOut: true,
             ...(i.default !== undefined ? { value: i.default } : {}),
           });
-    if (value !== undefined) await this.secrets.store(INPUT_SECRET + i.id, value);
+    if (value !== undefined) await this.secrets.store(key, value);
     return value;
   }
 
