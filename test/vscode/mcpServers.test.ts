@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${input:…} is mcp.json's own syntax, written into the file as text.
 /**
  * The user's own MCP servers reaching real agents in the real VS Code (code-server + Chromium), on the scripted
  * model. The workspace's `.vscode/mcp.json` configures `tickets` (a stdio server, test/fixtures/ticketMcpServer.ts);
