@@ -152,7 +152,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       ...(config().get<boolean>('ideTools.enabled', true) ? { ideTools: ideToolsService } : {}),
     })),
     // The user's own MCP servers (VS Code's MCP configuration and agentHost.mcpServers), read again for each session.
-    manager.addSessionServices(async () => ({ mcpServers: await mcpSources.servers() })),
+    manager.addSessionServices(async (agent) => ({ mcpServers: await mcpSources.servers(agent) })),
     // A remote agent's key or token: asked once, kept in SecretStorage; a refused one is forgotten and asked again.
     manager.addSessionServices(async (agent) =>
       agent.url

@@ -71,7 +71,8 @@ export abstract class RpcCommandSurface {
   }
 
   async getState(): Promise<RpcState> {
-    return this.state.applyRaw(await this.command('get_state', {}));
+    const seen = this.state.compactionEvents;
+    return this.state.applyRaw(await this.command('get_state', {}), seen);
   }
 
   /** Replaces the todo list (fork only); the normalized phases become the model's plan. */

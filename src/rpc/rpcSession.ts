@@ -295,6 +295,7 @@ export class RpcSession extends RpcCommandSurface {
   private handleEvent(frame: RpcFrame): void {
     const type = this.dialect.eventName(frame.type);
     const event = type === frame.type ? frame : { ...frame, type };
+    if (type === 'auto_compaction_start' || type === 'auto_compaction_end') this.state.compactionEvents++;
     if (this.turns.handle(event)) return;
     const effects = this.mapper.apply(event);
     if (!effects.handled) this.options.logger.debug(`RPC event ${frame.type} not shown`);

@@ -51,10 +51,19 @@ export class RpcStateSync {
     this.agentSessionId = agentSessionId;
   }
 
-  /** A `get_state` answer as the dialect sent it: normalized, applied, and returned. */
-  applyRaw(raw: Record<string, unknown> | undefined): RpcState {
+  /** Compaction start and end events seen so far (a `get_state` asked before the last one answers an older state). */
+  compactionEvents = 0;
+
+  /**
+   * A `get_state` answer as the dialect sent it: normalized, applied, and returned. `seen`: compactionEvents when it
+   * was asked; a compaction event since then knows better than the answer whether the agent compacts.
+   */
+  applyRaw(raw: Record<string, unknown> | undefined, seen?: number): RpcState {
     const state = this.dialect.normalizeState(raw ?? {}) as RpcState;
-    this.apply(state);
+    if (seen !== undefined && seen !== this.compactionEvents) {
+      const { isCompacting: _stale, ...rest } = state;
+      this.apply(rest as RpcState);
+    } else this.apply(state);
     return state;
   }
 

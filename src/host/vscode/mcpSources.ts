@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/log';
+import type { AgentConfig } from '../../session/agentConfig';
 import { type McpConfig, type McpInput, type McpServerEntry, type McpSource, mcpCommandLine, mergeMcpConfigs, parseMcpConfig, resolveMcpServer } from '../../session/mcpConfig';
 
 /** globalState key of the command line the person allowed (or refused: `refused:` + line) for a workspace server. */
@@ -71,14 +72,20 @@ export class McpSources {
   }
 
   /**
-   * The servers a new session gets: trusted, allowed, resolved. A server left out is logged with why; what
-   * the person can fix (a file that does not parse, an input not given) is also said once in a warning.
+   * The servers a new session of `agent` gets: trusted, allowed, resolved. A server left out is logged with why;
+   * what the person can fix (a file that does not parse, an input not given) is also said once in a warning.
+   * Nothing is asked for a server the agent will not get: one its entry's `mcpServers` leaves out, or any for an
+   * agent whose protocol takes none (pi RPC, an agent service: their session only names them). A remote agent
+   * (`url`) gets only the servers its entry names: a stdio server would run on its machine, with your inputs.
    */
-  async servers(): Promise<McpServerEntry[]> {
+  async servers(agent: AgentConfig): Promise<McpServerEntry[]> {
     const config = this.read();
     for (const p of config.problems) this.sayOnce(p);
+    const only = agent.mcpServers ?? (agent.url ? [] : undefined);
+    const wanted = config.servers.filter((s) => only === undefined || (only !== false && only.includes(s.name)));
+    if ((agent.protocol ?? 'acp') !== 'acp') return wanted; // named, never passed: nothing to ask or resolve
     const out: McpServerEntry[] = [];
-    for (const s of config.servers) {
+    for (const s of wanted) {
       if (s.source === 'workspace') {
         if (!vscode.workspace.isTrusted) {
           this.log.info(`MCP server ${s.name} (${s.origin}) not passed: the workspace is not trusted`);
