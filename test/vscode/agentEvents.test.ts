@@ -56,14 +56,10 @@ test("pi's retries and compaction, omp's todos and claude's plan, shown in the c
     ];
     // A user's MCP server: pi in RPC mode takes none, and the chat says so.
     const mcpServers = { tickets: { command: process.execPath, args: [path.join(repoRoot, 'out', 'test', 'fixtures', 'ticketMcpServer.js')] } };
-    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'pi', 'agentHost.mcpServers': mcpServers }, timeoutMs: 320_000 }, async (page, info) => {
-      try {
-        await steps(page, info);
-      } catch (error) {
-        await info.screenshot('rpc-events-failure');
-        throw error;
-      }
-    });
+    await withWorkbench(
+      { workspace, userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'pi', 'agentHost.mcpServers': mcpServers }, timeoutMs: 320_000, failureShot: 'rpc-events-failure' },
+      (page, info) => steps(page, info),
+    );
   } finally {
     await model.close();
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -58,15 +58,9 @@ test('an agent service in a real VS Code: key, models, streamed chat, Explain, u
         workspace: ws,
         userSettings: { 'agentHost.agents': [entry], 'agentHost.defaultAgent': AGENT, 'agentHost.answerLanguage': 'en', 'editor.minimap.enabled': false },
         timeoutMs: 480_000,
+        failureShot: 'agent-service-failure',
       },
-      async (page, info) => {
-        try {
-          await steps(page, info);
-        } catch (error) {
-          await info.screenshot('agent-service-failure').catch(() => undefined);
-          throw error;
-        }
-      },
+      (page, info) => steps(page, info),
     );
     ok = true;
   } finally {

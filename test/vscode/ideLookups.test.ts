@@ -93,14 +93,10 @@ test('IDE lookups from the real language providers reach opencode over MCP and o
       { name: 'opencode', command: oc.command, args: oc.args, env: oc.env, inheritEnv: false },
       { name: 'omp', command: omp.command, args: omp.args, env: omp.env, protocol: 'rpc', inheritEnv: false },
     ];
-    await withWorkbench({ workspace, userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'opencode', 'editor.minimap.enabled': false }, timeoutMs: 380_000 }, async (page, info) => {
-      try {
-        await steps(page, info);
-      } catch (error) {
-        await info.screenshot('ide-lookups-failure');
-        throw error;
-      }
-    });
+    await withWorkbench(
+      { workspace, userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'opencode', 'editor.minimap.enabled': false }, timeoutMs: 380_000, failureShot: 'ide-lookups-failure' },
+      (page, info) => steps(page, info),
+    );
   } finally {
     await model.close();
     fs.rmSync(scratch, { recursive: true, force: true });

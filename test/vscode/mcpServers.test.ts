@@ -70,15 +70,9 @@ test("the user's MCP servers: workspace servers only when trusted and allowed, p
         workspaceTrust: true,
         userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'opencode', 'agentHost.mcpServers': { docs: { type: 'http', url: http.url } } },
         timeoutMs: 380_000,
+        failureShot: 'mcp-failure',
       },
-      async (page, info) => {
-        try {
-          await steps(page, info, { model, log, workspace, httpRequests: http.requests });
-        } catch (error) {
-          await info.screenshot('mcp-failure');
-          throw error;
-        }
-      },
+      (page, info) => steps(page, info, { model, log, workspace, httpRequests: http.requests }),
     );
   } finally {
     await http.close();

@@ -110,15 +110,9 @@ test('a remote ACP agent through agent-host serve in a real VS Code: token, a tu
         workspace: ws,
         userSettings: { 'agentHost.agents': [{ name: AGENT, url }], 'agentHost.defaultAgent': AGENT, 'agentHost.answerLanguage': 'en', 'editor.minimap.enabled': false },
         timeoutMs: 240_000,
+        failureShot: 'remote-acp-failure',
       },
-      async (page, info) => {
-        try {
-          await steps(page, info);
-        } catch (error) {
-          await info.screenshot('remote-acp-failure').catch(() => undefined);
-          throw error;
-        }
-      },
+      (page, info) => steps(page, info),
     );
     ok = true;
 

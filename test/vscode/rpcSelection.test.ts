@@ -54,14 +54,7 @@ test('selection commands through pi in RPC mode: short labels, the selection and
     const cfg = PI_RPC.prepare({ scratch, modelUrl: model.url, workspace: ws, args: ['--no-session'] });
     const agent = { name: 'pi (RPC, demo model)', command: cfg.command, args: cfg.args, env: cfg.env, protocol: 'rpc', inheritEnv: false };
     const userSettings = { 'agentHost.agents': [agent], 'agentHost.defaultAgent': agent.name, 'editor.minimap.enabled': false };
-    await withWorkbench({ workspace: ws, userDataDir: userData, userSettings, timeoutMs: 240_000 }, async (page, info) => {
-      try {
-        await steps(page, info);
-      } catch (error) {
-        await info.screenshot('rpc-selection-failure');
-        throw error;
-      }
-    });
+    await withWorkbench({ workspace: ws, userDataDir: userData, userSettings, timeoutMs: 240_000, failureShot: 'rpc-selection-failure' }, (page, info) => steps(page, info));
   } finally {
     await model.close();
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -52,6 +52,8 @@ export interface WorkbenchOptions {
   userSettings?: Record<string, unknown>;
   /** Hard limit for the whole run, start to cleanup. Default 5 min. */
   timeoutMs?: number;
+  /** The name of the screenshot taken when `fn` fails (test-artifacts/<name>.png). Default `failed-<time>`. */
+  failureShot?: string;
   /** Where screenshots go (created). Default <repo>/test-artifacts. */
   screenshotDir?: string;
   /**
@@ -104,7 +106,7 @@ export async function withWorkbench<T>(opts: WorkbenchOptions, fn: (page: Page, 
         return await fn(page, session.info);
       } catch (error) {
         // What the window showed when the check failed: the first thing to look at.
-        const shot = await session.info.screenshot(`failed-${Date.now()}`).catch(() => undefined);
+        const shot = await session.info.screenshot(opts.failureShot ?? `failed-${Date.now()}`).catch(() => undefined);
         if (shot) log(`screenshot of the failure: ${shot}`);
         throw error;
       }

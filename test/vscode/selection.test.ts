@@ -117,15 +117,9 @@ test('selection commands from the editor context menu with opencode in a real VS
         workspace: ws,
         userSettings: { 'agentHost.agents': [config], 'agentHost.defaultAgent': config.name, 'agentHost.answerLanguage': 'en', 'editor.minimap.enabled': false },
         timeoutMs: 480_000,
+        failureShot: 'selection-failure',
       },
-      async (page, info) => {
-        try {
-          await steps(page, info);
-        } catch (error) {
-          await info.screenshot('selection-failure');
-          throw error;
-        }
-      },
+      (page, info) => steps(page, info),
     );
     const decisions = model.requests.map((r) => r.decision).filter((d) => d.startsWith('task:'));
     assert.deepEqual(decisions, ['task:docstring', 'task:fix', 'task:testCases', 'task:testCode', 'task:fix', 'task:explain', 'task:optimize', 'task:docstring']);
