@@ -12,7 +12,7 @@ import { RpcAgentSession } from '../rpc/rpcAgentSession';
 import { RpcConnection } from '../rpc/rpcConnection';
 import { RpcSession } from '../rpc/rpcSession';
 import { agentEnvironment, spawnSpecOf, type AgentConfig } from '../session/agentConfig';
-import { mcpServersFor } from '../session/mcpConfig';
+import { namedForAgent } from '../session/mcpConfig';
 import { phrase } from '../session/notices';
 import type { AgentSession, AgentSessionDirectory } from '../session/agentSession';
 import type { AgentStartOptions } from '../session/sessionHost';
@@ -59,7 +59,7 @@ export async function startAgentSession(agent: AgentConfig, options: AgentStartO
 
 /** Protocols without MCP take none of the user's MCP servers: said once in the new session (and the log). */
 function saidNoMcp(session: AgentSession, config: AgentConfig, options: AgentStartOptions): AgentSession {
-  const names = mcpServersFor(options.mcpServers ?? [], { http: true, sse: true }, config.mcpServers).passed.map((m) => m.name);
+  const names = (options.mcpServers ?? []).map((m) => m.name).filter((name) => namedForAgent(name, config.mcpServers));
   if (names.length) {
     session.model.notice('info', phrase('mcpNotPassed'), phrase('mcpNoneTaken', names.join(', ')));
     options.logger.info(`MCP servers not passed to ${config.name} (${config.protocol}): it takes none (${names.join(', ')})`);

@@ -2,7 +2,7 @@ import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseAgentConfigs, type AgentConfig } from '../session/agentConfig';
-import { mcpServersFor, mergeMcpConfigs, parseMcpConfig, resolveMcpServer, type McpConfig, type McpServerEntry } from '../session/mcpConfig';
+import { mergeMcpConfigs, namedForAgent, parseMcpConfig, resolveMcpServer, type McpConfig, type McpServerEntry } from '../session/mcpConfig';
 
 /** `--env K=V` values (repeatable) as an environment; a malformed pair is an Error naming it. */
 export function envPairs(list: string[] | undefined): Record<string, string> {
@@ -107,7 +107,7 @@ export async function mcpServersFromFlags(
   }
   const merged = mergeMcpConfigs(configs);
   const warnings = [...merged.problems];
-  const chosen = mcpServersFor(merged.servers, { http: true, sse: true }, ctx.only).passed;
+  const chosen = merged.servers.filter((s) => namedForAgent(s.name, ctx.only));
   const servers: McpServerEntry[] = [];
   for (const s of chosen) {
     const unset = new Set<string>();

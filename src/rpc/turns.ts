@@ -116,9 +116,7 @@ export class RunTracker {
         // No retry after all (attempts used up, or cancelled while waiting): the failed run ends the turn.
         if (event.success === false) {
           const failed = this.held?.messages ?? this.retrying?.messages;
-          if (this.held) clearTimeout(this.held.timer);
-          this.held = undefined;
-          this.retrying = undefined;
+          this.dropFailedRun();
           if (failed !== undefined) this.runEnded(failed);
         }
         return false;
@@ -200,13 +198,18 @@ export class RunTracker {
 
   /** Waits while the agent compacts its context (see RunTrackerOptions.compactsAfterRun). */
   private async compactionSettled(): Promise<void> {
-    if (this.options.compactsAfterRun && this.ranSincePrompt && !this.compaction) {
-      this.ranSincePrompt = false;
-      // Frames come in order on one stdout: a compaction that started before this answer has been seen by now.
-      await this.io.getState().catch(() => undefined);
-    }
+    const ask = this.options.compactsAfterRun && this.ranSincePrompt && !this.compaction;
     this.ranSincePrompt = false;
+    // Frames come in order on one stdout: a compaction that started before this answer has been seen by now.
+    if (ask) await this.io.getState().catch(() => undefined);
     await this.compaction?.done;
+  }
+
+  /** Forgets a failed run held for a retry, or being retried (its timer cleared). */
+  private dropFailedRun(): void {
+    if (this.held) clearTimeout(this.held.timer);
+    this.held = undefined;
+    this.retrying = undefined;
   }
 
   private endCompaction(): void {
@@ -217,9 +220,7 @@ export class RunTracker {
   /** The agent is gone: every waiting prompt fails with `error`. */
   agentExited(error: Error): void {
     this.endCompaction();
-    if (this.held) clearTimeout(this.held.timer);
-    this.held = undefined;
-    this.retrying = undefined;
+    this.dropFailedRun();
     const waiters = this.waiters;
     this.waiters = [];
     this.running = false;
@@ -261,9 +262,7 @@ export class RunTracker {
 
   private runStarted(): void {
     // A retry's run (or any new run) supersedes a failed run still held: that one is over without ending the turn.
-    if (this.held) clearTimeout(this.held.timer);
-    this.held = undefined;
-    this.retrying = undefined;
+    this.dropFailedRun();
     this.runSeq++;
     this.running = true;
     this.runAborted = this.earlyAbort !== undefined;

@@ -196,6 +196,11 @@ export interface McpNotPassed {
   reason: 'transport' | 'filtered';
 }
 
+/** Whether an agent entry's `mcpServers` (a list of names, false for none, undefined for all) lets it have `name`. */
+export function namedForAgent(name: string, only: string[] | false | undefined): boolean {
+  return only === undefined || (only !== false && only.includes(name));
+}
+
 /**
  * The servers an agent gets, in ACP's shape: stdio always, http and sse only when its `mcpCapabilities` say so;
  * `only` (the agent entry's `mcpServers`): a list of names it gets, or false for none. The rest named, with why.
@@ -209,7 +214,7 @@ export function mcpServersFor(
   const passed: McpServerEntry[] = [];
   const notPassed: McpNotPassed[] = [];
   for (const s of servers) {
-    if (only === false || (Array.isArray(only) && !only.includes(s.name))) {
+    if (!namedForAgent(s.name, only)) {
       notPassed.push({ name: s.name, type: s.type, reason: 'filtered' });
       continue;
     }

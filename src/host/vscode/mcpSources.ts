@@ -16,7 +16,7 @@ import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/log';
 import type { AgentConfig } from '../../session/agentConfig';
-import { type McpConfig, type McpInput, type McpServerEntry, type McpSource, mcpCommandLine, mergeMcpConfigs, parseMcpConfig, resolveMcpServer } from '../../session/mcpConfig';
+import { type McpConfig, type McpInput, type McpServerEntry, type McpSource, mcpCommandLine, mergeMcpConfigs, namedForAgent, parseMcpConfig, resolveMcpServer } from '../../session/mcpConfig';
 
 /** globalState key of the command line the person allowed (or refused: `refused:` + line) for a workspace server. */
 const APPROVAL = 'agentHost.mcp.approved';
@@ -82,7 +82,7 @@ export class McpSources {
     const config = this.read();
     for (const p of config.problems) this.sayOnce(p);
     const only = agent.mcpServers ?? (agent.url ? [] : undefined);
-    const wanted = config.servers.filter((s) => only === undefined || (only !== false && only.includes(s.name)));
+    const wanted = config.servers.filter((s) => namedForAgent(s.name, only));
     if ((agent.protocol ?? 'acp') !== 'acp') return wanted; // named, never passed: nothing to ask or resolve
     const out: McpServerEntry[] = [];
     for (const s of wanted) {
