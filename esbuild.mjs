@@ -24,6 +24,16 @@ const builds = [
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, mainFields: ['module', 'main'] },
   // The stdio MCP server agents start for the IDE tools (src/mcp/ideBridge.ts).
   { ...common, entryPoints: ['src/mcp/ideBridge.ts'], outfile: 'dist/ideBridge.js' },
+  // The sandbox launcher (src/sandbox/launcher.ts): an ES module, as @anthropic-ai/sandbox-runtime is one (it reads
+  // import.meta.url); require() for its CommonJS parts. Its seccomp helper is not shipped: the launcher allows Unix
+  // sockets (docs/sandbox.md), the one thing that helper blocks.
+  {
+    ...common,
+    format: 'esm',
+    entryPoints: ['src/sandbox/launcher.ts'],
+    outfile: 'dist/sandbox.mjs',
+    banner: { js: "import { createRequire as __atriumRequire } from 'node:module'; const require = __atriumRequire(import.meta.url);" },
+  },
   // The chat webview (src/views/chat/): a browser bundle plus its stylesheet.
   {
     ...common,

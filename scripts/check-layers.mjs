@@ -32,6 +32,8 @@ const ROOMS = [
   ['src/check/', 'check'],
   ['src/agents/', 'agents'],
   ['src/scriptedModel/', 'scriptedModel'],
+  // The sandbox launcher (dist/sandbox.mjs): a Node entry of its own around @anthropic-ai/sandbox-runtime.
+  ['src/sandbox/', 'sandbox'],
   ['src/adapters/', 'factory'],
   ['src/acp/', 'acp'],
   ['src/rpc/', 'rpc'],
@@ -59,6 +61,7 @@ const ALLOWED = {
   // The selection tasks' pure parts (prompts, answers, proposals), shared by the editor's commands and the CLI.
   tasks: ['session', 'core'],
   scriptedModel: [],
+  sandbox: [],
   // The adapter factory: the one place that picks src/acp or src/rpc for an agent.
   factory: ['acp', 'rpc', 'agentService', 'transport', 'agents', 'session', 'core'],
   // Adapters are siblings: neither imports the other.
@@ -77,7 +80,7 @@ const ALLOWED = {
 
 // Entry points that run in plain Node (dist/cli.js, dist/ideBridge.js, the scripted model's CLI): nothing they
 // load, however indirectly, may import `vscode`.
-const NODE_ENTRIES = ['src/cli/main.ts', 'src/mcp/ideBridge.ts', 'src/scriptedModel/main.ts'];
+const NODE_ENTRIES = ['src/cli/main.ts', 'src/mcp/ideBridge.ts', 'src/scriptedModel/main.ts', 'src/sandbox/launcher.ts'];
 
 function roomOf(rel) {
   return ROOMS.find(([prefix]) => rel === prefix || (prefix.endsWith('/') && rel.startsWith(prefix)));

@@ -29,6 +29,7 @@ const EXPECTED = [
   'extension/dist/cli.js',
   'extension/dist/extension.js',
   'extension/dist/ideBridge.js',
+  'extension/dist/sandbox.mjs',
   'extension/dist/webview/chat.js',
   'extension/dist/webview/chat-style.css',
   'extension/dist/webview/codicon.css',

@@ -32,7 +32,7 @@ CODE_SERVER_VERSION="4.139.1"
 # The code-server whose VS Code is the minimum we claim (engines.vscode ^1.99.0): 4.99.4 carries VS Code 1.99.3.
 CODE_SERVER_MIN_VERSION="4.99.4"
 CODE_SERVER_MIN_VSCODE="1.99.3"
-APT_PACKAGES=(chromium libkrb5-dev fonts-noto-cjk ripgrep zsh git) # CJK font: the zh UI reads in screenshots; zsh: the rule tests run attack lines in it; git: the checkpoint store
+APT_PACKAGES=(chromium libkrb5-dev fonts-noto-cjk ripgrep zsh git bubblewrap socat) # CJK font: the zh UI reads in screenshots; zsh: the rule tests run attack lines in it; git: the checkpoint store; bubblewrap, socat: the agents' sandbox (docs/sandbox.md)
 
 log() { printf '[setup-vscode] %s\n' "$*"; }
 # $SETUP_REASON_FILE (set by setup.sh): where the reason goes too, for setup's last line.

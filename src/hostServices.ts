@@ -21,6 +21,8 @@ import { AgentTerminals } from './host/vscode/agentTerminals';
 import { EditorDocumentStore } from './host/vscode/editorFiles';
 import { IdeToolProvider } from './host/vscode/ideToolProvider';
 import { McpSources } from './host/vscode/mcpSources';
+import { sandboxAvailability, sandboxFor } from './agents/sandbox';
+import { allowBlocked, allowedFor, confirmUnsandboxed, defaultSandboxMode } from './views/sandboxDialogs';
 import { refuseInRestrictedMode } from './views/restrictedMode';
 import type { AgentManager } from './manager/agentManager';
 import { createToolEndpoint, type ToolEndpoint } from './mcp/toolEndpoint';
@@ -151,6 +153,28 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       ...questionServices(questionDialogs, agent.name, log),
       ...(config().get<boolean>('ideTools.enabled', true) ? { ideTools: ideToolsService } : {}),
     })),
+    // The sandbox (docs/sandbox.md): the entry's mode, else agentHost.sandbox.default, with what the person allowed
+    // from the chat; on a machine that cannot sandbox, the agent starts only after a modal warning.
+    manager.addSessionServices(async (agent, cwd, env) => {
+      const choice = sandboxFor(agent, {
+        cwd,
+        roots: roots(),
+        env: env.extra,
+        fallback: defaultSandboxMode(),
+        launcher: { node: process.execPath, launcher: context.asAbsolutePath(path.join('dist', 'sandbox.mjs')) },
+        extra: allowedFor(agent.name),
+      });
+      if (!choice.launch) return {};
+      const available = await sandboxAvailability(choice.launch);
+      if (available.ok) {
+        log.info(`Sandbox for "${agent.name}": ${choice.description}`);
+        return { sandbox: choice.launch };
+      }
+      const why = available.errors.join('; ');
+      log.warn(`No sandbox on this machine (${why}): "${agent.name}" starts unsandboxed only if the person says so`);
+      if (await confirmUnsandboxed(agent.name, why)) return {};
+      throw new Error(vscode.l10n.t('"{0}" was not started: the sandbox is not available on this machine ({1}).', agent.name, why));
+    }),
     // The user's own MCP servers (VS Code's MCP configuration and agentHost.mcpServers), read again for each session.
     manager.addSessionServices(async (agent) => ({ mcpServers: await mcpSources.servers(agent) })),
     // A remote agent's key or token: asked once, kept in SecretStorage; a refused one is forgotten and asked again.
@@ -267,6 +291,11 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       log.info(`Reverted the turn's changes (${changes.length} file(s)${failed.length ? `; not restorable: ${failed.join(', ')}` : ''})`);
       if (failed.length) void vscode.window.showWarningMessage(inertMarkup(vscode.l10n.t('Could not restore: {0}', failed.join(', '))));
       return failed;
+    }),
+    // "Allow" on what the sandbox blocked, for the shown tab's agent: asked in a modal, kept in the user's settings.
+    registerCommand('agentHost.allowInSandbox', async (kind, target) => {
+      if (!kind || !target) return;
+      await allowBlocked(manager.agentName, { kind, target }, () => manager.restart());
     }),
     // Starts the agent again: an agent that needs sign-in offers its methods on start.
     registerCommand('agentHost.signIn', async () => {

@@ -30,7 +30,10 @@ export interface ConnectionMember {
   asked?(record: QuestionRecord): void;
 }
 
-type ClientStartOptions = Pick<AgentStartOptions, 'logger' | 'cwd' | 'env' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'maxLineBytes' | 'writeStallMs' | 'frameTap' | 'apiKey' | 'onKeyRefused'>;
+type ClientStartOptions = Pick<
+  AgentStartOptions,
+  'logger' | 'cwd' | 'env' | 'sandbox' | 'requestTimeoutMs' | 'initializeTimeoutMs' | 'maxLineBytes' | 'writeStallMs' | 'frameTap' | 'apiKey' | 'onKeyRefused'
+>;
 
 function clientOptions(options: ClientStartOptions, handlers: AcpClientHandlers): AcpClientOptions {
   return {
@@ -46,7 +49,7 @@ function clientOptions(options: ClientStartOptions, handlers: AcpClientHandlers)
 
 /** Spawns the configured agent as an ACP client with `handlers` (the options' logger, limits and tap). */
 export function spawnClient(config: AgentConfig, options: ClientStartOptions, handlers: AcpClientHandlers): AcpClient {
-  return AcpClient.spawn(spawnSpecOf(config, options.cwd, options.env), clientOptions(options, handlers));
+  return AcpClient.spawn(spawnSpecOf(config, options.cwd, options.env, options.sandbox), clientOptions(options, handlers));
 }
 
 /** The configured agent as an ACP client: over the transport its `url` names (remote), else a spawned process's stdio. */

@@ -6,7 +6,7 @@ import { AcpClient } from '../acp/acpClient';
 import { ServiceSession } from '../agentService/serviceSession';
 import { AcpSession, clientCapabilities } from '../acp/acpSession';
 import { missingCompanion, presetFor } from '../agents/presets';
-import { type AgentProcess, type ExitInfo, killGroup } from '../core/agentProcess';
+import { type AgentProcess, type ExitInfo, killGroup, type SandboxReport } from '../core/agentProcess';
 import type { Logger } from '../core/log';
 import { RpcAgentSession } from '../rpc/rpcAgentSession';
 import { RpcConnection } from '../rpc/rpcConnection';
@@ -14,6 +14,7 @@ import { RpcSession } from '../rpc/rpcSession';
 import { agentEnvironment, spawnSpecOf, type AgentConfig } from '../session/agentConfig';
 import { namedForAgent } from '../session/mcpConfig';
 import { phrase } from '../session/notices';
+import type { SandboxBlock } from '../session/sandboxBlocks';
 import type { AgentSession, AgentSessionDirectory } from '../session/agentSession';
 import type { AgentStartOptions } from '../session/sessionHost';
 
@@ -22,8 +23,36 @@ function withPresetStop(config: AgentConfig): AgentConfig {
   return config.ignoresInputClose === undefined && presetFor(config)?.ignoresInputClose ? { ...config, ignoresInputClose: true } : config;
 }
 
-/** Starts an agent with the adapter its configured protocol needs. */
+/**
+ * Starts an agent with the adapter its configured protocol needs. In the sandbox, the session knows it (its tool
+ * cards name the writes the read-only filesystem refused; the header shows the mode) and each connection the
+ * sandbox refused is named on the running tool calls, or in a notice — those refused before the session existed too.
+ */
 export async function startAgentSession(agent: AgentConfig, options: AgentStartOptions): Promise<AgentSession> {
+  const sandbox = options.sandbox;
+  if (!sandbox) {
+    const session = await startProtocolSession(agent, options);
+    // A local agent without the sandbox: the header says so (a remote one runs under its own machine's rules).
+    if (!agent.url) session.model.setAgentState({ sandbox: { mode: 'off' } });
+    return session;
+  }
+  let session: AgentSession | undefined;
+  const early: SandboxBlock[] = [];
+  const onReport = (report: SandboxReport) => {
+    sandbox.onReport?.(report);
+    if (report.type !== 'network') return;
+    const block: SandboxBlock = { kind: 'network', target: report.port && report.port !== 443 && report.port !== 80 ? `${report.host}:${report.port}` : report.host };
+    if (session) session.model.sandboxBlocked(block);
+    else early.push(block);
+  };
+  session = await startProtocolSession(agent, { ...options, sandbox: { ...sandbox, onReport } });
+  session.model.sandboxed = true;
+  session.model.setAgentState({ sandbox: { mode: sandbox.mode, ...(sandbox.description ? { description: sandbox.description } : {}) } });
+  for (const block of early.splice(0)) session.model.sandboxBlocked(block);
+  return session;
+}
+
+async function startProtocolSession(agent: AgentConfig, options: AgentStartOptions): Promise<AgentSession> {
   const config = withPresetStop(agent);
   // Said before the agent runs: pi-acp without pi would ask to sign in instead of naming what is missing.
   const missing = missingCompanion(config, agentEnvironment(config, options.env));
@@ -36,6 +65,7 @@ export async function startAgentSession(agent: AgentConfig, options: AgentStartO
         logger: options.logger,
         cwd: options.cwd,
         ...(options.env ? { env: options.env } : {}),
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
         ...(options.ui ? { rpcUi: options.ui } : {}),
         // pi RPC has no MCP: the IDE tools are registered as host tools.
         ...(options.ideTools ? { hostTools: options.ideTools.tools } : {}),

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AgentConfig } from '../session/agentConfig';
+import type { SandboxNeeds } from '../session/sandboxPolicy';
 import { findOnPath } from './tools';
 
 export interface NpmSource {
@@ -55,6 +56,8 @@ export interface AgentPreset {
   asksPermission: boolean;
   /** It does not exit when its stdin closes (a stop sends SIGTERM at once instead of waiting the grace period). */
   ignoresInputClose?: boolean;
+  /** What it needs inside the sandbox (src/session/sandboxPolicy.ts): its state folders and its model hosts. */
+  sandbox: SandboxNeeds;
 }
 
 /** opencode never asks without a `permission` config: this one asks for edits, shell and fetches. */
@@ -73,6 +76,10 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: 'OPENCODE_PERMISSION={"edit":"ask","bash":"ask","webfetch":"ask"} (without it opencode never asks).',
     scripted: true,
     asksPermission: true,
+    sandbox: {
+      state: ['xdg-data:opencode', 'xdg-config:opencode', 'xdg-state:opencode', 'xdg-cache:opencode', '~/.opencode'],
+      hosts: ['opencode.ai', '*.opencode.ai', 'models.dev', 'api.openai.com', 'api.anthropic.com', 'openrouter.ai', 'generativelanguage.googleapis.com'],
+    },
   },
   {
     id: 'codex-acp',
@@ -87,6 +94,7 @@ export const PRESETS: readonly AgentPreset[] = [
     scripted: true,
     asksPermission: true,
     ignoresInputClose: true,
+    sandbox: { state: ['~/.codex', 'env:CODEX_HOME'], hosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'] },
   },
   {
     id: 'claude-agent-acp',
@@ -100,6 +108,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: 'Asks by default (permission mode "default"); a settings.json defaultMode other than "default" changes that.',
     scripted: true,
     asksPermission: true,
+    sandbox: { state: ['~/.claude', '~/.claude.json', '~/.claude.json.backup', 'env:CLAUDE_CONFIG_DIR'], hosts: ['api.anthropic.com', 'statsig.anthropic.com', 'console.anthropic.com', 'claude.ai'] },
   },
   {
     id: 'gemini',
@@ -113,6 +122,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: '--approval-mode default: asks before edits and shell commands.',
     scripted: true,
     asksPermission: true,
+    sandbox: { state: ['~/.gemini'], hosts: ['generativelanguage.googleapis.com', 'cloudcode-pa.googleapis.com', 'oauth2.googleapis.com', 'accounts.google.com', 'play.googleapis.com'] },
   },
   {
     id: 'qwen',
@@ -126,6 +136,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: '--approval-mode default (0.24 defaults to "auto", where a model decides what is safe).',
     scripted: true,
     asksPermission: true,
+    sandbox: { state: ['~/.qwen'], hosts: ['dashscope.aliyuncs.com', 'dashscope-intl.aliyuncs.com', 'chat.qwen.ai', 'portal.qwen.ai'] },
   },
   {
     id: 'pi-acp',
@@ -140,6 +151,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: 'pi has no permission system: it writes and runs commands without asking.',
     scripted: true,
     asksPermission: false,
+    sandbox: { state: ['~/.pi', 'env:PI_CODING_AGENT_DIR'], hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'openrouter.ai'] },
   },
   {
     id: 'pi',
@@ -153,6 +165,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: 'pi has no permission system: it writes and runs commands without asking.',
     scripted: true,
     asksPermission: false,
+    sandbox: { state: ['~/.pi', 'env:PI_CODING_AGENT_DIR'], hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'openrouter.ai'] },
   },
   {
     id: 'omp',
@@ -166,6 +179,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: 'No permission requests: it writes and runs commands without asking.',
     scripted: true,
     asksPermission: false,
+    sandbox: { state: ['~/.omp', '~/.pi', 'env:PI_CODING_AGENT_DIR'], hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'openrouter.ai'] },
   },
   {
     id: 'agentao',
@@ -179,6 +193,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: 'Its own permission modes; the default asks before writes.',
     scripted: false,
     asksPermission: true,
+    sandbox: { state: ['~/.agentao', 'xdg-data:uv'], hosts: ['api.openai.com', 'api.anthropic.com', 'openrouter.ai', 'pypi.org', 'files.pythonhosted.org'] },
   },
 ];
 

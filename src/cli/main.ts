@@ -8,6 +8,8 @@ import { openSessionDirectory, startAgentSession } from '../adapters/factory';
 import { headerReference } from '../session/remoteHeaders';
 import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
+import { cliSandbox, reportingSandbox, UsageError } from './sandboxFlag';
+import type { SandboxChoice } from '../agents/sandbox';
 import { agentFromFile, envPairs, mcpServersFromFlags, splitAgentWords, tlsFlags, withAgentCommand } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
 import { runCheckCommand } from './checkCommand';
@@ -91,6 +93,12 @@ Options:
                        CLI does not prompt). An ACP agent gets stdio servers, http/sse ones if it takes them.
                        The CLI never reads .vscode/mcp.json by itself (a repository's file would run its commands)
   --no-mcp             pass no MCP servers, even with --mcp-config
+  --sandbox MODE       workspace-write (writes only in --cwd, temp and the agent's own folders), read-only,
+                       or off: the agent and all it starts run in a filesystem and network sandbox
+                       (bubblewrap on Linux, seatbelt on macOS); credential stores unreadable, network only
+                       to the agent's model hosts and loopback. Default: the agent entry's "sandbox", else
+                       off; a mode asked for where the machine cannot sandbox exits 3. What it blocks is
+                       said on stderr ({"type":"sandbox"} events with --format json)
   --format text|json   readable text (default) or one JSON event per line
   --timeout SECONDS    timeout of each request other than the prompt (default 60)
   --log-level LEVEL    trace|debug|info|warn|error|off for stderr (default warn)
@@ -119,6 +127,7 @@ const AGENT_OPTIONS = {
   'host-tools': { type: 'boolean' },
   'mcp-config': { type: 'string', multiple: true },
   'no-mcp': { type: 'boolean' },
+  sandbox: { type: 'string' },
   format: { type: 'string' },
   timeout: { type: 'string' },
   'log-level': { type: 'string' },
@@ -208,6 +217,13 @@ async function agentRun(values: AgentValues, usageText: string): Promise<{ agent
     fail((error as Error).message, TURN_EXIT_CODES.usage!);
   }
   for (const w of mcp.warnings) stderr(`agent-host: warning: ${w}\n`);
+  let sandbox: SandboxChoice;
+  try {
+    sandbox = await cliSandbox(values.sandbox, agent, { cwd, fallback: 'off', warn: (line) => stderr(`agent-host: ${line}\n`) });
+  } catch (error) {
+    fail((error as Error).message, error instanceof UsageError ? TURN_EXIT_CODES.usage! : TURN_EXIT_CODES.start_failed!);
+  }
+  if (sandbox.launch) logger.info(`Sandbox: ${sandbox.description}`);
 
   const options: AgentStartOptions = {
     logger,
@@ -244,6 +260,7 @@ async function agentRun(values: AgentValues, usageText: string): Promise<{ agent
     // The CLI runs no MCP bridge: its file tools reach pi RPC agents only.
     ...(values['host-tools'] ? { ideTools: { tools: workspaceFileTools(cwd), mcpServer: async () => undefined } } : {}),
     ...(mcp.servers.length ? { mcpServers: mcp.servers } : {}),
+    ...(sandbox.launch ? { sandbox: sandbox.launch } : {}),
     requestTimeoutMs: timeoutS * 1000,
     initializeTimeoutMs: timeoutS * 1000,
     // A remote agent's secret: from the environment only, never a flag (a flag shows in `ps`).
@@ -297,7 +314,7 @@ async function runTaskVerb(argv: string[]): Promise<number> {
     return usage((error as Error).message);
   }
   // Text: only the answer or the diff on stdout, so it can be piped (git apply); json: the session's events too.
-  const emit = format === 'json' ? (event: object) => stdout(`${JSON.stringify(event)}\n`) : () => undefined;
+  const emit = reportingSandbox(format, format === 'json' ? (event: object) => stdout(`${JSON.stringify(event)}\n`) : () => undefined, (l) => stderr(`agent-host: ${l}\n`));
   return runTask({ task: task as TaskVerb, file, text, languageId: languageIdOf(file), selected, language, cwd, agent, options, format, emit, logger, startAgent: startAgentSession });
 }
 
@@ -313,6 +330,8 @@ function runServeVerb(argv: string[]): Promise<number> {
     'max-connections': { type: 'string' },
     'max-message-bytes': { type: 'string' },
     'idle-timeout': { type: 'string' },
+    sandbox: { type: 'string' },
+    'no-sandbox': { type: 'boolean' },
   } as const;
   let values;
   try {
@@ -332,7 +351,11 @@ function runServeVerb(argv: string[]): Promise<number> {
   }
   const agent = resolveAgent(values, true, SERVE_USAGE)!;
   const logger = redactingLogger(streamLogger(stderr, (values['log-level'] as LogLevel | undefined) ?? 'warn'));
-  return runServe({ agent, cwd: path.resolve(values.cwd ?? process.cwd()), ...settings, logger, env: process.env, out: stdout, err: (line) => stderr(`agent-host ${line}\n`) });
+  if (values.sandbox !== undefined && values.sandbox !== 'workspace-write' && values.sandbox !== 'read-only') return usage('--sandbox must be workspace-write or read-only (--no-sandbox for none)');
+  if (values.sandbox !== undefined && values['no-sandbox']) return usage('give --sandbox MODE or --no-sandbox, not both');
+  const sandbox = values['no-sandbox'] ? 'off' : ((values.sandbox as 'workspace-write' | 'read-only' | undefined) ?? 'workspace-write');
+  const launcher = { node: process.execPath, launcher: path.join(__dirname, 'sandbox.mjs') };
+  return runServe({ agent, cwd: path.resolve(values.cwd ?? process.cwd()), sandbox, launcher, ...settings, logger, env: process.env, out: stdout, err: (line) => stderr(`agent-host ${line}\n`) });
 }
 
 async function main(): Promise<number> {
@@ -396,13 +419,16 @@ async function main(): Promise<number> {
   const prompt = positionals.join(' ').trim();
   if (!prompt) fail(`no prompt given\n\n${USAGE}`, TURN_EXIT_CODES.usage!);
   const { agent, options, cwd, logger, format } = await agentRun(values, USAGE);
-  const emit =
+  const emit = reportingSandbox(
+    format,
     format === 'json'
       ? (event: object) => stdout(`${JSON.stringify(event)}\n`)
       : (() => {
           const r = new TextRenderer(stdout);
           return (event: object) => r.render(event as SessionEvent | { type: string });
-        })();
+        })(),
+    (l) => stderr(`agent-host: ${l}\n`),
+  );
   return runPrompt({ agent, options, prompt, ...(values.resume ? { resume: values.resume } : {}), cwd, store, logger, format, emit, startAgent: startAgentSession });
 }
 

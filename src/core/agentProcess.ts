@@ -14,7 +14,28 @@ export interface AgentSpawnSpec {
   cwd: string;
   /** It does not exit when its stdin closes (codex-acp): a stop sends SIGTERM at once instead of after the grace period. */
   ignoresInputClose?: boolean;
+  /** Run inside a sandbox: through the launcher (src/sandbox/launcher.ts) with these settings. */
+  sandbox?: SandboxLaunch;
 }
+
+/** How to start an agent inside the sandbox (docs/sandbox.md). */
+export interface SandboxLaunch {
+  /** A Node (or Electron run as Node) that runs the launcher. */
+  node: string;
+  /** dist/sandbox.mjs. */
+  launcher: string;
+  /** The policy's name, for the log (`workspace-write`, `read-only`). */
+  mode: string;
+  /** What it allows, in one line (the chat header's tooltip). */
+  description?: string;
+  /** `@anthropic-ai/sandbox-runtime`'s settings (src/session/sandboxPolicy.ts). */
+  settings: object;
+  /** Told each report of the launcher (a refused connection, a failed setup). */
+  onReport?: (report: SandboxReport) => void;
+}
+
+/** What the sandbox launcher reports on its own channel (fd 3): never from inside the sandbox. */
+export type SandboxReport = { type: 'ready' } | { type: 'network'; host: string; port?: number } | { type: 'failed'; reason: string };
 
 export interface ExitInfo {
   code: number | null;
@@ -110,6 +131,9 @@ export class AgentProcess {
   private closedOutput = false;
   /** Stopped because it closed its input while running. */
   private closedInput = false;
+  /** Why the sandbox launcher could not start the agent (its `failed` report). */
+  private sandboxFailure: string | undefined;
+  private readonly sandboxListeners = new Set<(report: SandboxReport) => void>();
 
   private constructor(
     readonly child: ChildProcessWithoutNullStreams,
@@ -118,9 +142,12 @@ export class AgentProcess {
   ) {
     const pid = child.pid;
     child.stderr.on('data', (data: Buffer) => this.onStderr(data));
+    if (spec.sandbox) this.readSandboxReports();
     this.exited = new Promise<ExitInfo>((resolve) => {
       const finish = (info: Omit<ExitInfo, 'stderrTail'>) => {
         if (this.exitInfo) return;
+        // The launcher could not set the sandbox up: it said why, and the agent never started.
+        if (this.sandboxFailure !== undefined) info = { code: info.code, signal: info.signal, spawnError: `the sandbox could not be set up: ${this.sandboxFailure}` };
         if (this.stderrPartial) this.logger.info(`[agent stderr] ${this.stderrPartial}`);
         this.exitInfo = {
           ...info,
@@ -150,22 +177,62 @@ export class AgentProcess {
   }
 
   static spawn(spec: AgentSpawnSpec, logger: Logger): AgentProcess {
-    logger.info(`Starting agent: ${spec.command} ${(spec.args ?? []).join(' ')} (cwd ${spec.cwd})`);
-    // Own process group, so shutdown reaches every descendant.
-    const child = spawnInGroup(spec.command, spec.args ?? [], {
-      cwd: spec.cwd,
-      env: spec.inheritEnv === false ? { ...spec.env } : { ...process.env, ...spec.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    }) as ChildProcessWithoutNullStreams;
+    const sandbox = spec.sandbox;
+    logger.info(`Starting agent: ${spec.command} ${(spec.args ?? []).join(' ')} (cwd ${spec.cwd})${sandbox ? ` in the sandbox (${sandbox.mode})` : ''}`);
+    const env: NodeJS.ProcessEnv = spec.inheritEnv === false ? { ...spec.env } : { ...process.env, ...spec.env };
+    // Own process group, so shutdown reaches every descendant. A sandboxed agent runs under the launcher, which
+    // passes stdin, stdout and stderr through and reports on a fourth pipe.
+    const child = (
+      sandbox
+        ? spawnInGroup(sandbox.node, [sandbox.launcher, '--reports-fd', '3', JSON.stringify(sandbox.settings), '--', spec.command, ...(spec.args ?? [])], {
+            cwd: spec.cwd,
+            env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
+            stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+          })
+        : spawnInGroup(spec.command, spec.args ?? [], { cwd: spec.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
+    ) as ChildProcessWithoutNullStreams;
     if (child.pid !== undefined) {
       const cgroup = groupCgroup(child.pid);
       logger.debug(`Agent ${child.pid}: its processes are found at stop ${cgroup ? `in cgroup ${cgroup}` : 'by process group, marker variable, stdio pipes and parentage (no cgroup here)'}`);
     }
-    return new AgentProcess(child, logger, spec);
+    const agent = new AgentProcess(child, logger, spec);
+    if (sandbox?.onReport) agent.onSandboxReport(sandbox.onReport);
+    return agent;
   }
 
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /** The sandbox launcher's reports (a refused connection, …); nothing for an agent run without the sandbox. */
+  onSandboxReport(listener: (report: SandboxReport) => void): () => void {
+    this.sandboxListeners.add(listener);
+    return () => this.sandboxListeners.delete(listener);
+  }
+
+  private readSandboxReports(): void {
+    const channel = this.child.stdio[3] as NodeJS.ReadableStream | null | undefined;
+    if (!channel) return;
+    let partial = '';
+    channel.on('data', (data: Buffer) => {
+      const lines = (partial + data.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      if (partial.length > 65536) partial = '';
+      for (const line of lines) {
+        let report: SandboxReport;
+        try {
+          report = JSON.parse(line) as SandboxReport;
+        } catch {
+          continue;
+        }
+        if (report.type === 'failed') this.sandboxFailure = String(report.reason);
+        if (report.type === 'network') this.logger.warn(`Sandbox: refused a connection to ${report.host}${report.port ? `:${report.port}` : ''}`);
+        else if (report.type === 'failed') this.logger.error(`Sandbox: could not be set up: ${report.reason}`);
+        else this.logger.debug(`Sandbox: ${line}`);
+        for (const l of this.sandboxListeners) l(report);
+      }
+    });
+    channel.on('error', () => {});
   }
 
   /** It exited, or its shutdown has begun: nothing more to stop it for. */

@@ -7,7 +7,7 @@
  * systemd user scope): each group gets one, and the host steps into it for the spawn, so the leader is born
  * in it; the kernel keeps every descendant in it, and `cgroup.kill` ends them all at once. Besides, and
  * elsewhere alone: the process group; a marker variable every descendant inherits unless its environment is
- * wiped; a marker handle (fd 3, a deleted file named for the group) every descendant inherits unless it
+ * wiped; a marker handle (the fd after its stdio, a deleted file named for the group) every descendant inherits unless it
  * closes it or is started by a program that passes only stdio (node does); and every child of a member
  * found. Without a cgroup, a process that wipes its environment, lacks the handle and loses its parent
  * before the stop escapes.
@@ -250,7 +250,7 @@ export function spawnInGroup(command: string, args: string[], options: { cwd: st
   const linux = process.platform === 'linux';
   const marker = randomBytes(9).toString('base64url');
   const env = { ...options.env, [MARKER_VAR]: marker };
-  const handle = linux && Array.isArray(options.stdio) && options.stdio.length === 3 ? markerHandle(marker) : undefined;
+  const handle = linux && Array.isArray(options.stdio) && options.stdio.length >= 3 ? markerHandle(marker) : undefined;
   const stdio = handle ? [...(options.stdio as unknown[]), handle.fd] : options.stdio;
   let cgroup = linux ? newCgroup() : undefined;
   const home = cgroupHome;

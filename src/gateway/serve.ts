@@ -6,6 +6,8 @@
 import type { Logger } from '../core/log';
 import { registerSecret } from '../core/log';
 import { agentEnvironment, spawnSpecOf, type AgentConfig } from '../session/agentConfig';
+import { sandboxAvailability, sandboxFor, type SandboxLauncher } from '../agents/sandbox';
+import type { SandboxMode } from '../session/sandboxPolicy';
 import { startGateway } from './gateway';
 import type { ListenAddress, ServeLimits } from './serveOptions';
 
@@ -14,6 +16,10 @@ export const TOKEN_VARIABLE = 'ACP_REMOTE_TOKEN';
 export interface ServeRun {
   agent: AgentConfig;
   cwd: string;
+  /** `--sandbox MODE` (default workspace-write), or `off` from `--no-sandbox`: the only way to run agents unsandboxed. */
+  sandbox: SandboxMode;
+  /** Where the sandbox launcher is (dist/sandbox.mjs) and what runs it. */
+  launcher: SandboxLauncher;
   listen: ListenAddress;
   limits: ServeLimits;
   logger: Logger;
@@ -33,6 +39,16 @@ export async function runServe(run: ServeRun): Promise<number> {
     run.err(`serve: "${run.agent.name}" speaks ${run.agent.protocol}; serve exposes ACP agents only`);
     return 2;
   }
+  // Every agent runs in the sandbox unless --no-sandbox says otherwise: an entry's own "off" does not.
+  const sandbox = sandboxFor({ ...run.agent, sandbox: run.sandbox }, { cwd: run.cwd, fallback: run.sandbox, launcher: run.launcher });
+  if (sandbox.launch) {
+    const available = await sandboxAvailability(run.launcher);
+    if (!available.ok) {
+      run.err(`serve: the sandbox is not available here (${available.errors.join('; ')}); serve starts no agent unsandboxed unless --no-sandbox is given`);
+      return 3;
+    }
+    run.logger.info(`Sandbox: ${sandbox.description}`);
+  } else run.err('serve: --no-sandbox: the agents run unsandboxed, as you; a client can do whatever you can on this machine');
   registerSecret(token);
   // The SDK's server says what it refused (a limit, a frame it ignores) on the console: into our log instead, filtered and redacted.
   console.warn = (...parts: unknown[]) => run.logger.warn(parts.map((p) => (p instanceof Error ? p.message : String(p))).join(' '));
@@ -45,7 +61,7 @@ export async function runServe(run: ServeRun): Promise<number> {
   try {
     gateway = await startGateway({
       agentName,
-      spawn: { ...spawnSpecOf(run.agent, run.cwd), env, inheritEnv: false },
+      spawn: { ...spawnSpecOf(run.agent, run.cwd, {}, sandbox.launch), env, inheritEnv: false },
       token,
       listen: run.listen,
       limits: run.limits,

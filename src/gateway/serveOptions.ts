@@ -20,6 +20,10 @@ Options:
   --allow-remote          allow a non-loopback address (0.0.0.0, a LAN address); plain HTTP, so put a
                           TLS proxy in front of it
   --cwd DIR               the agents' working folder (default: the current directory)
+  --sandbox MODE          workspace-write (default: each agent writes only in --cwd, temp and its own
+                          folders) or read-only; every agent serve starts runs in the sandbox
+  --no-sandbox            start the agents unsandboxed, as you (serve refuses to otherwise: a server
+                          must not hand a remote client the machine)
   --max-connections N     connections (agent processes) at once (default 8); more get 503
   --max-message-bytes N   largest message from a client (default 16777216, 16 MiB); a larger POST gets
                           413, a larger WebSocket frame closes the socket with 1009

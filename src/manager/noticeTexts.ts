@@ -64,6 +64,8 @@ const TEXTS: Record<NoticeKey, (args: string[]) => string> = {
   mcpNotPassed: () => vscode.l10n.t('MCP server not passed'),
   mcpTransportDetail: (a) => vscode.l10n.t('{0} ({1}) not passed: this agent takes only {2} servers', a[0]!, a[1]!, a[2]!),
   mcpNoneTaken: (a) => vscode.l10n.t('{0}: this agent takes no MCP servers from Atrium (the IDE lookups reach it as host tools)', a[0]!),
+  sandboxNetworkBlocked: (a) => vscode.l10n.t('Blocked by the sandbox: network to {0} refused', a[0]!),
+  sandboxWriteBlocked: (a) => vscode.l10n.t('Blocked by the sandbox: write to {0}', a[0]!),
 };
 
 /** A phrase in the person's language. */

@@ -7,7 +7,7 @@
  * commandSurface.ts. Events become model changes in frameMapper.ts, runs and waiting prompts are tracked in
  * turns.ts, `get_state` and what derives from it is applied in stateSync.ts.
  */
-import { AgentExitedError, type ExitInfo } from '../core/agentProcess';
+import { AgentExitedError, type ExitInfo, type SandboxLaunch } from '../core/agentProcess';
 import { cutByExit, exitPhrase, phrase } from '../session/notices';
 import { Listeners } from '../core/listeners';
 import type { Logger } from '../core/log';
@@ -37,6 +37,8 @@ export interface RpcSessionOptions {
   cwd: string;
   /** Added to the agent's environment (e.g. API keys from sign-in); wins over the config's env. */
   env?: Record<string, string>;
+  /** Start the agent inside the sandbox (docs/sandbox.md). */
+  sandbox?: SandboxLaunch;
   /** Extension UI dialogs and status surfaces; without it every dialog is answered `cancelled`. */
   rpcUi?: RpcUiHandlers;
   /** Tools the host offers (registered with `set_host_tools` when the dialect has it). */
@@ -105,7 +107,7 @@ export class RpcSession extends RpcCommandSurface {
 
   /** Spawns the agent, detects its dialect, loads its state, and registers host tools. */
   static async start(config: AgentConfig, options: RpcSessionOptions): Promise<RpcSession> {
-    const connection = RpcConnection.spawn(spawnSpecOf(config, options.cwd, options.env), {
+    const connection = RpcConnection.spawn(spawnSpecOf(config, options.cwd, options.env, options.sandbox), {
       logger: options.logger,
       commandTimeoutMs: options.requestTimeoutMs ?? 60_000,
       ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),

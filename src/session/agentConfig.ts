@@ -1,5 +1,6 @@
 import { validHeaders } from './remoteHeaders';
-import type { AgentSpawnSpec } from '../core/agentProcess';
+import type { AgentSpawnSpec, SandboxLaunch } from '../core/agentProcess';
+import { SANDBOX_MODES, type SandboxEntry, type SandboxMode } from './sandboxPolicy';
 export type AgentProtocol = 'acp' | 'rpc' | 'agent-service';
 
 /** One configured agent: the `agent_servers` shape other ACP clients use, plus the protocol. */
@@ -30,6 +31,8 @@ export interface AgentConfig {
   defaults?: { mode?: string; model?: string; config?: Record<string, string | boolean> };
   /** Which of the user's MCP servers (src/session/mcpConfig.ts) this agent gets, by name; false: none. Default: all. */
   mcpServers?: string[] | false;
+  /** The agent's sandbox (src/session/sandboxPolicy.ts): a mode, or a mode with more folders and hosts. Default: the setting's. */
+  sandbox?: SandboxMode | SandboxEntry;
 }
 
 /**
@@ -112,7 +115,32 @@ function validate(v: unknown, where: string): AgentConfig {
     ...(typeof o.preset === 'string' && o.preset ? { preset: o.preset } : {}),
     ...(o.defaults !== undefined ? { defaults: validDefaults(o.defaults, where) } : {}),
     ...validMcpServers(o.mcpServers, where),
+    ...validSandbox(o.sandbox, where),
   };
+}
+
+/** The entry's `sandbox`: a mode, or {mode?, allowWrite?, denyRead?, allowHosts?}. */
+function validSandbox(v: unknown, where: string): Pick<AgentConfig, 'sandbox'> {
+  if (v === undefined) return {};
+  const modes = SANDBOX_MODES.join(', ');
+  if (typeof v === 'string') {
+    if (!SANDBOX_MODES.includes(v as SandboxMode)) throw new Error(`${where}: "sandbox" must be one of ${modes}`);
+    return { sandbox: v as SandboxMode };
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${where}: "sandbox" must be a mode (${modes}) or {mode?, allowWrite?, denyRead?, allowHosts?}`);
+  const o = v as Record<string, unknown>;
+  const out: SandboxEntry = {};
+  if (o.mode !== undefined) {
+    if (!SANDBOX_MODES.includes(o.mode as SandboxMode)) throw new Error(`${where}: "sandbox.mode" must be one of ${modes}`);
+    out.mode = o.mode as SandboxMode;
+  }
+  for (const key of ['allowWrite', 'denyRead', 'allowHosts'] as const) {
+    const list = o[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x.length > 0)) throw new Error(`${where}: "sandbox.${key}" must be a list of strings`);
+    out[key] = list as string[];
+  }
+  return { sandbox: out };
 }
 
 /** The entry's `mcpServers`: a list of server names, or false for none. */
@@ -187,8 +215,9 @@ export function agentEnvironment(config: Pick<AgentConfig, 'env' | 'inheritEnv'>
 }
 
 /** How to spawn a configured agent: its command and arguments, its env with `extra` on top, its folder (else `cwd`). */
-export function spawnSpecOf(config: AgentConfig, cwd: string, extra: Record<string, string> = {}): AgentSpawnSpec {
+export function spawnSpecOf(config: AgentConfig, cwd: string, extra: Record<string, string> = {}, sandbox?: SandboxLaunch): AgentSpawnSpec {
   return {
+    ...(sandbox ? { sandbox } : {}),
     command: config.command,
     args: config.args ?? [],
     env: { ...(config.env ?? {}), ...extra },

@@ -66,6 +66,8 @@ export const NOTICE_TEXTS = {
   mcpNotPassed: 'MCP server not passed',
   mcpTransportDetail: '{0} ({1}) not passed: this agent takes only {2} servers',
   mcpNoneTaken: '{0}: this agent takes no MCP servers from Atrium (the IDE lookups reach it as host tools)',
+  sandboxNetworkBlocked: 'Blocked by the sandbox: network to {0} refused',
+  sandboxWriteBlocked: 'Blocked by the sandbox: write to {0}',
 } as const;
 
 export type NoticeKey = keyof typeof NOTICE_TEXTS;

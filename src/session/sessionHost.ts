@@ -5,6 +5,7 @@
  * other.
  */
 import type { Logger } from '../core/log';
+import type { SandboxLaunch } from '../core/agentProcess';
 import type { AgentConfig } from './agentConfig';
 import type { HostToolProvider } from './hostTools';
 import type { McpServerEntry } from './mcpConfig';
@@ -237,6 +238,8 @@ export interface AgentStartOptions {
   ui?: AgentUiHandlers;
   /** Added to the agent's environment (e.g. API keys from SecretStorage); wins over the config's env. */
   env?: Record<string, string>;
+  /** Start the agent inside the sandbox (src/session/sandboxPolicy.ts, docs/sandbox.md); without it, as the user. */
+  sandbox?: SandboxLaunch;
   /**
    * A remote agent's secret: the agent service's API key (`X-Api-Key`; AGENT_SERVICE_API_KEY in the CLI) or a remote
    * ACP agent's token (`Authorization: Bearer`; ACP_REMOTE_TOKEN in the CLI). From SecretStorage in the editor.

@@ -6,6 +6,7 @@
 
 import { ownCopy } from '../core/ownCopy';
 import { english, type Phrase, phrase } from './notices';
+import { outputTextOf, type SandboxBlock, withBlocks, writeBlocksIn } from './sandboxBlocks';
 
 export type * from './timelineTypes';
 import type {
@@ -85,6 +86,9 @@ export class SessionModel {
    * session stats, extension status/widgets). Plain JSON; merged key by key.
    */
   agentState: Record<string, unknown> = {};
+  /** The agent runs in the sandbox: tool output is read for what it blocked (src/session/sandboxBlocks.ts). */
+  sandboxed = false;
+  private readonly sandboxNoticed = new Set<string>();
 
   /** Where a message past the limit keeps its whole text; unset, messages are not bounded (the sessions set it when they start). */
   longText: LongTextStore | undefined;
@@ -187,9 +191,34 @@ export class SessionModel {
       // A call the Stop cut stays cancelled: a late update (opencode says `completed`) does not undo it.
       if (v !== undefined && k !== 'id' && !(k === 'status' && entity.status === 'cancelled')) (entity as unknown as Record<string, unknown>)[k] = v;
     }
+    // In the sandbox, a write its output says the read-only filesystem refused is named on the card.
+    if (this.sandboxed) {
+      const blocks = writeBlocksIn(outputTextOf(patch));
+      if (blocks.length) entity.sandboxBlocked = withBlocks(entity.sandboxBlocked, blocks);
+    }
     this.openMessage = undefined;
     this.emit({ type: 'entity', entity, created });
     return entity;
+  }
+
+  /**
+   * The sandbox blocked something (a connection its proxy refused): named on the tool calls running now, or — when
+   * none runs (the agent's own connection) — in a notice, once per target.
+   */
+  sandboxBlocked(block: SandboxBlock): void {
+    let onCard = false;
+    for (const e of this.entities.values()) {
+      if (e.kind !== 'tool_call' || (e.status !== 'pending' && e.status !== 'in_progress')) continue;
+      onCard = true;
+      if (e.sandboxBlocked?.some((b) => b.kind === block.kind && b.target === block.target)) continue;
+      e.sandboxBlocked = withBlocks(e.sandboxBlocked, [block]);
+      this.emit({ type: 'entity', entity: e, created: false });
+    }
+    if (onCard || this.sandboxNoticed.has(`${block.kind}:${block.target}`)) return;
+    this.sandboxNoticed.add(`${block.kind}:${block.target}`);
+    const n = this.notice('warning', phrase(block.kind === 'network' ? 'sandboxNetworkBlocked' : 'sandboxWriteBlocked', block.target), undefined, 'sandbox');
+    n.sandbox = block;
+    this.emit({ type: 'entity', entity: n, created: false });
   }
 
   upsertPermission(p: Omit<PermissionEntity, 'kind'>): PermissionEntity {

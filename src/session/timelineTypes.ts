@@ -3,6 +3,7 @@
  * emits: plain JSON, no protocol types (src/session/sessionModel.ts keeps them).
  */
 import type { Phrase } from './notices';
+import type { SandboxBlock } from './sandboxBlocks';
 
 export type Role = 'user' | 'agent' | 'thought';
 
@@ -56,6 +57,8 @@ export interface ToolCallEntity {
   /** `interrupted` as a catalog phrase (src/session/notices.ts), for views that word it in the person's language. */
   interruptedPhrase?: Phrase;
   meta?: Record<string, unknown>;
+  /** What the sandbox blocked while it ran (src/session/sandboxBlocks.ts): the card says so, with an action to allow it. */
+  sandboxBlocked?: SandboxBlock[];
 }
 
 export interface PlanEntry {
@@ -99,7 +102,9 @@ export interface NoticeEntity {
    * What it says, for views that word it themselves: `stopped` — the person stopped the turn; `long` — a message passed
    * the limit, its whole text in `file`; `changes` — the files the turn changed (`changes`), with Review and Undo all.
    */
-  code?: 'stopped' | 'long' | 'changes';
+  code?: 'stopped' | 'long' | 'changes' | 'sandbox';
+  /** `sandbox`: what the sandbox blocked outside any tool call (a connection the agent made itself). */
+  sandbox?: SandboxBlock;
   /** `changes`: the tab and turn whose changes these are, how many files, lines added and removed. */
   changes?: { tab: string; turn: number; files: number; added: number; removed: number };
   /** `long`: the file holding the whole message (unset when writing it failed). */

@@ -92,6 +92,8 @@ export interface HeaderState {
   usage?: Usage;
   /** The user's own MCP servers this session received (not the IDE lookups' server). */
   mcpServers?: { name: string; type: string }[];
+  /** The session's sandbox (a local agent): its mode and what it allows. */
+  sandbox?: { mode: string; description?: string };
   commands: SlashCommand[];
   /** What the agent accepts in a prompt (ACP promptCapabilities). */
   caps: { image: boolean; embeddedContext: boolean };
@@ -207,6 +209,8 @@ export interface ChatRequests {
   showTerminal: [{ id: string }, void];
   /** A tool card's "Revoke rule": the stored rule that answered its permission. */
   revokeRule: [{ id: string }, void];
+  /** "Allow" on what the sandbox blocked (a tool card's or a notice's): asked in a modal, then kept for the agent. */
+  allowInSandbox: [{ kind: 'write' | 'network'; target: string }, void];
   /** A turn summary's Review (the multi-file diff) and Undo all (asks first), of that tab's turn while it is its last. */
   reviewChanges: [{ tab: string; turn: number }, void];
   undoChanges: [{ tab: string; turn: number }, void];
@@ -332,6 +336,13 @@ export interface ChatStrings {
   /** "Rejected by a rule: {0}" */
   rejectedByRule: string;
   revokeRule: string;
+  /** What the sandbox blocked: "Blocked by the sandbox: write to {0}", "…: network to {0} refused", and the action. */
+  sandboxWriteBlocked: string;
+  sandboxNetworkBlocked: string;
+  sandboxAllow: string;
+  /** The header's sandbox badge: its label per mode, and the tooltip's heading. */
+  sandbox: string;
+  sandboxOff: string;
   /** A turn summary's buttons. */
   reviewChanges: string;
   undoChanges: string;

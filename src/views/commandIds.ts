@@ -27,6 +27,8 @@ export interface CommandMap {
   'agentHost.filterRules': [[], void];
   /** Shows the Permission Rules view (hidden until asked for, so the chat keeps the sidebar's title bar). */
   'agentHost.showPermissionRules': [[], void];
+  /** A tool card's or notice's "Allow" on what the sandbox blocked: a modal, then the user's agentHost.sandbox.allow. */
+  'agentHost.allowInSandbox': [[kind?: 'write' | 'network', target?: string], void];
   'agentHost.showTurnChanges': [[], void];
   /** `true` skips the confirmation; `tab` whose last turn (the active tab's by default; `turn`: only while it is that tab's last); the result lists the files that could not be restored. */
   'agentHost.revertTurnChanges': [[confirmed?: boolean, tab?: string, turn?: number], string[] | undefined];
@@ -81,6 +83,7 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.addRule',
   'agentHost.filterRules',
   'agentHost.showPermissionRules',
+  'agentHost.allowInSandbox',
   'agentHost.showTurnChanges',
   'agentHost.revertTurnChanges',
   'agentHost.reviewTurnChanges',

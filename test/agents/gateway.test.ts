@@ -31,12 +31,16 @@ interface Proc {
   args: string;
 }
 
+/**
+ * The processes running now. A zombie is left out: it runs nothing and its new parent reaps it (a sandboxed agent's
+ * bubblewrap leaves a helper of its own to init for a moment when it is stopped).
+ */
 function procs(): Proc[] {
-  return execFileSync('ps', ['-e', '-o', 'pid=,ppid=,pgid=,args='], { encoding: 'utf8' })
+  return execFileSync('ps', ['-e', '-o', 'pid=,ppid=,pgid=,stat=,args='], { encoding: 'utf8' })
     .split('\n')
-    .map((l) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(l))
-    .filter((m) => m !== null)
-    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), pgid: Number(m[3]), args: m[4]! }));
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(l))
+    .filter((m) => m !== null && !m[4]!.startsWith('Z'))
+    .map((m) => ({ pid: Number(m![1]), ppid: Number(m![2]), pgid: Number(m![3]), args: m![5]! }));
 }
 
 /** Every process group an agent of ours led, to find what is left of them. */
@@ -282,7 +286,8 @@ describe('agent-host serve: codex-acp behind the gateway, the SDK reference clie
     assert.equal(await gw.exited, 0);
     for (const c of await Promise.all(closes)) assert.equal(c.code, 1001);
     const left = [...groups].filter(groupLeft);
-    assert.deepEqual(left, [], `agent process groups left: ${left.join(', ')}`);
+    const leftovers = procs().filter((p) => left.includes(p.pgid));
+    assert.deepEqual(left, [], `agent process groups left: ${leftovers.map((p) => `${p.pid} (group ${p.pgid}): ${p.args.slice(0, 120)}`).join('; ')}`);
     assert.match(gw.stderr(), /SIGTERM: closing 2 connection\(s\)/);
   });
 });

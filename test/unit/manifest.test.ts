@@ -67,6 +67,7 @@ test('the schema of an agentHost.agents entry names exactly the fields the parse
     preset: 'p',
     defaults: { mode: 'm', model: 'n', config: { o: true } },
     mcpServers: ['tickets'],
+    sandbox: { mode: 'read-only', allowHosts: ['h'] },
   };
   const [parsed] = parseAgentConfigs([full]);
   assert.deepEqual(parsed!.mcpServers, ['tickets']);

@@ -90,7 +90,7 @@ describe('setup and a package manager that holds the lock', () => {
     assert.ok(r.seconds >= 2.5, `it waited (${r.seconds} s)`);
     // The first try does not wait inside apt-get (so the line comes at once); later ones let apt-get wait too.
     const tries = calls();
-    assert.equal(tries[0], '-o DPkg::Lock::Timeout=0 install -y -q --no-install-recommends chromium libkrb5-dev fonts-noto-cjk ripgrep zsh git');
+    assert.equal(tries[0], '-o DPkg::Lock::Timeout=0 install -y -q --no-install-recommends chromium libkrb5-dev fonts-noto-cjk ripgrep zsh git bubblewrap socat');
     assert.ok(tries.length >= 2, tries.join('\n'));
     for (const t of tries.slice(1)) assert.match(t, /^-o DPkg::Lock::Timeout=(10|[1-9]) install /);
     assert.match(fs.readFileSync(path.join(dir, '.tools', '.apt.log'), 'utf8'), /Could not get lock [\s\S]*Setting up /, 'the log keeps every try');

@@ -93,8 +93,21 @@ export function toolCallCard(t: ToolCallEntity, s: ChatStrings, open: boolean): 
           ),
         )
       : null;
+  // What the sandbox blocked while it ran, each with Allow (a modal in the editor says exactly what).
+  const blocked = (t.sandboxBlocked ?? []).map((b) => sandboxLine(b, s));
   const label = `${t.title || t.toolKind} — ${statusText}${t.interrupted ? `: ${t.interrupted}` : ''}`;
-  return h('div', { className: `entry tool status-${t.status}`, role: 'group', 'aria-label': label }, head, why, byRule, ...terminals, body);
+  return h('div', { className: `entry tool status-${t.status}`, role: 'group', 'aria-label': label }, head, why, byRule, ...blocked, ...terminals, body);
+}
+
+/** One block of the sandbox: what it refused, and Allow. */
+function sandboxLine(b: { kind: string; target: string }, s: ChatStrings): HTMLElement {
+  return h(
+    'div',
+    { className: 'tool-sandbox', 'data-testid': 'sandbox-blocked', role: 'status' },
+    icon('shield'),
+    h('span', null, fmt(b.kind === 'network' ? s.sandboxNetworkBlocked : s.sandboxWriteBlocked, b.target)),
+    h('a', { href: '#', 'data-action': 'sandbox-allow', 'data-kind': b.kind, 'data-target': b.target }, s.sandboxAllow),
+  );
 }
 
 function isTerminal(c: unknown): c is TerminalCardContent {
@@ -169,6 +182,7 @@ export function permissionCard(p: PermissionEntity, s: ChatStrings, header: Head
 
 export function noticeCard(n: NoticeEntity, s: ChatStrings): HTMLElement {
   if (n.code === 'changes' && n.changes) return changesCard(n, n.changes, s);
+  if (n.code === 'sandbox' && n.sandbox) return h('div', { className: 'entry notice warning sandbox', role: 'status' }, sandboxLine(n.sandbox, s));
   const ic = n.code === 'stopped' ? 'debug-stop' : n.severity === 'error' ? 'error' : n.severity === 'warning' ? 'warning' : 'info';
   const el = h('div', { className: `entry notice ${n.severity}${n.code ? ` ${n.code}` : ''}`, role: n.severity === 'error' ? 'alert' : 'status' });
   el.append(h('div', { className: 'notice-title' }, icon(ic), h('span', null, n.code === 'stopped' ? s.turnCancelled : n.code === 'long' ? s.longMessage : n.title)));

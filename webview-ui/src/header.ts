@@ -85,6 +85,7 @@ export class Header {
     for (const o of opts) pickers.push(this.configPicker(o));
     if (state.usage && state.usage.size > 0) pickers.push(this.usage(state, s));
     if (state.mcpServers?.length) pickers.push(this.mcp(state.mcpServers, s));
+    if (state.sandbox) pickers.push(this.sandbox(state.sandbox, s));
     this.pickers.replaceChildren(...pickers);
     this.pickers.hidden = pickers.length === 0;
   }
@@ -179,6 +180,18 @@ export class Header {
       { className: 'mcp-servers', 'data-testid': 'mcp-servers', title: `${s.mcpServers}: ${list}`, 'aria-label': `${s.mcpServers}: ${list}`, role: 'img' },
       icon('mcp'),
       h('span', { className: 'mcp-count' }, String(servers.length)),
+    );
+  }
+
+  /** The session's sandbox: a shield with the mode (a struck shield when off), what it allows in the tooltip. */
+  private sandbox(sandbox: { mode: string; description?: string }, s: ChatStrings): HTMLElement {
+    const off = sandbox.mode === 'off';
+    const tip = off ? s.sandboxOff : `${s.sandbox}: ${sandbox.description ?? sandbox.mode}`;
+    return h(
+      'span',
+      { className: `sandbox-mode${off ? ' off' : ''}`, 'data-testid': 'sandbox', 'data-mode': sandbox.mode, title: tip, 'aria-label': tip, role: 'img' },
+      icon(off ? 'unlock' : 'shield'),
+      h('span', { className: 'sandbox-label' }, off ? s.sandboxOff.split(':')[0]! : sandbox.mode),
     );
   }
 

@@ -55,6 +55,9 @@ export function onTranscriptClick(e: Event, hooks: TranscriptHooks, { toggleTool
     case 'retry-prompt':
       send('restoreCheckpoint', { key: target.closest<HTMLElement>('.entry')?.dataset.key ?? '', ...(action === 'edit-resend' ? { edit: true } : action === 'retry-prompt' ? { retry: true } : {}) });
       break;
+    case 'sandbox-allow':
+      send('allowInSandbox', { kind: target.dataset.kind === 'network' ? 'network' : 'write', target: target.dataset.target ?? '' });
+      break;
     case 'revoke-rule':
       send('revokeRule', { id: target.dataset.rule! });
       break;

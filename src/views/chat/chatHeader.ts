@@ -49,6 +49,7 @@ export function chatHeader({ manager, model, busy, permissionsInChat }: HeaderIn
     configOptions: o ? localizedRpcOptions(normalizeConfigOptions(o.configOptions)) : [],
     ...(m?.usage ? { usage: m.usage } : {}),
     ...mcpOf(m),
+    ...sandboxOf(m),
     commands: (o?.commands ?? []).map((c) => {
       const hint = (c.input as { hint?: unknown } | undefined)?.hint;
       return { name: c.name, description: c.description, ...(typeof hint === 'string' ? { hint } : {}) };
@@ -61,6 +62,13 @@ export function chatHeader({ manager, model, busy, permissionsInChat }: HeaderIn
 }
 
 /** The user's MCP servers the session received (set by the ACP adapter), for the header. */
+/** The session's sandbox, as the factory set it in the agent state (src/adapters/factory.ts). */
+function sandboxOf(model: SessionModel | undefined): Pick<HeaderState, 'sandbox'> {
+  const s = model?.agentState.sandbox as { mode?: unknown; description?: unknown } | undefined;
+  if (!s || typeof s.mode !== 'string') return {};
+  return { sandbox: { mode: s.mode, ...(typeof s.description === 'string' ? { description: s.description } : {}) } };
+}
+
 function mcpOf(model: SessionModel | undefined): Pick<HeaderState, 'mcpServers'> {
   const list = model?.agentState.mcpServers;
   if (!Array.isArray(list) || !list.length) return {};

@@ -9,6 +9,7 @@ type Params<M extends keyof ChatRequests> = ChatRequests[M][0];
 export const commandHandlers = {
   runCommand: async ({ command }: Params<'runCommand'>) => void (await runCommand(firstStepCommand(command))),
   revokeRule: ({ id }: Params<'revokeRule'>) => runCommand('agentHost.managePermissionRules', id),
+  allowInSandbox: ({ kind, target }: Params<'allowInSandbox'>) => runCommand('agentHost.allowInSandbox', kind === 'network' ? 'network' : 'write', String(target)),
   reviewChanges: async ({ tab, turn }: Params<'reviewChanges'>) => void (await runCommand('agentHost.reviewTurnChanges', tab, turn)),
   // Undo all asks first (the same modal as the palette's Revert).
   droppedUris: ({ uris }: Params<'droppedUris'>) => droppedChips(uris),

@@ -1,0 +1,130 @@
+/**
+ * The sandbox launcher (dist/sandbox.mjs): one Node process per sandboxed agent, between the host and the agent.
+ * It sets up `@anthropic-ai/sandbox-runtime` with the agent's policy (bubblewrap on Linux, seatbelt on macOS, and
+ * the library's filtering proxies, which live in this process), then runs the agent inside it with the host's
+ * stdin, stdout and stderr passed straight through, so the protocol's frames never pass through here.
+ *
+ *   node dist/sandbox.mjs --check                    prints {"ok", "errors", "warnings"} for this machine, exit 0
+ *   node dist/sandbox.mjs [--reports-fd N] SETTINGS_JSON -- CMD ARG…  runs CMD sandboxed; reports to fd N
+ *
+ * Reports (JSON lines on fd N, when the host names one): `{"type":"ready"}` once the agent is started;
+ * `{"type":"network","host","port"}` for each connection the proxy refused; `{"type":"failed","reason"}` when the
+ * sandbox could not be set up (the agent is then not started: exit 126). Nothing from inside the sandbox can
+ * write there: fd 3 is replaced by /dev/null in the agent's process (the host's channel is fd 3).
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { constants } from 'node:os';
+import * as path from 'node:path';
+
+// An ES module only: loaded with import() (esbuild inlines it in the bundle; tsc's CommonJS output would not load it).
+type Runtime = typeof import('@anthropic-ai/sandbox-runtime', { with: { 'resolution-mode': 'import' }});
+type SandboxRuntimeConfig = Parameters<Runtime['SandboxManager']['initialize']>[0];
+const runtime = (): Promise<Runtime> => import('@anthropic-ai/sandbox-runtime');
+
+/** Exit code when the sandbox could not be set up and the agent was not started. */
+export const SANDBOX_FAILED_EXIT = 126;
+
+/** The host's channel, when it names one (`--reports-fd 3`); a report that cannot be written is dropped. */
+function openReports(fd: number | undefined): fs.WriteStream | undefined {
+  if (fd === undefined) return undefined;
+  try {
+    fs.fstatSync(fd);
+    const stream = fs.createWriteStream('', { fd });
+    stream.on('error', () => {});
+    return stream;
+  } catch {
+    return undefined;
+  }
+}
+
+let reports: fs.WriteStream | undefined;
+const report = (event: Record<string, unknown>) => reports?.write(`${JSON.stringify(event)}\n`);
+
+/** Quotes one word for `bash -c` (the library runs the command through a shell inside the sandbox). */
+function quote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+async function check(): Promise<void> {
+  const { SandboxManager } = await runtime();
+  const supported = SandboxManager.isSupportedPlatform();
+  const deps = supported ? await SandboxManager.checkDependenciesAsync() : { errors: [`${process.platform} is not supported`], warnings: [] };
+  process.stdout.write(`${JSON.stringify({ ok: supported && deps.errors.length === 0, errors: deps.errors, warnings: deps.warnings })}\n`);
+}
+
+async function run(settingsJson: string, argv: string[]): Promise<void> {
+  let child: ReturnType<typeof spawn> | undefined;
+  const fail = (reason: string) => {
+    report({ type: 'failed', reason });
+    process.stderr.write(`Atrium sandbox: ${reason}\n`);
+    process.exit(SANDBOX_FAILED_EXIT);
+  };
+  let config: SandboxRuntimeConfig;
+  try {
+    config = JSON.parse(settingsJson) as SandboxRuntimeConfig;
+  } catch (e) {
+    return fail(`the policy is not JSON: ${(e as Error).message}`);
+  }
+  if (argv.length === 0) return fail('no command to run');
+  // A writable folder must exist to be mounted writable: an agent's state folder it has not made yet is made now
+  // (as the agent would on its first start). A name with an extension is a file (~/.claude.json): left alone.
+  for (const folder of config.filesystem?.allowWrite ?? []) {
+    if (typeof folder !== 'string' || path.extname(folder) || fs.existsSync(folder)) continue;
+    try {
+      fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    } catch {
+      /* not ours to make (a read-only parent): the agent will say */
+    }
+  }
+  const { SandboxManager } = await runtime();
+  try {
+    // A host no rule allows is refused, and said (the host shows it, with an action to allow it).
+    await SandboxManager.initialize(config, async ({ host, port }) => {
+      report({ type: 'network', host, ...(port !== undefined ? { port } : {}) });
+      return false;
+    });
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  // NO_PROXY as the library sets it sends loopback around the proxy, where the sandbox's own network namespace has
+  // nothing listening: cleared, a model server on the host's 127.0.0.1 is reached through the proxy (which allows it).
+  const command = ['env', 'NO_PROXY=', 'no_proxy=', ...argv].map(quote).join(' ');
+  let wrapped: string;
+  try {
+    wrapped = await SandboxManager.wrapWithSandbox(command);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  const devNull = fs.openSync('/dev/null', 'r');
+  // `exec`: the shell becomes bwrap (sandbox-exec), so this process is its parent and reaps it before it exits —
+  // a stop leaves nothing of the sandbox behind.
+  const single = /^(bwrap|sandbox-exec|env) /.test(wrapped);
+  child = spawn('/bin/sh', ['-c', single ? `exec ${wrapped}` : wrapped], { stdio: ['inherit', 'inherit', 'inherit', devNull] });
+  report({ type: 'ready' });
+  const stop = (signal: NodeJS.Signals) => child?.kill(signal);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => stop('SIGHUP'));
+  child.on('error', (e) => fail(`could not start the agent: ${e.message}`));
+  child.on('exit', (code, signal) => {
+    SandboxManager.cleanupAfterCommand();
+    void SandboxManager.reset().finally(() => {
+      // A signal's death said as the shell says it (our own handlers would catch the signal sent again).
+      process.exit(signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1));
+    });
+  });
+}
+
+// Set by the host so that an editor's Electron runs this as Node; not the agent's.
+delete process.env.ELECTRON_RUN_AS_NODE;
+const args = process.argv.slice(2);
+if (args[0] === '--check') {
+  void check();
+} else {
+  const named = args[0] === '--reports-fd' ? Number(args[1]) : undefined;
+  if (named !== undefined) args.splice(0, 2);
+  reports = openReports(named !== undefined && Number.isInteger(named) && named >= 3 ? named : undefined);
+  const dash = args.indexOf('--');
+  void run(args[0] ?? '', dash < 0 ? [] : args.slice(dash + 1));
+}
