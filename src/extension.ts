@@ -268,6 +268,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
             timeoutMs: 30_000,
             openHost: (ws) => openCheckHost(ws, redactingLogger(log)),
             log: line,
+            sandboxLauncher: { node: process.execPath, launcher: ctx.extension.asAbsolutePath(path.join('dist', 'sandbox.mjs')) },
           });
         },
       });

@@ -56,6 +56,7 @@ export async function openCheckHost(workspace: string, logger: Logger): Promise<
         frameTap: (dir, frame) => request.frames.push({ dir, msg: frame as Record<string, unknown> }),
         ...(request.attach ? { attach: { ...request.attach, replay: true } } : {}),
         ...(request.apiKey ? { apiKey: request.apiKey } : {}),
+        ...(request.sandbox ? { sandbox: request.sandbox } : {}),
       });
       return { session, frames: request.frames };
     },

@@ -7,15 +7,17 @@
  * of ours) gets its own checks: checkService.ts.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AgentConfig } from '../session/agentConfig';
 import { startScriptedModel, type ScriptedModel } from '../scriptedModel/scriptedModel';
 import { AuthRequiredError } from '../session/sessionHost';
 import type { AgentPreset } from '../agents/presets';
+import { sandboxAvailability, sandboxFor, type SandboxLauncher } from '../agents/sandbox';
 import { sandboxEnv, scriptedSetup } from '../agents/scripted';
 import { runServiceCheck } from './checkService';
 import { capabilityRows, handshakeOf, initializeResult, sessionNewResult } from './checkHandshake';
-import { checkAllowedEdit, checkCancel, checkHostedTool, checkPromptTurn, checkRejectedEdit, checkTerminal, CODE_WORD, ControlledDecider, runTurn, type TurnContext } from './checkTurns';
+import { checkAllowedEdit, checkCancel, checkHostedTool, checkPromptTurn, checkRejectedEdit, checkTerminal, CODE_WORD, ControlledDecider, runTurn, scenario, type TurnContext } from './checkTurns';
 import {
   CHECK_IDS,
   checkResults,
@@ -49,6 +51,8 @@ export interface CheckRunOptions {
   log?: (line: string) => void;
   /** An agent service's key (X-Api-Key). */
   apiKey?: string;
+  /** Where the sandbox launcher is (the `sandbox` check runs one turn in it); without it that check is absent. */
+  sandboxLauncher?: SandboxLauncher;
 }
 
 /** How long an idle agent gets to exit after stdin EOF, and after SIGTERM. */
@@ -118,10 +122,11 @@ export async function runCompatCheck(o: CheckRunOptions): Promise<CompatReport> 
       if (model) {
         set(await checkReattach('resume', { o, config, host, model, workspace, sessionId: cs.session.sessionId, caps: handshake.capabilities }));
         set(await checkReattach('load', { o, config, host, model, workspace, sessionId: cs.session.sessionId, caps: handshake.capabilities }));
+        set(await checkSandbox({ o, config, host, model, workspace }));
       }
     }
     if (!model) {
-      for (const id of TURN_IDS) if (!results.has(id)) set(result(id, 'absent', NO_MODEL));
+      for (const id of [...TURN_IDS, 'sandbox' as const]) if (!results.has(id)) set(result(id, 'absent', NO_MODEL));
       set(...reattachClaims(protocol, handshake.capabilities, cs ? undefined : 'no session could be opened'));
     }
     set(...(await exits));
@@ -228,6 +233,48 @@ async function checkReattach(via: 'resume' | 'load', r: ReattachContext): Promis
     if (remembered) return result(id, 'verified', `${method} in a new process kept the context: the model's next request carried the first turn.`, proof);
     return result(id, 'failed', `${method} answered in a new process, but the model's next request lacked the first turn (${o.stopReason ?? o.error}).`, proof);
   } finally {
+    await cs.session.shutdown();
+  }
+}
+
+/**
+ * sandbox: a new process in the sandbox (workspace-write, docs/sandbox.md) runs one shell command that writes a file
+ * in the workspace and one in the home folder (outside every folder the sandbox lets it write): verified when the
+ * turn ends, the first is there and the second is not. The second is removed whatever happened.
+ */
+async function checkSandbox(r: Omit<ReattachContext, 'sessionId' | 'caps'>): Promise<CheckResult> {
+  const launcher = r.o.sandboxLauncher;
+  if (!launcher) return result('sandbox', 'absent', 'Not checked: this run was given no sandbox launcher.');
+  const available = await sandboxAvailability(launcher);
+  if (!available.ok) return result('sandbox', 'absent', `Not checked: no sandbox on this machine (${available.errors.join('; ')}).`);
+  const choice = sandboxFor({ ...r.config, sandbox: 'workspace-write' }, { cwd: r.workspace, fallback: 'workspace-write', launcher });
+  const inside = path.join(r.workspace, 'check-sandbox.txt');
+  const outside = path.join(os.homedir(), `.atrium-sandbox-check-${process.pid}-${Date.now()}.txt`);
+  const frames: TappedFrame[] = [];
+  const decider = new ControlledDecider();
+  let cs: CheckSession;
+  try {
+    const start = r.host.start(r.config, { cwd: r.workspace, decidePermission: decider.decide, withTool: false, timeoutMs: r.o.timeoutMs, frames, sandbox: choice.launch! });
+    cs = await within(start, r.o.timeoutMs, 'starting in the sandbox').catch((error: unknown) => {
+      void start.then((late) => late.session.shutdown()).catch(() => undefined);
+      throw error;
+    });
+  } catch (error) {
+    return result('sandbox', 'failed', `Did not start in the sandbox (workspace-write): ${(error as Error).message.split('\n')[0]}`);
+  }
+  try {
+    const ctx: TurnContext = { cs, model: r.model, workspace: r.workspace, asks: true, decider, tool: r.host.tool, timeoutMs: r.o.timeoutMs };
+    const o = await runTurn(ctx, scenario('shell', { command: `echo sandboxed > check-sandbox.txt; echo escaped > ${outside}` }));
+    const wroteInside = fs.existsSync(inside);
+    const wroteOutside = fs.existsSync(outside);
+    const proof = framesOf(o.frames, 'session/prompt');
+    if (wroteOutside) return result('sandbox', 'failed', 'In the sandbox, yet a write outside the workspace went through.', proof);
+    if (!o.stopReason) return result('sandbox', 'failed', `In the sandbox (workspace-write) the turn did not end: ${o.error ?? 'no reason'}.`, proof);
+    if (!wroteInside) return result('sandbox', 'failed', `In the sandbox (workspace-write) the turn ended ${o.stopReason}, but its command did not write in the workspace.`, proof);
+    return result('sandbox', 'verified', `Runs in the sandbox (workspace-write): a turn ended ${o.stopReason}, its command wrote in the workspace and was refused outside it.`, proof);
+  } finally {
+    fs.rmSync(outside, { force: true });
+    fs.rmSync(inside, { force: true });
     await cs.session.shutdown();
   }
 }

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ExitInfo } from '../core/agentProcess';
+import type { ExitInfo, SandboxLaunch } from '../core/agentProcess';
 import { redact } from '../core/log';
 import type { AgentConfig } from '../session/agentConfig';
 import type { AgentSession } from '../session/agentSession';
@@ -29,6 +29,7 @@ export const CHECK_IDS = [
   'session.load',
   'exit.stdinEof',
   'exit.sigterm',
+  'sandbox',
   'session.fork',
   'mcp.http',
   'mcp.sse',
@@ -95,6 +96,8 @@ export interface StartRequest {
   attach?: { sessionId: string; via: 'resume' | 'load' };
   /** Offer the hosted tool: MCP for ACP agents, host tools for pi RPC. */
   withTool: boolean;
+  /** Start the agent inside the sandbox (the `sandbox` check). */
+  sandbox?: SandboxLaunch;
   timeoutMs: number;
   /** Every frame of the process goes here, from the first (so a failed start still shows its handshake). */
   frames: TappedFrame[];

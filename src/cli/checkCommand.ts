@@ -154,6 +154,8 @@ export async function runCheckCommand(argv: string[], deps: CheckCommandDeps): P
     openHost: (workspace) => deps.openHost(workspace, logger),
     log: (line) => logger.info(line),
     ...(service && apiKey ? { apiKey } : {}),
+    // dist/cli.js and dist/sandbox.mjs are built side by side.
+    sandboxLauncher: { node: process.execPath, launcher: path.join(__dirname, 'sandbox.mjs') },
   });
   deps.out(render(report, format));
   return report.checks.some((c) => c.status === 'failed') ? 1 : 0;
