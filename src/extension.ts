@@ -1,4 +1,6 @@
 import * as path from 'node:path';
+import { sandboxModeOf } from './session/sandboxPolicy';
+import { defaultSandboxMode } from './views/sandboxDialogs';
 /**
  * The extension's composition root: builds the context once (log, agent manager with the adapter
  * factories, host services, views, commands) and hands each part what it needs. `deactivate` stops every
@@ -183,7 +185,7 @@ function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: Ch
             description: sourceLabel(manager.agentSource(a.name)),
             detail: a.url
               ? vscode.l10n.t('remote on {0} · {1} · {2}', new URL(a.url).host, protocolLabel(a), a.url)
-              : `${[path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${protocolLabel(a)}`,
+              : `${[path.basename(a.command), ...(a.args ?? [])].join(' ')} · ${protocolLabel(a)} · ${vscode.l10n.t('sandbox: {0}', sandboxModeOf(a.sandbox, defaultSandboxMode()))}`,
           })),
           { title: vscode.l10n.t('Atrium: choose the agent') },
         );

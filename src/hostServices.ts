@@ -21,6 +21,7 @@ import { AgentTerminals } from './host/vscode/agentTerminals';
 import { EditorDocumentStore } from './host/vscode/editorFiles';
 import { IdeToolProvider } from './host/vscode/ideToolProvider';
 import { McpSources } from './host/vscode/mcpSources';
+import type { SandboxLaunch } from './core/agentProcess';
 import { sandboxAvailability, sandboxFor } from './agents/sandbox';
 import { allowBlocked, allowedFor, confirmUnsandboxed, defaultSandboxMode } from './views/sandboxDialogs';
 import { refuseInRestrictedMode } from './views/restrictedMode';
@@ -71,6 +72,8 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   const config = (scope?: vscode.Uri) => vscode.workspace.getConfiguration('agentHost', scope);
   const roots = () => vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath) ?? [];
   const disposables: vscode.Disposable[] = [];
+  /** Each agent's sandbox as its last start chose it: its terminal commands run in the same. */
+  const sandboxes = new Map<string, SandboxLaunch>();
 
   const docs = new VirtualDocuments();
   const protectedPatterns = (abs: string) => [...DEFAULT_PROTECTED_PATTERNS, ...config(vscode.Uri.file(abs)).get<string[]>('files.protectedPaths', [])];
@@ -149,6 +152,8 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       terminals: new TerminalService(roots, terminals.events, {
         baseEnv: env.full,
         allowedEnv: () => config().get<string[]>('terminals.allowedEnv', []),
+        // The agent's commands run in its sandbox (decided below when it starts).
+        sandbox: () => sandboxes.get(agent.name),
       }),
       ...questionServices(questionDialogs, agent.name, log),
       ...(config().get<boolean>('ideTools.enabled', true) ? { ideTools: ideToolsService } : {}),
@@ -164,10 +169,12 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
         launcher: { node: process.execPath, launcher: context.asAbsolutePath(path.join('dist', 'sandbox.mjs')) },
         extra: allowedFor(agent.name),
       });
+      sandboxes.delete(agent.name);
       if (!choice.launch) return {};
       const available = await sandboxAvailability(choice.launch);
       if (available.ok) {
         log.info(`Sandbox for "${agent.name}": ${choice.description}`);
+        sandboxes.set(agent.name, choice.launch);
         return { sandbox: choice.launch };
       }
       const why = available.errors.join('; ');

@@ -77,7 +77,9 @@ export const PRESETS: readonly AgentPreset[] = [
     scripted: true,
     asksPermission: true,
     sandbox: {
-      state: ['xdg-data:opencode', 'xdg-config:opencode', 'xdg-state:opencode', 'xdg-cache:opencode', '~/.opencode'],
+      state: ['xdg-data:opencode', 'xdg-config:opencode', 'xdg-state:opencode', 'xdg-cache:opencode'],
+      ownLoopback: true,
+      configs: ['xdg-config:opencode/opencode.json', 'xdg-config:opencode/opencode.jsonc', 'xdg-config:opencode/config.json', 'cwd:opencode.json', 'cwd:opencode.jsonc'],
       hosts: ['opencode.ai', '*.opencode.ai', 'models.dev', 'api.openai.com', 'api.anthropic.com', 'openrouter.ai', 'generativelanguage.googleapis.com'],
     },
   },

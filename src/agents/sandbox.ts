@@ -4,10 +4,11 @@
  * and whether this machine can sandbox at all (the launcher's `--check`, asked once per launcher).
  */
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type { SandboxLaunch } from '../core/agentProcess';
 import { agentEnvironment, type AgentConfig } from '../session/agentConfig';
-import { describeSandbox, sandboxModeOf, sandboxRuntimeSettings, type SandboxEntry, type SandboxMode, type SandboxRuntimeSettings } from '../session/sandboxPolicy';
+import { describeSandbox, loopbackPorts, needPath, sandboxModeOf, sandboxRuntimeSettings, type SandboxEntry, type SandboxMode, type SandboxRuntimeSettings } from '../session/sandboxPolicy';
 import { type AgentPreset, PRESETS, presetFor } from './presets';
 
 /** Where the launcher is and what runs it (dist/sandbox.mjs beside the bundle; this process's Node or Electron). */
@@ -25,6 +26,11 @@ export interface SandboxChoice {
   description: string;
 }
 
+/** `config` with its sandbox's mode set to `mode`, its additions (folders, hosts) kept. */
+export function withSandboxMode(config: AgentConfig, mode: SandboxMode): AgentConfig {
+  return { ...config, sandbox: typeof config.sandbox === 'object' ? { ...config.sandbox, mode } : mode };
+}
+
 /** The sandbox for `config` started in `cwd`: its mode and, unless `off`, its launch. Remote agents run elsewhere: off. */
 export function sandboxFor(
   config: AgentConfig,
@@ -39,13 +45,13 @@ export function sandboxFor(
     denyRead: [...(entry?.denyRead ?? []), ...(o.extra?.denyRead ?? [])],
     allowHosts: [...(entry?.allowHosts ?? []), ...(o.extra?.allowHosts ?? [])],
   };
-  const settings = sandboxRuntimeSettings(mode, merged, sandboxPresetOf(config)?.sandbox, {
-    cwd: config.cwd ?? o.cwd,
-    roots: o.roots ?? [],
-    env: agentEnvironment(config, o.env),
-    userHome: os.homedir(),
-    tmpdir: os.tmpdir(),
-  });
+  const needs = sandboxPresetOf(config)?.sandbox;
+  const ctx = { cwd: config.cwd ?? o.cwd, roots: o.roots ?? [], env: agentEnvironment(config, o.env), userHome: os.homedir(), tmpdir: os.tmpdir() };
+  // A loopback URL in one of the agent's configuration files (its model on a local server) gets its port forwarded.
+  for (const file of (needs?.configs ?? []).flatMap((c) => needPath(c, ctx))) {
+    for (const port of loopbackPorts([], { file: readSmall(file) })) merged.allowHosts!.push(`127.0.0.1:${port}`);
+  }
+  const settings = sandboxRuntimeSettings(mode, merged, needs, ctx);
   const description = describeSandbox(mode, settings);
   return { mode, settings, launch: { ...o.launcher, mode, settings, description }, description };
 }
@@ -59,6 +65,15 @@ export function sandboxPresetOf(config: AgentConfig): AgentPreset | undefined {
   if (named) return named;
   const words = [config.command, ...(config.args ?? []).slice(0, 1)].map((w) => w.replace(/\\/g, '/'));
   return PRESETS.find((p) => p.protocol === (config.protocol ?? 'acp') && p.install.npm && words.some((w) => w.includes(`/node_modules/${p.install.npm!.package}/`)));
+}
+
+/** A small text file's content, or nothing (missing, unreadable, over 1 MiB). */
+function readSmall(file: string): string | undefined {
+  try {
+    return fs.statSync(file).size <= 1024 * 1024 ? fs.readFileSync(file, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface SandboxAvailability {
@@ -81,7 +96,8 @@ export function sandboxAvailability(launcher: SandboxLauncher): Promise<SandboxA
           const r = JSON.parse(stdout) as SandboxAvailability;
           resolve({ ok: r.ok === true, errors: r.errors ?? [], warnings: r.warnings ?? [] });
         } catch {
-          resolve({ ok: false, errors: [`the sandbox launcher did not answer: ${(stderr || error?.message || 'no output').trim()}`], warnings: [] });
+          const why = (stderr || error?.message || 'no output').trim().split('\n')[0];
+          resolve({ ok: false, errors: [`the sandbox launcher did not answer: ${why}`], warnings: [] });
         }
       });
     });

@@ -13,7 +13,7 @@ import type { AgentConfig } from '../session/agentConfig';
 import { startScriptedModel, type ScriptedModel } from '../scriptedModel/scriptedModel';
 import { AuthRequiredError } from '../session/sessionHost';
 import type { AgentPreset } from '../agents/presets';
-import { sandboxAvailability, sandboxFor, type SandboxLauncher } from '../agents/sandbox';
+import { sandboxAvailability, sandboxFor, type SandboxLauncher, withSandboxMode } from '../agents/sandbox';
 import { sandboxEnv, scriptedSetup } from '../agents/scripted';
 import { runServiceCheck } from './checkService';
 import { capabilityRows, handshakeOf, initializeResult, sessionNewResult } from './checkHandshake';
@@ -247,7 +247,8 @@ async function checkSandbox(r: Omit<ReattachContext, 'sessionId' | 'caps'>): Pro
   if (!launcher) return result('sandbox', 'absent', 'Not checked: this run was given no sandbox launcher.');
   const available = await sandboxAvailability(launcher);
   if (!available.ok) return result('sandbox', 'absent', `Not checked: no sandbox on this machine (${available.errors.join('; ')}).`);
-  const choice = sandboxFor({ ...r.config, sandbox: 'workspace-write' }, { cwd: r.workspace, fallback: 'workspace-write', launcher });
+  // The scripted model's port is allowed by name, as a user allows a local model server's (docs/sandbox.md).
+  const choice = sandboxFor(withSandboxMode(r.config, 'workspace-write'), { cwd: r.workspace, fallback: 'workspace-write', launcher, extra: { allowHosts: [new URL(r.model.url).host] } });
   const inside = path.join(r.workspace, 'check-sandbox.txt');
   const outside = path.join(os.homedir(), `.atrium-sandbox-check-${process.pid}-${Date.now()}.txt`);
   const frames: TappedFrame[] = [];

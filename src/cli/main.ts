@@ -97,8 +97,8 @@ Options:
                        or off: the agent and all it starts run in a filesystem and network sandbox
                        (bubblewrap on Linux, seatbelt on macOS); credential stores unreadable, network only
                        to the agent's model hosts and loopback. Default: the agent entry's "sandbox", else
-                       off; a mode asked for where the machine cannot sandbox exits 3. What it blocks is
-                       said on stderr ({"type":"sandbox"} events with --format json)
+                       off (for now); a mode asked for where the machine cannot sandbox exits 3. What it
+                       blocks is said on stderr ({"type":"sandbox"} events with --format json)
   --format text|json   readable text (default) or one JSON event per line
   --timeout SECONDS    timeout of each request other than the prompt (default 60)
   --log-level LEVEL    trace|debug|info|warn|error|off for stderr (default warn)
@@ -251,6 +251,7 @@ async function agentRun(values: AgentValues, usageText: string): Promise<{ agent
       baseEnv: () => agentEnvironment(agent),
       allowedEnv: () => values['allow-env'] ?? [],
       allowedEnvSource: '--allow-env NAME',
+      sandbox: () => sandbox.launch,
       guard: async (spec) => {
         if (policy !== 'approve-all') throw new HostRequestError('refused', `Refused by --${policy}: the agent may not run "${spec.command}"`);
       },

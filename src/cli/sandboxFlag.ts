@@ -4,7 +4,7 @@
  * `{"type":"sandbox","block":{kind,target},"toolCallId"?}` events (json).
  */
 import * as path from 'node:path';
-import { type SandboxChoice, sandboxAvailability, sandboxFor } from '../agents/sandbox';
+import { type SandboxChoice, sandboxAvailability, sandboxFor, withSandboxMode } from '../agents/sandbox';
 import { oneLine } from '../core/visibleText';
 import type { AgentConfig } from '../session/agentConfig';
 import type { SandboxBlock } from '../session/sandboxBlocks';
@@ -13,7 +13,7 @@ import { SANDBOX_MODES, type SandboxMode } from '../session/sandboxPolicy';
 /** The sandbox the CLI starts `agent` in; throws (a usage error) on a bad mode, or when a mode asked for cannot be had. */
 export async function cliSandbox(flag: string | undefined, agent: AgentConfig, o: { cwd: string; fallback: SandboxMode; warn: (line: string) => void }): Promise<SandboxChoice> {
   if (flag !== undefined && !SANDBOX_MODES.includes(flag as SandboxMode)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}`);
-  const asked = flag !== undefined ? ({ ...agent, sandbox: flag as SandboxMode } as AgentConfig) : agent;
+  const asked = flag !== undefined ? withSandboxMode(agent, flag as SandboxMode) : agent;
   // dist/cli.js and dist/sandbox.mjs are built side by side.
   const choice = sandboxFor(asked, { cwd: o.cwd, fallback: o.fallback, launcher: { node: process.execPath, launcher: path.join(__dirname, 'sandbox.mjs') } });
   if (choice.mode === 'off' || !choice.launch) return choice;

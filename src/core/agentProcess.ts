@@ -1,4 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs';
 import type { Logger } from './log';
 import { forgetGroup, groupAlive, groupCgroup, killGroup, spawnInGroup } from './processGroups';
 
@@ -182,8 +183,9 @@ export class AgentProcess {
     const env: NodeJS.ProcessEnv = spec.inheritEnv === false ? { ...spec.env } : { ...process.env, ...spec.env };
     // Own process group, so shutdown reaches every descendant. A sandboxed agent runs under the launcher, which
     // passes stdin, stdout and stderr through and reports on a fourth pipe.
+    // A command that is not there fails as it would unsandboxed (the launcher would only say the shell's "not found").
     const child = (
-      sandbox
+      sandbox && runnable(spec.command, env.PATH, spec.cwd)
         ? spawnInGroup(sandbox.node, [sandbox.launcher, '--reports-fd', '3', JSON.stringify(sandbox.settings), '--', spec.command, ...(spec.args ?? [])], {
             cwd: spec.cwd,
             env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
@@ -328,6 +330,20 @@ export class AgentProcess {
     }
     for (const line of lines) if (line.trim()) this.logger.info(`[agent stderr] ${line}`);
   }
+}
+
+/** Whether `command` names an executable file: a path as given, a bare name on PATH. */
+function runnable(command: string, searchPath: string | undefined, cwd: string): boolean {
+  const executable = (file: string) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (command.includes('/')) return executable(command.startsWith('/') ? command : `${cwd}/${command}`);
+  return (searchPath ?? '').split(':').some((dir) => dir && executable(`${dir}/${command}`));
 }
 
 function explainSpawnError(error: NodeJS.ErrnoException, spec: AgentSpawnSpec): string {

@@ -6,7 +6,7 @@
 import type { Logger } from '../core/log';
 import { registerSecret } from '../core/log';
 import { agentEnvironment, spawnSpecOf, type AgentConfig } from '../session/agentConfig';
-import { sandboxAvailability, sandboxFor, type SandboxLauncher } from '../agents/sandbox';
+import { sandboxAvailability, sandboxFor, type SandboxLauncher, withSandboxMode } from '../agents/sandbox';
 import type { SandboxMode } from '../session/sandboxPolicy';
 import { startGateway } from './gateway';
 import type { ListenAddress, ServeLimits } from './serveOptions';
@@ -40,7 +40,7 @@ export async function runServe(run: ServeRun): Promise<number> {
     return 2;
   }
   // Every agent runs in the sandbox unless --no-sandbox says otherwise: an entry's own "off" does not.
-  const sandbox = sandboxFor({ ...run.agent, sandbox: run.sandbox }, { cwd: run.cwd, fallback: run.sandbox, launcher: run.launcher });
+  const sandbox = sandboxFor(withSandboxMode(run.agent, run.sandbox), { cwd: run.cwd, fallback: run.sandbox, launcher: run.launcher });
   if (sandbox.launch) {
     const available = await sandboxAvailability(run.launcher);
     if (!available.ok) {

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { forgetGroup, killGroup, spawnInGroup } from '../core/agentProcess';
+import { forgetGroup, killGroup, type SandboxLaunch, spawnInGroup } from '../core/agentProcess';
 import { truncate } from '../core/log';
 import { HostRequestError, type TerminalAccess, type TerminalCreated, type TerminalEvents, type TerminalExitStatus, type TerminalOutput, type TerminalSpec } from '../session/sessionHost';
 import { HARMLESS_ENV, plainValue } from './envRules';
@@ -134,6 +134,8 @@ export interface TerminalServiceOptions {
   allowedEnvSource?: string;
   /** Decides a command before it starts (the CLI's policy); throws a HostRequestError to refuse. */
   guard?: (spec: TerminalSpec) => Promise<void>;
+  /** The agent's sandbox, when it runs in one: its commands run in the same (docs/sandbox.md). */
+  sandbox?: () => SandboxLaunch | undefined;
 }
 
 /**
@@ -188,7 +190,11 @@ export class TerminalService implements TerminalAccess {
     const id = `term-${randomUUID()}`;
     const output = new OutputBuffer(outputLimit(params.outputByteLimit));
     const { command, args, shell } = commandToRun(params, cwd, env);
-    const child = spawnInGroup(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A sandboxed agent's commands run in its sandbox: through the same launcher, with the same policy.
+    const sandbox = this.options.sandbox?.();
+    const child = sandbox
+      ? spawnInGroup(sandbox.node, [sandbox.launcher, JSON.stringify(sandbox.settings), '--', command, ...args], { cwd, env: { ...env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawnInGroup(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const onData = (data: Buffer) => {
       output.push(data);
       this.events.onOutput?.(id, data.toString('utf8'));

@@ -14,7 +14,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { constants } from 'node:os';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 // An ES module only: loaded with import() (esbuild inlines it in the bundle; tsc's CommonJS output would not load it).
@@ -46,6 +46,48 @@ function quote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** In each workspace folder, what runs code or configures tools and stays unwritable when it exists (the runtime's list, and Atrium's protected files). */
+const PROTECTED = [
+  '.git/hooks',
+  '.git/config',
+  '.gitmodules',
+  '.gitconfig',
+  '.vscode',
+  '.idea',
+  '.devcontainer',
+  '.husky',
+  '.github/workflows',
+  '.mcp.json',
+  '.claude/commands',
+  '.claude/agents',
+  '.bashrc',
+  '.bash_profile',
+  '.zshrc',
+  '.zprofile',
+  '.profile',
+  '.ripgreprc',
+];
+
+interface Loopback {
+  direct: boolean;
+  ports: number[];
+}
+
+/**
+ * The agent's command line, run by a shell inside the sandbox. By default NO_PROXY (which the library sets to
+ * loopback and private ranges) is cleared: the sandbox's own loopback has nothing listening, so a model server on the
+ * host's 127.0.0.1 is reached through the proxy, which allows loopback. An agent with servers of its own on loopback
+ * keeps NO_PROXY; each host port it needs is forwarded by a socat inside the sandbox, through the proxy's CONNECT
+ * (its token read from HTTP_PROXY), to the same port of the host.
+ */
+function agentCommand(argv: string[], loopback: Loopback): string {
+  if (!loopback.direct) return ['env', 'NO_PROXY=', 'no_proxy=', ...argv].map(quote).join(' ');
+  const forwards = loopback.ports.map((p) => `socat TCP-LISTEN:${p},bind=127.0.0.1,fork,reuseaddr "PROXY:localhost:127.0.0.1:${p},proxyport=$pp,proxyauth=atrium:$t" & `).join('');
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions, run by the shell in the sandbox.
+  const proxy = loopback.ports.length ? 't=${HTTP_PROXY#*://}; t=${t%%@*}; t=${t#*:}; pp=${HTTP_PROXY##*:}; pp=${pp%/}; ' : '';
+  return `${proxy}${forwards}exec ${argv.map(quote).join(' ')}`;
+}
+
 async function check(): Promise<void> {
   const { SandboxManager } = await runtime();
   const supported = SandboxManager.isSupportedPlatform();
@@ -61,8 +103,16 @@ async function run(settingsJson: string, argv: string[]): Promise<void> {
     process.exit(SANDBOX_FAILED_EXIT);
   };
   let config: SandboxRuntimeConfig;
+  let loopback: Loopback = { direct: false, ports: [] };
+  let protect: string[] = [];
   try {
-    config = JSON.parse(settingsJson) as SandboxRuntimeConfig;
+    const parsed = JSON.parse(settingsJson) as SandboxRuntimeConfig & { loopback?: Loopback; protect?: string[] };
+    // Ours, not the runtime's (it checks its settings strictly).
+    if (parsed.loopback) loopback = { direct: parsed.loopback.direct === true, ports: (parsed.loopback.ports ?? []).filter((p) => Number.isInteger(p) && p > 0 && p < 65536) };
+    protect = (parsed.protect ?? []).filter((p) => typeof p === 'string' && path.isAbsolute(p));
+    delete parsed.loopback;
+    delete parsed.protect;
+    config = parsed;
   } catch (e) {
     return fail(`the policy is not JSON: ${(e as Error).message}`);
   }
@@ -77,6 +127,16 @@ async function run(settingsJson: string, argv: string[]): Promise<void> {
       /* not ours to make (a read-only parent): the agent will say */
     }
   }
+  // The runtime protects files that run code (.git/hooks, .vscode, .mcp.json, shell rc files…) in the folder it is
+  // started from, and where one is missing it holds a placeholder (an empty file or folder) on the host for as long as
+  // the sandbox runs — a `.vscode` file in the workspace would keep VS Code from writing its settings. So it starts
+  // from an empty folder of its own, and those of the workspace's folders that exist are denied here by name.
+  const agentCwd = process.cwd();
+  const shadow = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-sandbox-'));
+  process.chdir(shadow);
+  process.on('exit', () => fs.rmSync(shadow, { recursive: true, force: true }));
+  const denied = protect.flatMap((root) => PROTECTED.map((p) => path.join(root, p))).filter((p) => fs.existsSync(p));
+  config = { ...config, filesystem: { ...config.filesystem, denyWrite: [...(config.filesystem?.denyWrite ?? []), ...denied] } };
   const { SandboxManager } = await runtime();
   try {
     // A host no rule allows is refused, and said (the host shows it, with an action to allow it).
@@ -87,9 +147,7 @@ async function run(settingsJson: string, argv: string[]): Promise<void> {
   } catch (e) {
     return fail((e as Error).message);
   }
-  // NO_PROXY as the library sets it sends loopback around the proxy, where the sandbox's own network namespace has
-  // nothing listening: cleared, a model server on the host's 127.0.0.1 is reached through the proxy (which allows it).
-  const command = ['env', 'NO_PROXY=', 'no_proxy=', ...argv].map(quote).join(' ');
+  const command = agentCommand(argv, loopback);
   let wrapped: string;
   try {
     wrapped = await SandboxManager.wrapWithSandbox(command);
@@ -100,7 +158,7 @@ async function run(settingsJson: string, argv: string[]): Promise<void> {
   // `exec`: the shell becomes bwrap (sandbox-exec), so this process is its parent and reaps it before it exits —
   // a stop leaves nothing of the sandbox behind.
   const single = /^(bwrap|sandbox-exec|env) /.test(wrapped);
-  child = spawn('/bin/sh', ['-c', single ? `exec ${wrapped}` : wrapped], { stdio: ['inherit', 'inherit', 'inherit', devNull] });
+  child = spawn('/bin/sh', ['-c', single ? `exec ${wrapped}` : wrapped], { cwd: agentCwd, stdio: ['inherit', 'inherit', 'inherit', devNull] });
   report({ type: 'ready' });
   const stop = (signal: NodeJS.Signals) => child?.kill(signal);
   process.on('SIGTERM', () => stop('SIGTERM'));
@@ -111,7 +169,7 @@ async function run(settingsJson: string, argv: string[]): Promise<void> {
     SandboxManager.cleanupAfterCommand();
     void SandboxManager.reset().finally(() => {
       // A signal's death said as the shell says it (our own handlers would catch the signal sent again).
-      process.exit(signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1));
+      process.exit(signal ? 128 + (os.constants.signals[signal] ?? 0) : (code ?? 1));
     });
   });
 }

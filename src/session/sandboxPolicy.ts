@@ -30,6 +30,13 @@ export interface SandboxNeeds {
   /** `~/x` (home), `xdg-data:x` / `xdg-config:x` / `xdg-state:x` / `xdg-cache:x` (XDG folders), `env:NAME` (a variable's folder). */
   state: readonly string[];
   hosts: readonly string[];
+  /**
+   * It talks to servers of its own on loopback (OpenCode): loopback stays inside the sandbox, and the host's loopback
+   * is reached only on the ports forwarded to it (see SandboxRuntimeSettings.loopback).
+   */
+  ownLoopback?: boolean;
+  /** Its configuration files (same forms as `state`; `cwd:x` in the session's folder): a loopback URL in one has its port forwarded. */
+  configs?: readonly string[];
 }
 
 /** Credential stores no sandboxed agent may read (the entry's `denyRead` adds to them). */
@@ -75,6 +82,14 @@ export interface SandboxRuntimeSettings {
   network: { allowedDomains: string[]; deniedDomains: string[] };
   /** Our IDE tools bridge and the user's stdio MCP servers talk over Unix sockets (see docs/sandbox.md). */
   allowAllUnixSockets: boolean;
+  /**
+   * How the agent reaches this machine's loopback (the launcher's part, not the runtime's): by default through the
+   * proxy (`direct: false`: NO_PROXY cleared); for an agent with servers of its own on loopback, directly inside the
+   * sandbox, with each of `ports` forwarded through the proxy to the same port of the host.
+   */
+  loopback: { direct: boolean; ports: number[] };
+  /** The workspace folders, whose files that run code the launcher keeps unwritable (the launcher's part too). */
+  protect: string[];
 }
 
 /** The mode an entry asks for; without one, `fallback` (the setting's default). */
@@ -92,6 +107,12 @@ function homes(ctx: SandboxContext): string[] {
 function expand(p: string, ctx: SandboxContext): string[] {
   if (p === '~' || p.startsWith('~/')) return homes(ctx).map((h) => path.join(h, p.slice(1)));
   return [p];
+}
+
+/** A need's path (`~/x`, `xdg-…:x`, `env:NAME`, `cwd:x`, or absolute) for this context; none when its variable is unset. */
+export function needPath(spec: string, ctx: SandboxContext): string[] {
+  if (spec.startsWith('cwd:')) return [path.join(ctx.cwd, spec.slice(4))];
+  return stateFolder(spec, ctx);
 }
 
 function stateFolder(spec: string, ctx: SandboxContext): string[] {
@@ -127,7 +148,22 @@ export function sandboxRuntimeSettings(mode: Exclude<SandboxMode, 'off'>, entry:
     },
     network: { allowedDomains: unique([...LOOPBACK_HOSTS, ...(needs?.hosts ?? []), ...(entry?.allowHosts ?? [])]), deniedDomains: [] },
     allowAllUnixSockets: true,
+    loopback: { direct: needs?.ownLoopback === true, ports: loopbackPorts(entry?.allowHosts ?? [], ctx.env) },
+    protect: unique([ctx.cwd, ...(ctx.roots ?? [])]),
   };
+}
+
+const LOOPBACK_URL = /\bhttps?:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):(\d{1,5})\b/g;
+
+/** The host loopback ports the agent is told of: `127.0.0.1:PORT` / `localhost:PORT` allowed, and loopback URLs in its environment. */
+export function loopbackPorts(allowHosts: readonly string[], env: Readonly<Record<string, string | undefined>>): number[] {
+  const ports = new Set<number>();
+  for (const h of allowHosts) {
+    const m = /^(?:127\.0\.0\.1|localhost):(\d{1,5})$/.exec(h);
+    if (m) ports.add(Number(m[1]));
+  }
+  for (const value of Object.values(env)) if (value) for (const m of value.matchAll(LOOPBACK_URL)) ports.add(Number(m[1]));
+  return [...ports].filter((p) => p > 0 && p < 65536).sort((a, b) => a - b);
 }
 
 /** One line for the header's tooltip and the log: what the policy allows. */

@@ -8,6 +8,9 @@ import { ownCopy } from '../core/ownCopy';
 import { english, type Phrase, phrase } from './notices';
 import { outputTextOf, type SandboxBlock, withBlocks, writeBlocksIn } from './sandboxBlocks';
 
+/** How much of a tool call's latest output is kept to read blocks from. */
+const OUTPUT_TAIL = 8 * 1024;
+
 export type * from './timelineTypes';
 import type {
   Role,
@@ -89,6 +92,8 @@ export class SessionModel {
   /** The agent runs in the sandbox: tool output is read for what it blocked (src/session/sandboxBlocks.ts). */
   sandboxed = false;
   private readonly sandboxNoticed = new Set<string>();
+  /** The end of each tool call's output so far, read for what the sandbox blocked (bounded; only in the sandbox). */
+  private readonly outputTails = new Map<string, string>();
 
   /** Where a message past the limit keeps its whole text; unset, messages are not bounded (the sessions set it when they start). */
   longText: LongTextStore | undefined;
@@ -191,10 +196,17 @@ export class SessionModel {
       // A call the Stop cut stays cancelled: a late update (opencode says `completed`) does not undo it.
       if (v !== undefined && k !== 'id' && !(k === 'status' && entity.status === 'cancelled')) (entity as unknown as Record<string, unknown>)[k] = v;
     }
-    // In the sandbox, a write its output says the read-only filesystem refused is named on the card.
+    // In the sandbox, a write its output says the read-only filesystem refused is named on the card. Read from the
+    // end of what the call printed so far: a line can come split over two updates.
     if (this.sandboxed) {
-      const blocks = writeBlocksIn(outputTextOf(patch));
-      if (blocks.length) entity.sandboxBlocked = withBlocks(entity.sandboxBlocked, blocks);
+      const text = outputTextOf(patch);
+      if (text) {
+        const tail = `${this.outputTails.get(patch.id) ?? ''}${text}`.slice(-OUTPUT_TAIL);
+        this.outputTails.set(patch.id, tail);
+        const blocks = writeBlocksIn(tail);
+        if (blocks.length) entity.sandboxBlocked = withBlocks(entity.sandboxBlocked, blocks);
+      }
+      if (entity.status !== 'pending' && entity.status !== 'in_progress') this.outputTails.delete(patch.id);
     }
     this.openMessage = undefined;
     this.emit({ type: 'entity', entity, created });

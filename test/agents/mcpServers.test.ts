@@ -89,8 +89,10 @@ for (const id of AGENT_IDS) {
       fs.mkdirSync(workspace);
       const spec = await agent.prepare({ scratch, modelUrl: model.url, workspace });
       agentsFile = path.join(scratch, 'agents.json');
-      fs.writeFileSync(agentsFile, JSON.stringify([{ name: id, command: spec.command, args: spec.args, env: spec.env, inheritEnv: false }]));
-      ticketLog = path.join(scratch, 'tickets.ndjson');
+      ticketLog = path.join(scratch, 'logs', 'tickets.ndjson');
+      fs.mkdirSync(path.dirname(ticketLog));
+      // The server runs in the agent's sandbox: the folder of its log is allowed by name, as a user allows a server's.
+      fs.writeFileSync(agentsFile, JSON.stringify([{ name: id, command: spec.command, args: spec.args, env: spec.env, inheritEnv: false, sandbox: { allowWrite: [path.dirname(ticketLog)] } }]));
       mcpFile = path.join(scratch, 'mcp.json');
       fs.writeFileSync(
         mcpFile,

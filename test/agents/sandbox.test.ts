@@ -6,7 +6,7 @@
  *   key's text never reaches the model, the server gets no request, and the CLI says both blocks — as `sandbox`
  *   events with `--format json`, on stderr in text — while the model on 127.0.0.1 answers every request.
  * - `--sandbox read-only`: even the workspace write is refused.
- * - `--sandbox off` (and no flag: the default is off for now): the same command writes outside, reads the key and
+ * - `--sandbox off`, and no flag (the default is off for now): the same command writes outside, reads the key and
  *   reaches the server (so the checks above can fail).
  */
 import assert from 'node:assert/strict';
@@ -128,10 +128,11 @@ describe('the sandbox around codex-acp (its own sandbox off), through the CLI', 
     );
   });
 
-  test('text: each block on stderr', { timeout: 240_000 }, async () => {
+  test('text, with the mode named: each block on stderr', { timeout: 240_000 }, async () => {
     const r = await run('--sandbox', 'workspace-write');
     assert.equal(r.code, 0, r.stderr);
-    assert.ok(r.stderr.includes(`agent-host: blocked by the sandbox: write to ${outside}`), r.stderr);
+    assert.ok(!fs.existsSync(outside), 'the file outside the workspace was written');
+    assert.ok(r.stderr.includes(`agent-host: blocked by the sandbox: write to ${outside}`), `${r.stderr}\n--- the model was given ---\n${r.toolResults}`);
     assert.ok(r.stderr.includes(`agent-host: blocked by the sandbox: network to ${new URL(serverUrl).host}`), r.stderr);
   });
 
@@ -143,7 +144,7 @@ describe('the sandbox around codex-acp (its own sandbox off), through the CLI', 
   });
 
   for (const flags of [['--sandbox', 'off'], []]) {
-    test(`${flags.length ? flags.join(' ') : 'no --sandbox (the default)'}: the same command writes outside, reads the key and reaches the server`, { timeout: 240_000 }, async () => {
+    test(`${flags.length ? flags.join(' ') : 'no --sandbox (the default, off for now)'}: the same command writes outside, reads the key and reaches the server`, { timeout: 240_000 }, async () => {
       const r = await run(...flags, '--format', 'json');
       assert.equal(r.code, 0, r.stderr);
       assert.equal(fs.readFileSync(outside, 'utf8').trim(), 'escaped');

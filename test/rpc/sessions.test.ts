@@ -43,7 +43,8 @@ describe('RPC agents: --resume switches to the session file', () => {
         assert.equal(started.sessionId, id);
         // The stored transcript says so in English, with the catalog phrase the editor words in the person's language.
         const store = new SessionStore(path.join(scratch, 'state'));
-        const noticeOf = (sessionId: string) => store.transcript(sessionId)?.find((e): e is NoticeEntity => e.kind === 'notice');
+        // (A connection the sandbox refused at start — omp asks a model host — is a notice of its own.)
+        const noticeOf = (sessionId: string) => store.transcript(sessionId)?.find((e): e is NoticeEntity => e.kind === 'notice' && e.code !== 'sandbox');
         const resumed = noticeOf(id);
         assert.equal(resumed?.title, 'Session resumed');
         assert.deepEqual(resumed?.phrases, { title: { key: 'sessionResumed' }, detail: { key: 'switchedDetail', args: [id] } });

@@ -95,7 +95,10 @@ for (const mode of ['cgroup', 'off'] as const) {
       const ws = path.join(dir, `ws-${mode}`);
       fs.mkdirSync(ws);
       const { argv, pidFile } = escapee(' </dev/null >/dev/null 2>&1');
-      const r = runIntruder(ws, [{ terminal: { command: argv[0], args: argv.slice(1) }, keep: true }], ['--approve-all'], { cliEnv: mode === 'off' ? { AGENT_HOST_CGROUP: 'off' } : {} });
+      // Unsandboxed: in the sandbox the stray's pid is its namespace's, and the namespace ends it with the agent.
+      const r = runIntruder(ws, [{ terminal: { command: argv[0], args: argv.slice(1) }, keep: true }], ['--approve-all', '--sandbox', 'off'], {
+        cliEnv: mode === 'off' ? { AGENT_HOST_CGROUP: 'off' } : {},
+      });
       assert.equal(r.steps.length, 1, r.stderr);
       const pid = await strayPid(pidFile);
       await gone(pid);

@@ -98,7 +98,8 @@ describe('RpcSession environment', () => {
     const dump = dumping(dir);
     const agents = path.join(dir, 'agents.json');
     writeFileSync(agents, JSON.stringify([{ name: 'fake', command: process.execPath, args: [fake, 'upstream'], protocol: 'rpc', env: dump.env, inheritEnv: false }]));
-    const r = spawnSync(process.execPath, [cliPath, '--config', agents, '--cwd', dir, '--state-dir', path.join(dir, 'state'), 'hello'], {
+    // --sandbox off: the sandbox adds its own proxy variables (test/agents/sandbox.test.ts runs an agent in it).
+    const r = spawnSync(process.execPath, [cliPath, '--config', agents, '--cwd', dir, '--state-dir', path.join(dir, 'state'), '--sandbox', 'off', 'hello'], {
       encoding: 'utf8',
       timeout: 30_000,
       env: { ...process.env, [SECRET]: 'sk-fake-host-secret-0123456789' },

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { sandboxFor } from '../../src/agents/sandbox';
+import { sandboxFor, withSandboxMode } from '../../src/agents/sandbox';
 import { parseAgentConfigs } from '../../src/session/agentConfig';
 import { outputTextOf, withBlocks, writeBlocksIn, MAX_BLOCKS } from '../../src/session/sandboxBlocks';
 import { CREDENTIAL_PATHS, sandboxModeOf, sandboxRuntimeSettings, type SandboxContext } from '../../src/session/sandboxPolicy';
@@ -45,6 +45,14 @@ describe('sandboxRuntimeSettings', () => {
     assert.deepEqual(s.network.allowedDomains, ['127.0.0.1', 'localhost', '::1', 'api.x.com', 'example.com']);
   });
 
+  test("loopback: through the proxy, or — for an agent with servers of its own there — direct, with the host's ports it needs forwarded", () => {
+    const env = { ...ctx.env, OPENAI_BASE_URL: 'http://127.0.0.1:4100/v1', OTHER: 'see http://localhost:8080 and https://example.com:9', BAD: 'http://127.0.0.1:99999' };
+    const proxied = sandboxRuntimeSettings('workspace-write', { allowHosts: ['localhost:11434', 'example.com:443'] }, { state: [], hosts: [] }, { ...ctx, env });
+    assert.deepEqual(proxied.loopback, { direct: false, ports: [4100, 8080, 11434] });
+    const own = sandboxRuntimeSettings('workspace-write', undefined, { state: [], hosts: [], ownLoopback: true }, ctx);
+    assert.deepEqual(own.loopback, { direct: true, ports: [] });
+  });
+
   test('the mode: the entry, else the fallback', () => {
     assert.equal(sandboxModeOf(undefined, 'workspace-write'), 'workspace-write');
     assert.equal(sandboxModeOf('off', 'workspace-write'), 'off');
@@ -64,6 +72,9 @@ describe('sandboxFor', () => {
     for (const host of ['api.openai.com', 'extra.dev', 'user.dev']) assert.ok(choice.settings?.network.allowedDomains.includes(host), host);
     assert.match(choice.description, /^workspace-write: .*api\.openai\.com/);
     assert.equal(sandboxFor({ ...codex!, sandbox: 'off' }, { cwd: '/w', fallback: 'workspace-write', launcher }).launch, undefined);
+    // A mode asked for by flag keeps the entry's additions.
+    assert.deepEqual(withSandboxMode(codex!, 'read-only').sandbox, { allowHosts: ['extra.dev'], mode: 'read-only' });
+    assert.equal(withSandboxMode({ ...codex!, sandbox: 'off' }, 'workspace-write').sandbox, 'workspace-write');
     const [remote] = parseAgentConfigs([{ name: 'R', url: 'wss://r.example/acp', sandbox: 'workspace-write' }]);
     assert.equal(sandboxFor(remote!, { cwd: '/w', fallback: 'workspace-write', launcher }).mode, 'off');
     assert.ok(os.homedir());

@@ -25,9 +25,11 @@ export async function runHostUiCheck(opts: WorkbenchOptions & { file?: string })
   const runLog = path.join(path.dirname(opts.workspace), 'run.log');
   const runs = () => (fs.existsSync(runLog) ? fs.readFileSync(runLog, 'utf8').trim().split('\n') : []);
   // The fixture agent with SMOKE_DIFF=1 sends its edit as a diff with the permission request.
+  // It logs the commands it ran beside the workspace: that folder is allowed by name in its sandbox.
   const agents = ((opts.userSettings?.['agentHost.agents'] as { env?: Record<string, string> }[] | undefined) ?? []).map((a) => ({
     ...a,
     env: { ...(a.env ?? {}), SMOKE_DIFF: '1', SMOKE_TRAP: '1', SMOKE_RUN_LOG: runLog },
+    sandbox: { allowWrite: [path.dirname(runLog)] },
   }));
   const settings = { ...opts.userSettings, 'agentHost.agents': agents, 'agentHost.files.reviewWrites': true };
   await withWorkbench({ ...opts, userSettings: settings }, async (page, info) => {

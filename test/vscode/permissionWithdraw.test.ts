@@ -52,7 +52,14 @@ test('a withdrawn permission request cannot be allowed late: inline card withdra
   fs.mkdirSync(workspace);
   const inlineLog = path.join(scratch, 'inline.ndjson');
   const modalLog = path.join(scratch, 'modal.ndjson');
-  const agent = (name: string, log: string, id: string) => ({ name, command: process.execPath, args: [intruder], env: { INTRUDER_PLAN: JSON.stringify(plan(id)), INTRUDER_LOG: log } });
+  // The fixture logs beside the workspace: that folder is allowed by name in its sandbox.
+  const agent = (name: string, log: string, id: string) => ({
+    name,
+    command: process.execPath,
+    args: [intruder],
+    env: { INTRUDER_PLAN: JSON.stringify(plan(id)), INTRUDER_LOG: log },
+    sandbox: { allowWrite: [path.dirname(log)] },
+  });
   try {
     // Inline mode: the card in the chat, Stop in the chat.
     await withWorkbench(
