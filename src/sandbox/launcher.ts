@@ -167,10 +167,12 @@ async function run(settingsJson: string, argv: string[]): Promise<void> {
   child.on('error', (e) => fail(`could not start the agent: ${e.message}`));
   child.on('exit', (code, signal) => {
     SandboxManager.cleanupAfterCommand();
-    void SandboxManager.reset().finally(() => {
-      // A signal's death said as the shell says it (our own handlers would catch the signal sent again).
-      process.exit(signal ? 128 + (os.constants.signals[signal] ?? 0) : (code ?? 1));
-    });
+    // The runtime's reset waits for its proxies' connections to close, which an agent's keep-alive ones may not do:
+    // the agent has ended, so this process ends within half a second whatever the reset still waits for.
+    const done = () => process.exit(signal ? 128 + (os.constants.signals[signal] ?? 0) : (code ?? 1));
+    setTimeout(done, 500).unref();
+    // A signal's death said as the shell says it (our own handlers would catch the signal sent again).
+    void SandboxManager.reset().finally(done);
   });
 }
 
