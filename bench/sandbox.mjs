@@ -11,7 +11,7 @@
 // and the other processes the sandbox adds (socat, bwrap, the shell between them). After the rounds, the parts of
 // the start alone: `node dist/sandbox.mjs --check` (the CLI runs it before a sandboxed start) and the launcher with
 // the policy of a codex run around /bin/true, spawn to exit. The section states the CPU seconds other work on the
-// machine used meanwhile (/proc/stat's busy time less this process's and its waited-for children's).
+// machine used meanwhile (see otherWork()).
 // `node bench/sandbox.mjs` after `npm run build` and scripts/setup-agents.sh (not part of `npm test`);
 // rewrites its section of bench/RESULTS.md (BENCH_NO_WRITE=1: print only).
 import { execFileSync, spawn } from 'node:child_process';
@@ -105,25 +105,65 @@ function run(command, args, opts, onLine = () => {}) {
   });
 }
 
-/** CPU ticks: the machine's busy time (/proc/stat) and this process's with its waited-for children (/proc/self/stat). */
-function cpuTicks() {
-  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const self = readFileSync('/proc/self/stat', 'utf8');
-  const [utime, stime, cutime, cstime] = self
-    .slice(self.lastIndexOf(')') + 2)
-    .split(' ')
-    .slice(11, 15)
-    .map(Number);
-  return { machine: user + nice + system + irq + softirq + steal, ours: utime + stime + cutime + cstime };
+/**
+ * The CPU other work on the machine used meanwhile, read from /proc each second: every process but this one, its
+ * descendants and what names the scratch folder (an agent's processes orphaned at its stop have their home there).
+ * A lower bound: a process that starts and ends between two readings is missed.
+ */
+function otherWork() {
+  const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+  const seen = new Map(); // pid → { ours, ticks }
+  let others = 0;
+  const read = (initial) => {
+    const stats = [];
+    for (const p of readdirSync('/proc')) {
+      if (!/^\d+$/.test(p)) continue;
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        stats.push({ pid: Number(p), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+      } catch {
+        /* gone */
+      }
+    }
+    // Parents first, so a new child of a process of ours is ours.
+    stats.sort((a, b) => a.pid - b.pid);
+    for (const { pid, ppid, ticks } of stats) {
+      let known = seen.get(pid);
+      if (!known) {
+        let ours = !initial && (pid === process.pid || ppid === process.pid || seen.get(ppid)?.ours === true);
+        if (!ours && !initial) {
+          try {
+            ours = readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(scratch) || readFileSync(`/proc/${pid}/environ`, 'utf8').includes(scratch);
+          } catch {
+            /* gone, or not ours to read */
+          }
+        }
+        known = { ours: ours || pid === process.pid, ticks: initial ? ticks : 0 };
+        seen.set(pid, known);
+      }
+      if (!known.ours) others += ticks - known.ticks;
+      known.ticks = ticks;
+    }
+  };
+  read(true);
+  const timer = setInterval(() => read(false), 1000);
+  return {
+    /** CPU seconds of other work since the start. */
+    stop() {
+      clearInterval(timer);
+      read(false);
+      return others / ticksPerSecond;
+    },
+  };
 }
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
 const loadBefore = os.loadavg();
-const cpuBefore = cpuTicks();
-const tStart = now();
 const model = await startScriptedModel();
 mkdirSync(path.join(root, '.scratch'), { recursive: true });
 const scratch = mkdtempSync(path.join(root, '.scratch', 'bench-sandbox-'));
+const otherCpu = otherWork();
+const tStart = now();
 let n = 0;
 let codexPolicy; // the launcher's settings argument of a sandboxed codex run, for the launcher alone
 
@@ -195,6 +235,8 @@ try {
 } finally {
   await model.close();
 }
+const othersCpu = otherCpu.stop();
+const seconds = (now() - tStart) / 1000;
 // Nothing of the run may be left: every process of it names the scratch folder in its arguments or environment.
 let leftRunning = 0;
 for (const p of readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)) {
@@ -206,10 +248,6 @@ for (const p of readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) 
 }
 rmSync(scratch, { recursive: true, force: true });
 const loadAfter = os.loadavg();
-const cpuAfter = cpuTicks();
-const seconds = (now() - tStart) / 1000;
-const oursCpu = (cpuAfter.ours - cpuBefore.ours) / ticksPerSecond;
-const othersCpu = Math.max(0, cpuAfter.machine - cpuBefore.machine - (cpuAfter.ours - cpuBefore.ours)) / ticksPerSecond;
 
 const ms = (x) => Math.round(x).toLocaleString('en');
 const mib = (kib) => (kib / 1024).toFixed(1);
@@ -239,8 +277,8 @@ const heading = '## Agent sandbox: one shell-command turn through the CLI, sandb
 const section = `${heading}
 
 Written by \`node bench/sandbox.mjs\` on ${new Date().toISOString().slice(0, 10)}.
-Machine: ${machine()}; ${loadLine(loadBefore, loadAfter)}. ${seconds.toFixed(0)} s in all,
-of ${(seconds * os.cpus().length).toFixed(0)} CPU seconds the run's own processes used ${oursCpu.toFixed(0)} and other work on the machine ${othersCpu.toFixed(0)}.
+Machine: ${machine()}; ${loadLine(loadBefore, loadAfter)}. ${seconds.toFixed(0)} s in all; other work on the
+machine used at least ${othersCpu.toFixed(1)} CPU s of the ${(seconds * os.cpus().length).toFixed(0)} meanwhile (every other process read from /proc each second).
 
 Each run is a fresh \`dist/cli.js --sandbox workspace-write|off --approve-all --format json\` process with a fresh agent
 home and workspace, on the scripted model (in the bench's own process, on 127.0.0.1), the prompt asking for one shell
