@@ -106,7 +106,9 @@ test("pi's retries and compaction, omp's todos and claude's plan, shown in the c
     };
     await send(chat, `SCENARIO: tool ${JSON.stringify({ name: 'todo', args: init })}`);
     await turnIdle(chat, 60_000);
-    const planned = await until(async () => ((await planPanel(chat)).rows.length === 5 ? planPanel(chat) : undefined), { what: 'the plan panel with five rows', timeoutMs: 15_000 });
+    // turnIdle right after send can see the idle before the turn starts: the panel itself is waited for, as long as a
+    // loaded machine takes for omp's turn.
+    const planned = await until(async () => ((await planPanel(chat)).rows.length === 5 ? planPanel(chat) : undefined), { what: 'the plan panel with five rows', timeoutMs: 90_000 });
     assert.deepEqual(planned, {
       count: '0/3',
       rows: ['# Parser', 'in_progress Write the tokenizer', 'pending Parse expressions', '# Checks', 'pending Add parser tests'],
@@ -114,7 +116,7 @@ test("pi's retries and compaction, omp's todos and claude's plan, shown in the c
     await info.screenshot('rpc-events-todos');
     await send(chat, `SCENARIO: tool ${JSON.stringify({ name: 'todo', args: { op: 'done', task: 'Write the tokenizer' } })}`);
     await turnIdle(chat, 60_000);
-    const done = await until(async () => ((await planPanel(chat)).count === '1/3' ? planPanel(chat) : undefined), { what: 'the plan panel at 1/3', timeoutMs: 15_000 });
+    const done = await until(async () => ((await planPanel(chat)).count === '1/3' ? planPanel(chat) : undefined), { what: 'the plan panel at 1/3', timeoutMs: 90_000 });
     assert.deepEqual(done.rows, ['# Parser', 'completed Write the tokenizer', 'in_progress Parse expressions', '# Checks', 'pending Add parser tests']);
     await info.screenshot('rpc-events-todos-done');
 
