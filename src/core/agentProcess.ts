@@ -1,4 +1,4 @@
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams, StdioOptions } from 'node:child_process';
 import * as fs from 'node:fs';
 import type { Logger } from './log';
 import { forgetGroup, groupAlive, groupCgroup, killGroup, spawnInGroup } from './processGroups';
@@ -33,6 +33,21 @@ export interface SandboxLaunch {
   settings: object;
   /** Told each report of the launcher (a refused connection, a failed setup). */
   onReport?: (report: SandboxReport) => void;
+}
+
+/**
+ * `command args` run by the sandbox launcher with `launch`'s policy, as spawnInGroup's arguments: Electron runs it as
+ * Node (the launcher drops the variable before the command); `reportsFd` is the pipe it reports on, when there is one.
+ */
+export function inSandbox(
+  launch: SandboxLaunch,
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions },
+  reportsFd?: number,
+): [string, string[], { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions }] {
+  const reports = reportsFd === undefined ? [] : ['--reports-fd', String(reportsFd)];
+  return [launch.node, [launch.launcher, ...reports, JSON.stringify(launch.settings), '--', command, ...args], { ...options, env: { ...options.env, ELECTRON_RUN_AS_NODE: '1' } }];
 }
 
 /** What the sandbox launcher reports on its own channel (fd 3): never from inside the sandbox. */
@@ -186,11 +201,7 @@ export class AgentProcess {
     // A command that is not there fails as it would unsandboxed (the launcher would only say the shell's "not found").
     const child = (
       sandbox && runnable(spec.command, env.PATH, spec.cwd)
-        ? spawnInGroup(sandbox.node, [sandbox.launcher, '--reports-fd', '3', JSON.stringify(sandbox.settings), '--', spec.command, ...(spec.args ?? [])], {
-            cwd: spec.cwd,
-            env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
-            stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-          })
+        ? spawnInGroup(...inSandbox(sandbox, spec.command, spec.args ?? [], { cwd: spec.cwd, env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] }, 3))
         : spawnInGroup(spec.command, spec.args ?? [], { cwd: spec.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
     ) as ChildProcessWithoutNullStreams;
     if (child.pid !== undefined) {

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { forgetGroup, killGroup, type SandboxLaunch, spawnInGroup } from '../core/agentProcess';
+import { forgetGroup, inSandbox, killGroup, type SandboxLaunch, spawnInGroup } from '../core/agentProcess';
 import { truncate } from '../core/log';
 import { HostRequestError, type TerminalAccess, type TerminalCreated, type TerminalEvents, type TerminalExitStatus, type TerminalOutput, type TerminalSpec } from '../session/sessionHost';
 import { HARMLESS_ENV, plainValue } from './envRules';
@@ -193,7 +193,7 @@ export class TerminalService implements TerminalAccess {
     // A sandboxed agent's commands run in its sandbox: through the same launcher, with the same policy.
     const sandbox = this.options.sandbox?.();
     const child = sandbox
-      ? spawnInGroup(sandbox.node, [sandbox.launcher, JSON.stringify(sandbox.settings), '--', command, ...args], { cwd, env: { ...env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+      ? spawnInGroup(...inSandbox(sandbox, command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }))
       : spawnInGroup(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const onData = (data: Buffer) => {
       output.push(data);

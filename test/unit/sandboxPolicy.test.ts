@@ -102,7 +102,7 @@ describe('writeBlocksIn', () => {
       writeBlocksIn(out).map((b) => b.target),
       ['/home/u/.bashrc', '/etc/x', '/opt/y.json', '/srv/z.txt', '/var/w.txt'],
     );
-    assert.deepEqual(writeBlocksIn('all fine: wrote /tmp/a'), []);
+    assert.deepEqual(writeBlocksIn('all fine: wrote out/a.txt'), []);
   });
 
   test('read from text content, raw output and terminal output; at most MAX_BLOCKS kept', () => {
