@@ -219,7 +219,7 @@ async function agentRun(values: AgentValues, usageText: string): Promise<{ agent
   for (const w of mcp.warnings) stderr(`agent-host: warning: ${w}\n`);
   let sandbox: SandboxChoice;
   try {
-    sandbox = await cliSandbox(values.sandbox, agent, { cwd, fallback: 'off', warn: (line) => stderr(`agent-host: ${line}\n`) });
+    sandbox = await cliSandbox(values.sandbox, agent, { cwd, fallback: 'workspace-write', warn: (line) => stderr(`agent-host: ${line}\n`) });
   } catch (error) {
     fail((error as Error).message, error instanceof UsageError ? TURN_EXIT_CODES.usage! : TURN_EXIT_CODES.start_failed!);
   }

@@ -13,8 +13,8 @@ const SECTION = 'agentHost';
 
 /** The mode an agent entry without its own `sandbox` gets. */
 export function defaultSandboxMode(): SandboxMode {
-  const v = vscode.workspace.getConfiguration(SECTION).get<string>('sandbox.default', 'off');
-  return v === 'read-only' || v === 'workspace-write' ? v : 'off';
+  const v = vscode.workspace.getConfiguration(SECTION).get<string>('sandbox.default', 'workspace-write');
+  return v === 'read-only' || v === 'off' ? v : 'workspace-write';
 }
 
 /** What the user allowed for this agent from the chat (Allow on a blocked write or connection). */

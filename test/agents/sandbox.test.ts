@@ -6,8 +6,9 @@
  *   key's text never reaches the model, the server gets no request, and the CLI says both blocks — as `sandbox`
  *   events with `--format json`, on stderr in text — while the model on 127.0.0.1 answers every request.
  * - `--sandbox read-only`: even the workspace write is refused.
- * - `--sandbox off`, and no flag (the default is off for now): the same command writes outside, reads the key and
- *   reaches the server (so the checks above can fail).
+ * - No flag: the default, `workspace-write` — the outside write is blocked and said.
+ * - `--sandbox off`: the same command writes outside, reads the key and reaches the server (so the checks above can
+ *   fail).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -143,16 +144,26 @@ describe('the sandbox around codex-acp (its own sandbox off), through the CLI', 
     assert.match(r.toolResults, /inside\.txt: Read-only file system/);
   });
 
-  for (const flags of [['--sandbox', 'off'], []]) {
-    test(`${flags.length ? flags.join(' ') : 'no --sandbox (the default, off for now)'}: the same command writes outside, reads the key and reaches the server`, { timeout: 240_000 }, async () => {
-      const r = await run(...flags, '--format', 'json');
-      assert.equal(r.code, 0, r.stderr);
-      assert.equal(fs.readFileSync(outside, 'utf8').trim(), 'escaped');
-      assert.ok(r.toolResults.includes(SECRET), 'unsandboxed, the key should have been read');
-      assert.equal(serverHits, 1);
-      assert.ok(!events(r.stdout).some((e) => e.type === 'sandbox'), 'a sandbox event without the sandbox');
-    });
-  }
+  test('no --sandbox: the default is workspace-write, the outside write is blocked and said', { timeout: 240_000 }, async () => {
+    const r = await run('--format', 'json');
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(!fs.existsSync(outside), 'the file outside the workspace was written');
+    assert.equal(fs.readFileSync(inside, 'utf8').trim(), 'kept');
+    assert.ok(!r.toolResults.includes(SECRET), 'the planted key reached the model');
+    assert.ok(
+      events(r.stdout).some((e) => e.type === 'sandbox' && e.block?.kind === 'write' && e.block.target === outside),
+      'no sandbox event for the write',
+    );
+  });
+
+  test('--sandbox off: the same command writes outside, reads the key and reaches the server', { timeout: 240_000 }, async () => {
+    const r = await run('--sandbox', 'off', '--format', 'json');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(fs.readFileSync(outside, 'utf8').trim(), 'escaped');
+    assert.ok(r.toolResults.includes(SECRET), 'unsandboxed, the key should have been read');
+    assert.equal(serverHits, 1);
+    assert.ok(!events(r.stdout).some((e) => e.type === 'sandbox'), 'a sandbox event without the sandbox');
+  });
 
   test('--sandbox with a wrong mode is a usage error', async () => {
     const r = await runCli(['--config', agentsFile, '--agent', 'codex', '--sandbox', 'strict', 'hi'], workspace);

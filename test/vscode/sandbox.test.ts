@@ -1,6 +1,6 @@
 /**
- * The agents' sandbox in the real chat (docs/sandbox.md): codex-acp (its own sandbox off) with `"sandbox":
- * "workspace-write"` on the scripted model. The header shows the mode, with what it allows in the tooltip. A shell
+ * The agents' sandbox in the real chat (docs/sandbox.md): codex-acp (its own sandbox off) on the scripted model,
+ * its entry naming no sandbox: the default, `workspace-write`. The header shows the mode, with what it allows in the tooltip. A shell
  * command writes in the workspace and outside it: the outside file is not written and the tool card says "Blocked by
  * the sandbox: write to …" with Allow…; Allow… asks in a modal naming the folder, keeps it in the user's
  * `agentHost.sandbox.allow`, and after a restart the same command writes there. Screenshots:
@@ -30,7 +30,7 @@ test('the sandbox in the chat: the mode in the header, a blocked write on its to
   const inside = path.join(workspace, 'inside.txt');
   try {
     const spec = await codex.prepare({ scratch: path.join(scratch, 'codex'), modelUrl: model.url, workspace });
-    const agents = [{ name: 'codex', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false, sandbox: 'workspace-write' }];
+    const agents = [{ name: 'codex', command: spec.command, args: spec.args, env: spec.env, inheritEnv: false }];
     await withWorkbench(
       {
         workspace,
