@@ -28,6 +28,8 @@ const ROOMS = [
   ['src/host/', 'host'],
   ['src/mcp/', 'host'],
   ['src/cli/', 'cli'],
+  // Fan-out runs: one prompt on several agents, each in a git worktree of its own.
+  ['src/fanout/', 'fanout'],
   ['src/check/checkHost.ts', 'checkHost'],
   ['src/check/', 'check'],
   ['src/agents/', 'agents'],
@@ -53,7 +55,8 @@ const ALLOWED = {
   commands: ['views', 'manager', 'agents', 'host', 'tasks', 'session', 'shared', 'core'],
   manager: ['session', 'lifecycle', 'core'],
   host: ['session', 'core'],
-  cli: ['agents', 'check', 'tasks', 'session', 'lifecycle', 'core'],
+  cli: ['agents', 'check', 'tasks', 'fanout', 'session', 'lifecycle', 'core'],
+  fanout: ['host', 'session', 'core'],
   // The check runs agents through the host the root lends it (CheckHost); only its host names implementations.
   check: ['agents', 'scriptedModel', 'session', 'core'],
   checkHost: ['check', 'factory', 'rpc', 'host', 'agents', 'session', 'core'],

@@ -135,3 +135,34 @@ export async function mcpServersFromFlags(
   }
   return { servers, warnings };
 }
+
+/** The options that say which agent runs and how: the prompt mode's and the task verb's. */
+export const AGENT_OPTIONS = {
+  config: { type: 'string' },
+  agent: { type: 'string' },
+  command: { type: 'string' },
+  arg: { type: 'string', multiple: true },
+  env: { type: 'string', multiple: true },
+  protocol: { type: 'string' },
+  url: { type: 'string' },
+  ca: { type: 'string' },
+  fingerprint: { type: 'string' },
+  cwd: { type: 'string' },
+  'approve-all': { type: 'boolean' },
+  'approve-reads': { type: 'boolean' },
+  'deny-all': { type: 'boolean' },
+  'allow-protected': { type: 'boolean' },
+  'allow-env': { type: 'string', multiple: true },
+  'host-tools': { type: 'boolean' },
+  'mcp-config': { type: 'string', multiple: true },
+  'no-mcp': { type: 'boolean' },
+  sandbox: { type: 'string' },
+  format: { type: 'string' },
+  timeout: { type: 'string' },
+  'log-level': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export type AgentValues = {
+  [K in keyof typeof AGENT_OPTIONS]?: (typeof AGENT_OPTIONS)[K] extends { type: 'boolean' } ? boolean : (typeof AGENT_OPTIONS)[K] extends { multiple: true } ? string[] : string;
+};

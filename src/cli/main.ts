@@ -10,7 +10,7 @@ import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
 import { cliSandbox, reportingSandbox, UsageError } from './sandboxFlag';
 import type { SandboxChoice } from '../agents/sandbox';
-import { agentFromFile, envPairs, mcpServersFromFlags, splitAgentWords, tlsFlags, withAgentCommand } from './agentOptions';
+import { AGENT_OPTIONS, type AgentValues, agentFromFile, envPairs, mcpServersFromFlags, splitAgentWords, tlsFlags, withAgentCommand } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
 import { runCheckCommand } from './checkCommand';
 import { openCheckHost } from '../check/checkHost';
@@ -32,6 +32,7 @@ import { languageIdOf } from '../tasks/textRanges';
 import type { TaskRange } from '../session/selectionTask';
 import type { Logger } from '../core/log';
 import { runServe } from '../gateway/serve';
+import { FANOUT_USAGE, fanoutVerb } from './fanoutCommand';
 import { SERVE_USAGE, serveSettings } from '../gateway/serveOptions';
 
 const USAGE = `Usage: agent-host [options] <prompt…>
@@ -42,6 +43,9 @@ const USAGE = `Usage: agent-host [options] <prompt…>
        agent-host task explain|docstring|optimize|fix|tests --file F --range L1:C1-L2:C2 [--language en|zh]
                        [agent options] (a selection command: prints the answer or the proposed edit as a
                        unified diff, writes no file; see agent-host task --help)
+       agent-host fanout --config FILE --agent A --agent B [--check CMD] [--keep] [--apply RUN] <prompt…>
+                       (one prompt on several agents in parallel, each in a git worktree of its own; one
+                       row per run; see agent-host fanout --help)
        agent-host serve --listen HOST:PORT [agent options] [--allow-remote] [limits]   (a gateway: the agent
                        over ACP's remote transport at http://HOST:PORT/acp, a fresh process per connection;
                        token from ACP_REMOTE_TOKEN; see agent-host serve --help)
@@ -97,7 +101,8 @@ Options:
                        or off: the agent and all it starts run in a filesystem and network sandbox
                        (bubblewrap on Linux, seatbelt on macOS); credential stores unreadable, network only
                        to the agent's model hosts and loopback. Default: the agent entry's "sandbox", else
-                       off (for now); a mode asked for where the machine cannot sandbox exits 3. What it
+                       workspace-write; a mode asked for where the machine cannot sandbox exits 3 (the
+                       default warns and runs unsandboxed). What it
                        blocks is said on stderr ({"type":"sandbox"} events with --format json)
   --format text|json   readable text (default) or one JSON event per line
   --timeout SECONDS    timeout of each request other than the prompt (default 60)
@@ -106,37 +111,6 @@ Options:
 Exit codes: 0 end_turn, 1 error, 2 usage, 3 agent failed to start (a remote agent that refused the
             token or API key too), 4 agent exited mid-turn (or its connection dropped),
             5 refusal, 6 max_tokens/max_turn_requests, 7 cancelled.`;
-
-/** The options that say which agent runs and how: the prompt mode's and the task verb's. */
-const AGENT_OPTIONS = {
-  config: { type: 'string' },
-  agent: { type: 'string' },
-  command: { type: 'string' },
-  arg: { type: 'string', multiple: true },
-  env: { type: 'string', multiple: true },
-  protocol: { type: 'string' },
-  url: { type: 'string' },
-  ca: { type: 'string' },
-  fingerprint: { type: 'string' },
-  cwd: { type: 'string' },
-  'approve-all': { type: 'boolean' },
-  'approve-reads': { type: 'boolean' },
-  'deny-all': { type: 'boolean' },
-  'allow-protected': { type: 'boolean' },
-  'allow-env': { type: 'string', multiple: true },
-  'host-tools': { type: 'boolean' },
-  'mcp-config': { type: 'string', multiple: true },
-  'no-mcp': { type: 'boolean' },
-  sandbox: { type: 'string' },
-  format: { type: 'string' },
-  timeout: { type: 'string' },
-  'log-level': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-type AgentValues = {
-  [K in keyof typeof AGENT_OPTIONS]?: (typeof AGENT_OPTIONS)[K] extends { type: 'boolean' } ? boolean : (typeof AGENT_OPTIONS)[K] extends { multiple: true } ? string[] : string;
-};
 
 function fail(message: string, code: number): never {
   stderr(`agent-host: ${message}\n`);
@@ -359,6 +333,18 @@ function runServeVerb(argv: string[]): Promise<number> {
   return runServe({ agent, cwd: path.resolve(values.cwd ?? process.cwd()), sandbox, launcher, ...settings, logger, env: process.env, out: stdout, err: (line) => stderr(`agent-host ${line}\n`) });
 }
 
+/** `agent-host fanout …` (src/cli/fanoutCommand.ts): each run's agent through the prompt mode's options, with its worktree as --cwd. */
+function runFanoutVerb(argv: string[]): Promise<number> {
+  return fanoutVerb(argv, {
+    fail,
+    prepare: async (values, spec, runCwd) => {
+      const { agent, options, logger } = await agentRun({ ...values, agent: spec.agent, cwd: runCwd, format: 'json' }, FANOUT_USAGE);
+      return { agent, options, logger };
+    },
+    startAgent: startAgentSession,
+  });
+}
+
 async function main(): Promise<number> {
   // Registry verbs take their own options; only as the first word (a prompt may start with "install").
   if (AGENT_VERBS.has(process.argv[2] ?? '')) {
@@ -366,6 +352,7 @@ async function main(): Promise<number> {
   }
   if (process.argv[2] === 'task') return runTaskVerb(process.argv.slice(3));
   if (process.argv[2] === 'serve') return runServeVerb(process.argv.slice(3));
+  if (process.argv[2] === 'fanout') return runFanoutVerb(process.argv.slice(3));
   if (process.argv[2] === 'check') {
     return runCheckCommand(process.argv.slice(3), {
       openHost: openCheckHost,

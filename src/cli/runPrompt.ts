@@ -30,6 +30,13 @@ export interface PromptRun {
   format: 'text' | 'json';
   emit(event: object): void;
   startAgent(config: AgentConfig, options: AgentStartOptions): Promise<AgentSession>;
+  /** The model the session is set to once started (ACP `session/set_model`, …); a model it does not have fails the run. */
+  model?: string;
+  /**
+   * Who cancels the turn and stops the agent (a fan-out's runs share one Ctrl-C); without them this run answers
+   * the process's own SIGINT (cancel, then stop), SIGTERM and SIGHUP.
+   */
+  signals?: { cancel: AbortSignal; stop: AbortSignal };
 }
 
 /**
@@ -108,14 +115,33 @@ export async function runPrompt(run: PromptRun): Promise<number> {
   };
   record();
 
-  let interrupts = 0;
-  process.on('SIGINT', () => {
-    if (++interrupts === 1) void life.cancel();
-    else void life.stop().then(() => process.exit(TURN_EXIT_CODES.cancelled));
-  });
-  // Killed politely (a service manager, a closed terminal): stop the agent and what it started, then go.
-  for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => void life.stop().finally(() => process.exit(TURN_EXIT_CODES.cancelled)));
+  if (run.signals) {
+    const { cancel, stop } = run.signals;
+    if (cancel.aborted) void life.cancel();
+    else cancel.addEventListener('abort', () => void life.cancel(), { once: true });
+    if (stop.aborted) void life.stop();
+    else stop.addEventListener('abort', () => void life.stop(), { once: true });
+  } else {
+    let interrupts = 0;
+    process.on('SIGINT', () => {
+      if (++interrupts === 1) void life.cancel();
+      else void life.stop().then(() => process.exit(TURN_EXIT_CODES.cancelled));
+    });
+    // Killed politely (a service manager, a closed terminal): stop the agent and what it started, then go.
+    for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+      process.once(signal, () => void life.stop().finally(() => process.exit(TURN_EXIT_CODES.cancelled)));
+    }
+  }
+  if (run.model) {
+    try {
+      await session.setModel(run.model);
+    } catch (e) {
+      const message = `could not set the model ${run.model}: ${(e as Error).message}`;
+      emit({ type: 'result', outcome: 'error', exitCode: TURN_EXIT_CODES.error, error: message });
+      if (format === 'text') stderr(`agent-host: ${message}\n`);
+      await life.stop();
+      return TURN_EXIT_CODES.error!;
+    }
   }
 
   let outcome: string;
@@ -123,6 +149,10 @@ export async function runPrompt(run: PromptRun): Promise<number> {
   let text = run.prompt;
   let restarted = false;
   for (;;) {
+    if (run.signals?.cancel.aborted) {
+      outcome = 'cancelled';
+      break;
+    }
     try {
       outcome = await life.prompt([{ type: 'text', text }]);
       error = undefined;

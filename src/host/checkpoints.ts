@@ -255,11 +255,11 @@ function gitIn(store: string, folder: string): Git {
   return (args) => runGit([`--git-dir=${store}`, `--work-tree=${folder}`, ...args], folder);
 }
 
-/** Runs git without a shell, without the user's GIT_* variables, global or system config, or hooks. */
-export function runGit(args: string[], cwd: string): Promise<string> {
+/** Runs git without a shell, without the user's GIT_* variables (only `extraEnv`'s), global or system config, or hooks. */
+export function runGit(args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<string> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
-  Object.assign(env, { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' });
+  Object.assign(env, { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' }, extraEnv);
   const full = ['-c', `core.hooksPath=${os.devNull}`, '-c', 'safe.directory=*', ...args];
   return new Promise((resolve, reject) => {
     execFile('git', full, { cwd, env, maxBuffer: 256 * 1024 * 1024, windowsHide: true }, (error, stdout, stderr) => {

@@ -1,0 +1,227 @@
+/**
+ * The git worktrees of fan-out runs (docs/fanout.md): each run works in a worktree of the user's repository made
+ * from a snapshot of the user's tree — HEAD plus the uncommitted changes, tracked and untracked (.gitignore
+ * honoured) — kept outside the user's tree. What a run changed is the difference between that snapshot and a
+ * snapshot of its worktree; applying it touches only the files it changed, and refuses where the user changed the
+ * same lines meanwhile. The user's index, HEAD and branches are never written: snapshots go through an index file
+ * of their own. Every git command runs without the user's hooks, GIT_* variables or global config. No vscode.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runGit } from '../host/checkpoints';
+
+/** The ref namespace that keeps each run's snapshots (base and result) reachable until the run is removed. */
+const REF_ROOT = 'refs/atrium-runs';
+/** A committer that does not need the user's config. */
+const IDENTITY = ['-c', 'user.name=Atrium fan-out', '-c', 'user.email=fanout@atrium.invalid', '-c', 'commit.gpgSign=false'];
+
+export class NotAGitRepositoryError extends Error {
+  constructor(readonly folder: string) {
+    super(`${folder} is not in a git repository: runs on several agents need git (each run works in a git worktree; "git init" makes one)`);
+  }
+}
+
+export interface RunWorktree {
+  /** The run's id: also the worktree folder's name and its refs' name. */
+  id: string;
+  /** The worktree folder (the run's cwd). */
+  path: string;
+  /** The user's repository (its top-level folder). */
+  repo: string;
+  /** The snapshot the run started from. */
+  base: string;
+}
+
+export interface FileChange {
+  /** Path relative to the repository. */
+  file: string;
+  added: number;
+  removed: number;
+  binary: boolean;
+}
+
+export interface RunChanges {
+  /** The snapshot of the worktree as the run left it. */
+  result: string;
+  files: FileChange[];
+  added: number;
+  removed: number;
+}
+
+type Git = (args: string[]) => Promise<string>;
+
+const gitAt =
+  (cwd: string): Git =>
+  (args) =>
+    runGit(args, cwd);
+
+/** The top-level folder of the repository `folder` is in; throws NotAGitRepositoryError outside one. */
+export async function repositoryOf(folder: string): Promise<string> {
+  try {
+    return path.resolve((await runGit(['rev-parse', '--show-toplevel'], folder)).trim());
+  } catch {
+    throw new NotAGitRepositoryError(folder);
+  }
+}
+
+/**
+ * A commit of `folder`'s tree as it is on disk now (tracked files as they are, untracked ones not ignored), with
+ * `parent` as its parent when given. Uses an index of its own, seeded from the folder's (so unchanged files are
+ * not read again): the folder's own index is left as it was.
+ */
+async function snapshotOf(folder: string, message: string, parent: string | undefined): Promise<string> {
+  const git = gitAt(folder);
+  const own = path.resolve(folder, (await git(['rev-parse', '--git-path', 'index'])).trim());
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-index-'));
+  const index = path.join(tmp, 'index');
+  try {
+    await fs.copyFile(own, index).catch(() => undefined); // a repository without commits has no index yet
+    const withIndex: Git = (args) => runGit(args, folder, { GIT_INDEX_FILE: index });
+    await withIndex(['add', '-A', '--', '.']);
+    const tree = (await withIndex(['write-tree'])).trim();
+    return (await git([...IDENTITY, 'commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message])).trim();
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+export class RunWorktrees {
+  constructor(
+    /** Where worktrees are kept: one folder per repository under it, one per run under that. */
+    readonly root: string,
+  ) {}
+
+  /** The folder of one repository's runs. */
+  folderOf(repo: string): string {
+    const key = createHash('sha256').update(path.resolve(repo)).digest('hex').slice(0, 12);
+    return path.join(this.root, `${path.basename(repo)}-${key}`);
+  }
+
+  /** The user's tree as it is now (HEAD plus uncommitted and untracked changes): the base of every run of one start. */
+  async snapshot(repo: string): Promise<string> {
+    const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], repo).then(
+      (s) => s.trim(),
+      () => undefined,
+    );
+    return snapshotOf(repo, 'Atrium fan-out: the tree the runs started from', head);
+  }
+
+  /** A worktree for run `id` at `base`, detached (no branch is made). */
+  async create(repo: string, base: string, id: string): Promise<RunWorktree> {
+    if (!/^[A-Za-z0-9._-]+$/.test(id)) throw new Error(`a run id is letters, digits, ".", "_" and "-": ${id}`);
+    const folder = path.join(this.folderOf(repo), id);
+    await fs.mkdir(path.dirname(folder), { recursive: true });
+    await runGit(['worktree', 'add', '--detach', folder, base], repo);
+    await runGit(['update-ref', `${REF_ROOT}/${id}/base`, base], repo);
+    return { id, path: folder, repo, base };
+  }
+
+  /** What the run changed: its worktree now against its base, file by file. */
+  async changes(run: RunWorktree): Promise<RunChanges> {
+    const result = await snapshotOf(run.path, `Atrium fan-out: run ${run.id}`, run.base);
+    await runGit(['update-ref', `${REF_ROOT}/${run.id}/result`, result], run.repo);
+    const files = parseNumstat(await runGit(['diff', '--numstat', '-z', '--no-renames', run.base, result], run.repo));
+    return { result, files, added: sum(files, 'added'), removed: sum(files, 'removed') };
+  }
+
+  /** A unified diff between two snapshots (a run's base and result, or two runs' results). */
+  diff(repo: string, from: string, to: string, files: readonly string[] = []): Promise<string> {
+    return runGit(['diff', '--no-color', '--no-renames', '--binary', from, to, '--', ...files], repo);
+  }
+
+  /**
+   * Puts a run's changes into the user's working tree (not its index). Refuses — changing nothing — when a file the
+   * run changed was changed by the user meanwhile in the same lines (or created, or deleted): ApplyConflictError
+   * names the files.
+   */
+  async apply(run: RunWorktree, result: string): Promise<void> {
+    const patch = await this.diff(run.repo, run.base, result);
+    if (!patch.trim()) return;
+    const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-apply-'));
+    const file = path.join(tmp, 'run.patch');
+    try {
+      await fs.writeFile(file, patch);
+      try {
+        await runGit(['apply', '--check', '--whitespace=nowarn', file], run.repo);
+      } catch (error) {
+        throw new ApplyConflictError(conflictsOf((error as Error).message), (error as Error).message);
+      }
+      await runGit(['apply', '--whitespace=nowarn', file], run.repo);
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
+  }
+
+  /** Removes a run's worktree (whatever is in it), its refs, and what git keeps of worktrees that are gone. */
+  async remove(run: Pick<RunWorktree, 'id' | 'path' | 'repo'>): Promise<void> {
+    await runGit(['worktree', 'remove', '--force', '--force', run.path], run.repo).catch(() => fs.rm(run.path, { recursive: true, force: true }));
+    for (const which of ['base', 'result']) await runGit(['update-ref', '-d', `${REF_ROOT}/${run.id}/${which}`], run.repo).catch(() => undefined);
+    await runGit(['worktree', 'prune'], run.repo);
+    await fs.rmdir(this.folderOf(run.repo)).catch(() => undefined);
+  }
+
+  /** The runs of `repo` still on disk (left by a run kept, or by a window that closed), with the bytes each uses. */
+  async list(repo: string): Promise<Array<RunWorktree & { bytes: number }>> {
+    const mine = this.folderOf(repo);
+    const out: Array<RunWorktree & { bytes: number }> = [];
+    const porcelain = await runGit(['worktree', 'list', '--porcelain', '-z'], repo);
+    for (const record of porcelain.split('\0\0')) {
+      const wt = /(?:^|\0)worktree ([^\0]+)/.exec(record)?.[1];
+      if (!wt || path.dirname(path.resolve(wt)) !== mine) continue;
+      const id = path.basename(wt);
+      const base = await runGit(['rev-parse', '--verify', '--quiet', `${REF_ROOT}/${id}/base`], repo).then(
+        (s) => s.trim(),
+        () => '',
+      );
+      out.push({ id, path: wt, repo, base, bytes: await dirBytes(wt) });
+    }
+    return out;
+  }
+}
+
+export class ApplyConflictError extends Error {
+  constructor(
+    readonly files: string[],
+    detail: string,
+  ) {
+    super(`the run's changes do not apply: ${files.length ? files.join(', ') : 'the working tree'} changed meanwhile (nothing was written)\n${detail}`);
+  }
+}
+
+/** The files `git apply --check` named as not applying. */
+function conflictsOf(message: string): string[] {
+  const files = new Set<string>();
+  for (const m of message.matchAll(/error: (?:patch failed: ([^:\n]+):\d+|([^:\n]+): (?:already exists in working directory|does not exist in working directory|patch does not apply))/g)) {
+    const f = m[1] ?? m[2];
+    if (f) files.add(f.trim());
+  }
+  return [...files];
+}
+
+function parseNumstat(out: string): FileChange[] {
+  const files: FileChange[] = [];
+  for (const record of out.split('\0')) {
+    const m = /^(-|\d+)\t(-|\d+)\t(.+)$/s.exec(record);
+    if (!m) continue;
+    const binary = m[1] === '-';
+    files.push({ file: m[3]!, added: binary ? 0 : Number(m[1]), removed: binary ? 0 : Number(m[2]), binary });
+  }
+  return files;
+}
+
+const sum = (files: FileChange[], key: 'added' | 'removed') => files.reduce((n, f) => n + f[key], 0);
+
+async function dirBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await dirBytes(p);
+    else {
+      const st = await fs.lstat(p).catch(() => undefined);
+      total += st ? (st.blocks ? st.blocks * 512 : st.size) : 0;
+    }
+  }
+  return total;
+}
