@@ -56,6 +56,8 @@ interface Row {
   removed: number;
   check?: { exitCode: number | null; tail: string };
   wallMs: number;
+  tokens: number | null;
+  usage?: unknown;
 }
 
 describe('agent-host fanout: codex, claude and opencode on one prompt, each in a worktree', { concurrency: false }, () => {
@@ -135,6 +137,8 @@ describe('agent-host fanout: codex, claude and opencode on one prompt, each in a
       assert.ok(row.wallMs > 0);
     }
     assert.equal(new Set(rows.map((x) => x.worktree)).size, 3);
+    // Tokens from the agents' usage reports, where an agent sends them.
+    assert.ok(rows.some((x) => typeof x.tokens === 'number' && x.tokens > 0), JSON.stringify(rows.map((x) => [x.agent, x.tokens, x.usage])));
     assert.equal(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)?.length, 4);
   });
 
