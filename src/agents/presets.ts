@@ -153,7 +153,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: 'pi has no permission system: it writes and runs commands without asking.',
     scripted: true,
     asksPermission: false,
-    sandbox: { state: ['~/.pi', 'env:PI_CODING_AGENT_DIR'], hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'openrouter.ai'] },
+    sandbox: { state: ['~/.pi', 'env:PI_CODING_AGENT_DIR', 'arg:--session-dir'], hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'openrouter.ai'] },
   },
   {
     id: 'pi',
@@ -167,7 +167,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: 'pi has no permission system: it writes and runs commands without asking.',
     scripted: true,
     asksPermission: false,
-    sandbox: { state: ['~/.pi', 'env:PI_CODING_AGENT_DIR'], hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'openrouter.ai'] },
+    sandbox: { state: ['~/.pi', 'env:PI_CODING_AGENT_DIR', 'arg:--session-dir'], hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'openrouter.ai'] },
   },
   {
     id: 'omp',
@@ -181,7 +181,7 @@ export const PRESETS: readonly AgentPreset[] = [
     permission: 'No permission requests: it writes and runs commands without asking.',
     scripted: true,
     asksPermission: false,
-    sandbox: { state: ['~/.omp', '~/.pi', 'env:PI_CODING_AGENT_DIR'], hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'openrouter.ai'] },
+    sandbox: { state: ['~/.omp', '~/.pi', 'env:PI_CODING_AGENT_DIR', 'arg:--session-dir'], hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'openrouter.ai'] },
   },
   {
     id: 'agentao',

@@ -46,7 +46,7 @@ export function sandboxFor(
     allowHosts: [...(entry?.allowHosts ?? []), ...(o.extra?.allowHosts ?? [])],
   };
   const needs = sandboxPresetOf(config)?.sandbox;
-  const ctx = { cwd: config.cwd ?? o.cwd, roots: o.roots ?? [], env: agentEnvironment(config, o.env), userHome: os.homedir(), tmpdir: os.tmpdir() };
+  const ctx = { cwd: config.cwd ?? o.cwd, roots: o.roots ?? [], env: agentEnvironment(config, o.env), args: config.args ?? [], userHome: os.homedir(), tmpdir: os.tmpdir() };
   // A loopback URL in one of the agent's configuration files (its model on a local server) gets its port forwarded.
   for (const file of (needs?.configs ?? []).flatMap((c) => needPath(c, ctx))) {
     for (const port of loopbackPorts([], { file: readSmall(file) })) merged.allowHosts!.push(`127.0.0.1:${port}`);

@@ -138,14 +138,22 @@ async function run(settingsJson: string, argv: string[]): Promise<void> {
   const denied = protect.flatMap((root) => PROTECTED.map((p) => path.join(root, p))).filter((p) => fs.existsSync(p));
   config = { ...config, filesystem: { ...config.filesystem, denyWrite: [...(config.filesystem?.denyWrite ?? []), ...denied] } };
   const { SandboxManager } = await runtime();
-  try {
-    // A host no rule allows is refused, and said (the host shows it, with an action to allow it).
-    await SandboxManager.initialize(config, async ({ host, port }) => {
-      report({ type: 'network', host, ...(port !== undefined ? { port } : {}) });
-      return false;
-    });
-  } catch (e) {
-    return fail((e as Error).message);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // A host no rule allows is refused, and said (the host shows it, with an action to allow it).
+      await SandboxManager.initialize(config, async ({ host, port }) => {
+        report({ type: 'network', host, ...(port !== undefined ? { port } : {}) });
+        return false;
+      });
+      break;
+    } catch (e) {
+      const message = (e as Error).message;
+      // The runtime waits about a second for socat's bridge sockets; on a loaded machine they come later (seen in
+      // this project's suite on two cores): tried again, twice, after a reset.
+      if (attempt >= 3 || !/bridge sockets/i.test(message)) return fail(message);
+      process.stderr.write(`Atrium sandbox: ${message}; trying again (${attempt + 1} of 3)\n`);
+      await Promise.race([SandboxManager.reset().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000))]);
+    }
   }
   const command = agentCommand(argv, loopback);
   let wrapped: string;

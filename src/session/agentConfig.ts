@@ -73,9 +73,17 @@ export function mergeAgentLayers(layers: AgentLayer[]): { agents: AgentConfig[];
         ? Object.entries(((value as Record<string, unknown>).agent_servers ?? value) as Record<string, unknown>).map(([name, v]) => [v && typeof v === 'object' ? { name, ...v } : v, name])
         : [];
     if (!Array.isArray(value) && (!value || typeof value !== 'object')) problems.push(`${source}: agentHost.agents must be a list of {name, command, …}`);
+    // A workspace's entry cannot change the sandbox: it would loosen it for the very command it names.
+    const fromWorkspace = source === 'Workspace' || source.startsWith('Folder ');
     for (const [v, where] of entries) {
       try {
         const agent = validate(v, where);
+        if (fromWorkspace && agent.sandbox !== undefined) {
+          delete agent.sandbox;
+          problems.push(
+            `${source}: ${where} ("${agent.name}"): only its "sandbox" is ignored — it is read from user settings only, so a workspace cannot loosen it; the agent runs with the default sandbox`,
+          );
+        }
         byName.set(agent.name, agent);
         sources.set(agent.name, source);
       } catch (error) {

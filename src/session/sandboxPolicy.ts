@@ -27,7 +27,10 @@ export interface SandboxEntry {
 
 /** What an agent's preset knows it needs (src/agents/presets.ts): its state folders and its model hosts. */
 export interface SandboxNeeds {
-  /** `~/x` (home), `xdg-data:x` / `xdg-config:x` / `xdg-state:x` / `xdg-cache:x` (XDG folders), `env:NAME` (a variable's folder). */
+  /**
+   * `~/x` (home), `xdg-data:x` / `xdg-config:x` / `xdg-state:x` / `xdg-cache:x` (XDG folders), `env:NAME` (a
+   * variable's folder), `arg:--flag` (the folder its command line names after `--flag` or in `--flag=…`).
+   */
   state: readonly string[];
   hosts: readonly string[];
   /**
@@ -70,6 +73,8 @@ export interface SandboxContext {
   roots?: readonly string[];
   /** The environment the agent runs with (its HOME, TMPDIR, XDG_* decide where `~` and its state folders are). */
   env: Readonly<Record<string, string | undefined>>;
+  /** The agent's command-line arguments (`arg:--flag` state folders are read from them). */
+  args?: readonly string[];
   /** The user's home folder (os.homedir()): its credential stores are denied too when the agent's HOME differs. */
   userHome: string;
   /** The system's temp folder (os.tmpdir()). */
@@ -127,6 +132,16 @@ function stateFolder(spec: string, ctx: SandboxContext): string[] {
   if (spec.startsWith('env:')) {
     const value = ctx.env[spec.slice(4)];
     return value ? [value] : [];
+  }
+  if (spec.startsWith('arg:')) {
+    const flag = spec.slice(4);
+    const args = ctx.args ?? [];
+    const out: string[] = [];
+    for (const [i, a] of args.entries()) {
+      const value = a === flag ? args[i + 1] : a.startsWith(`${flag}=`) ? a.slice(flag.length + 1) : undefined;
+      if (value) out.push(path.resolve(ctx.cwd, value));
+    }
+    return out;
   }
   if (spec === '~' || spec.startsWith('~/')) return [path.join(home, spec.slice(1))];
   return [spec];

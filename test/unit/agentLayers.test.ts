@@ -8,6 +8,19 @@ import { describe, it } from 'node:test';
 import { mergeAgentLayers } from '../../src/session/agentConfig';
 
 describe('mergeAgentLayers', () => {
+  it("a workspace's or folder's entry cannot set the sandbox (it would loosen it for the command it names); the user's can", () => {
+    const { agents, problems } = mergeAgentLayers([
+      { source: 'User', value: [{ name: 'mine', command: 'a', sandbox: 'off' }] },
+      { source: 'Workspace', value: [{ name: 'theirs', command: 'b', sandbox: { mode: 'off', allowWrite: ['/'] } }] },
+      { source: 'Folder web', value: [{ name: 'folder', command: 'c', sandbox: 'read-only' }] },
+    ]);
+    assert.equal(agents.find((a) => a.name === 'mine')?.sandbox, 'off');
+    assert.equal(agents.find((a) => a.name === 'theirs')?.sandbox, undefined);
+    assert.equal(agents.find((a) => a.name === 'folder')?.sandbox, undefined);
+    assert.equal(problems.length, 2);
+    assert.match(problems[0]!, /^Workspace: agents\[0\] \("theirs"\): only its "sandbox" is ignored/);
+  });
+
   it('merges User, Remote and Workspace by name and remembers where each came from', () => {
     const { agents, sources, problems } = mergeAgentLayers([
       {

@@ -34,6 +34,15 @@ describe('sandboxRuntimeSettings', () => {
     assert.ok(ro.filesystem.allowWrite.includes('/h/agent/.codex'));
   });
 
+  test('a state folder named on the command line (`arg:--flag`): after the flag or in --flag=…, relative to the folder', () => {
+    const needs = { state: ['arg:--session-dir', 'arg:--data'], hosts: [] };
+    const s = sandboxRuntimeSettings('workspace-write', undefined, needs, { ...ctx, cwd: '/w/project', args: ['--mode', 'rpc', '--session-dir', '/s/sessions', '--data=rel/data'] });
+    assert.ok(s.filesystem.allowWrite.includes('/s/sessions'), s.filesystem.allowWrite.join(', '));
+    assert.ok(s.filesystem.allowWrite.includes('/w/project/rel/data'), s.filesystem.allowWrite.join(', '));
+    const none = sandboxRuntimeSettings('workspace-write', undefined, needs, { ...ctx, args: ['--session-dir'] });
+    assert.ok(!none.filesystem.allowWrite.includes('/s/sessions'));
+  });
+
   test("credential stores are denied in the agent's home and the user's; the entry adds paths, folders and hosts", () => {
     const s = sandboxRuntimeSettings('workspace-write', { denyRead: ['~/secrets', '/etc/shadow'], allowWrite: ['~/notes'], allowHosts: ['example.com'] }, { state: [], hosts: ['api.x.com'] }, ctx);
     for (const home of ['/h/agent', '/h/user']) {

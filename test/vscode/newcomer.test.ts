@@ -208,6 +208,8 @@ test('the first hour: npm start, the chat, a write through the dialog, a tab clo
       command: process.execPath,
       args: [path.join(repoRoot, 'out', 'test', 'vscode', 'fixtures', 'smokeAgent.js')],
       env: { SMOKE_BROKEN: broken, SMOKE_LIFECYCLE_LOG: lifecycleLog },
+      // Sandboxed like every agent by default: its log is outside the workspace, so its folder is allowed.
+      sandbox: { allowWrite: [scratch] },
     };
     fs.writeFileSync(machineFile, JSON.stringify({ ...machine, 'agentHost.agents': [...demoEntries, { ...demoAgent, name: 'my remote agent' }, crasher] }, null, 2));
     fs.writeFileSync(userFile, JSON.stringify({ ...readJson(userFile), 'agentHost.agents': [{ ...demoAgent, name: 'my user agent' }] }, null, 2));

@@ -43,7 +43,8 @@ test('Restricted Mode runs no agent and the chat explains; trusting the folder b
   for (const f of ['dist/extension.js', 'dist/webview/chat.js', 'out/test/fixtures/hostileAgent.js']) assert.ok(fs.existsSync(path.join(repoRoot, f)), `${f} is missing: npm run build`);
   const { scratch, workspace } = scratchWorkspace('trust');
   const marker = path.join(scratch, 'agent-started');
-  const agent = { name: 'hostile (silent)', command: process.execPath, args: [hostileAgent, 'answer'], env: { HOSTILE_STARTED: marker } };
+  // Sandboxed like every agent by default: its start marker is outside the workspace, so that folder is allowed.
+  const agent = { name: 'hostile (silent)', command: process.execPath, args: [hostileAgent, 'answer'], env: { HOSTILE_STARTED: marker }, sandbox: { allowWrite: [scratch] } };
   const step = (s: string) => console.log(`[trust] ${s}`);
   let ok = false;
   try {

@@ -11,6 +11,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentHostApi } from '../../../src/extension';
@@ -73,7 +74,8 @@ describe('Host services with the hostile agent (sign-in, questions, disk edits)'
     assert.ok(ext);
     api = ext.isActive ? ext.exports : await ext.activate();
     host = api.host;
-    dir = fs.mkdtempSync(path.join(path.dirname(folder()), 'hostile-'));
+    // The fixture's logs in the temp folder: the agent runs sandboxed (the default), which lets it write there.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hostile-'));
     savedAgents = config().inspect('agents')?.workspaceValue;
     savedUi = { chooser: host.signIn.chooser, askSecret: host.signIn.askSecret, confirmCommand: host.signIn.confirmCommand };
   });

@@ -8,6 +8,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentHostApi } from '../../../src/extension';
@@ -86,7 +87,8 @@ describe('What the extension opens for an agent (export, elicitation URLs)', () 
     api = ext.isActive ? ext.exports : await ext.activate();
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     assert.ok(folder, 'no workspace folder is open');
-    dir = fs.mkdtempSync(path.join(path.dirname(folder), 'opens-'));
+    // The fixture's logs in the temp folder: the agent runs sandboxed (the default), which lets it write there.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opens-'));
     savedAgents = config().inspect('agents')?.workspaceValue;
   });
 

@@ -8,6 +8,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentHostApi } from '../../../src/extension';
@@ -188,7 +189,8 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
 
   it('a crash loop: the first exit is said with its stderr; three spawns (1 s, 2 s backoff), then the breaker says why; no fourth spawn', async function () {
     this.timeout(60_000);
-    const spawns = path.join(fs.mkdtempSync(path.join(path.dirname(folder()), 'crashloop-')), 'spawns.log');
+    // In the temp folder: the agent runs sandboxed (the default), which lets it write there.
+    const spawns = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'crashloop-')), 'spawns.log');
     const script = `require('fs').appendFileSync(process.env.SPAWN_LOG, 'x'); process.stderr.write('boom at start\\n'); process.exit(3)`;
     const name = 'crash-loop';
     const others = api.manager.agents().filter((a) => a.name !== name);
@@ -209,6 +211,7 @@ describe('Sessions survive the agent: crash → restart → reattach; the crash 
     // failing the moment one shows up.
     await stillAbsent(() => fs.readFileSync(spawns, 'utf8') !== 'xxx', 5000, 'a fourth spawn after the breaker opened');
     assert.equal(fs.readFileSync(spawns, 'utf8'), 'xxx', 'spawned again after the breaker opened');
+    fs.rmSync(path.dirname(spawns), { recursive: true, force: true });
     assert.equal(api.manager.state, 'error');
   });
 });
