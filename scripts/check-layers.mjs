@@ -51,7 +51,7 @@ const ROOMS = [
 
 // What each floor may import besides itself. Roots import anything.
 const ALLOWED = {
-  views: ['manager', 'agents', 'check', 'host', 'session', 'lifecycle', 'shared', 'core'],
+  views: ['manager', 'agents', 'check', 'fanout', 'host', 'session', 'lifecycle', 'shared', 'core'],
   commands: ['views', 'manager', 'agents', 'host', 'tasks', 'session', 'shared', 'core'],
   manager: ['session', 'lifecycle', 'core'],
   host: ['session', 'core'],

@@ -19,6 +19,10 @@ import { defaultStateDir, SessionStore } from './session/sessionStore';
 import type { AddAgentContext } from './views/addAgent';
 import { redactingLogger } from './core/log';
 import { ChatViewProvider } from './views/chat/chatViewProvider';
+import { RunWorktrees } from './fanout/worktrees';
+import { registerRunDocuments } from './views/runs/runDiffs';
+import { RunsController } from './views/runs/runsController';
+import { registerRunsView } from './views/runs/runsTree';
 import { FollowAgent } from './views/chat/followAgent';
 import { TabHistories } from './views/chat/tabHistories';
 import { ContextKeys, registerCommand, runCommand, type ContextKeyValues } from './views/commandRegistry';
@@ -47,10 +51,13 @@ export interface AgentHostApi {
   readonly host: HostServices;
   readonly chat: ChatViewProvider;
   readonly sessions: () => SessionStore;
+  /** Runs of "Run on Several Agents…" (docs/fanout.md). */
+  readonly runs: RunsController;
   contextKeys(): ContextKeyValues;
 }
 
 let running: AgentManager | undefined;
+let runningRuns: RunsController | undefined;
 
 // What only some windows use is loaded on first use, not with the extension: the protocol adapters (and
 // vscode-jsonrpc) with the first agent start; installing agents, the compatibility check (and its scripted
@@ -86,6 +93,10 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const histories = new TabHistories(historyDir, context.workspaceState, log);
   const chat = new ChatViewProvider(context.extensionUri, manager, log, histories, host.broker, host.terminals, host.restoreCheckpointFiles);
   const rpcUi = new VsCodeRpcUi();
+  // Each run's worktree lives in the extension's storage, outside the user's tree.
+  const runs = new RunsController(manager, new RunWorktrees(path.join(context.globalStorageUri.fsPath, 'worktrees')), context.workspaceState, log);
+  runningRuns = runs;
+  context.subscriptions.push(runs, registerRunsView(runs, manager, log), registerRunDocuments());
   context.subscriptions.push(
     // First: it hears every step's events from the start.
     trackWalkthrough(context.extension, ctx.keys, log),
@@ -107,7 +118,7 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   );
   openChatOnFirstStart(context, log);
   log.info(`Atrium activated in ${(performance.now() - started).toFixed(1)} ms`);
-  return { manager, host, chat, sessions, contextKeys: () => ctx.keys.snapshot() };
+  return { manager, host, chat, sessions, runs, contextKeys: () => ctx.keys.snapshot() };
 }
 
 /** The first start in a profile shows the chat in the side bar once (`agentHost.chat.openOnFirstStart`). */
@@ -124,6 +135,10 @@ export async function deactivate(): Promise<void> {
   const manager = running;
   running = undefined;
   await manager?.stopAll();
+  // Runs not kept go with the window (their agents are stopped above).
+  const runs = runningRuns;
+  runningRuns = undefined;
+  await runs?.disposeRuns();
 }
 
 function registerAgentCommands(ctx: Ctx, transcript: TranscriptChannel, chat: ChatViewProvider): vscode.Disposable[] {

@@ -74,7 +74,14 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   const disposables: vscode.Disposable[] = [];
   /** Each agent's sandbox as its last start chose it: its terminal commands run in the same. */
   const sandboxes = new Map<string, SandboxLaunch>();
+  /** An agent in a folder: a fan-out's runs of one agent each have their worktree's sandbox. */
+  const sandboxKey = (agent: { name: string }, cwd: string) => `${agent.name}\0${cwd}`;
 
+  /** The folders tab `id` works in: a pinned tab's own (a fan-out run's worktree), else the workspace's. */
+  const foldersOf = (id: string): (() => readonly string[]) => {
+    const folder = manager.tabs().find((t) => t.id === id)?.folder;
+    return folder ? () => [folder] : roots;
+  };
   const docs = new VirtualDocuments();
   const protectedPatterns = (abs: string) => [...DEFAULT_PROTECTED_PATTERNS, ...config(vscode.Uri.file(abs)).get<string[]>('files.protectedPaths', [])];
   // A call naming a protected file is never answered by a rule nor made one (its write asks in a modal too).
@@ -99,15 +106,17 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
     presenter: () => (config().get<string>('permissions.mode', 'modal') === 'modal' ? presenter : undefined),
   });
   // Protected files always ask, whatever rule or permission mode is active.
-  const guardWrite: WriteGuard = async (abs) => {
-    // files.protectedPaths is resource-scoped: a folder of a multi-root workspace may add its own.
-    const pattern = protectedBy(abs, roots(), protectedPatterns(abs));
-    if (!pattern) return;
-    log.warn(`The agent asks to write a protected file: ${abs} (${pattern})`);
-    if (!(await confirmProtectedWrite(abs, pattern))) {
-      throw new HostRequestError('rejected', `Refused: ${abs} is a protected file (${pattern}) and the user did not allow this write`);
-    }
-  };
+  const guardWriteIn =
+    (within: () => readonly string[]): WriteGuard =>
+    async (abs) => {
+      // files.protectedPaths is resource-scoped: a folder of a multi-root workspace may add its own.
+      const pattern = protectedBy(abs, within(), protectedPatterns(abs));
+      if (!pattern) return;
+      log.warn(`The agent asks to write a protected file: ${abs} (${pattern})`);
+      if (!(await confirmProtectedWrite(abs, pattern))) {
+        throw new HostRequestError('rejected', `Refused: ${abs} is a protected file (${pattern}) and the user did not allow this write`);
+      }
+    };
   const documents = new EditorDocumentStore(diffWriteReview(docs), () => config().get<boolean>('files.reviewWrites', false), log);
   const turnChanges = new TurnChangeSets(roots);
   const checkpoints = new CheckpointStore(context.globalStorageUri.fsPath, log);
@@ -146,35 +155,39 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
     docs,
     terminals,
     manager.setSignIn(signIn),
-    manager.addSessionServices((agent, _cwd, env) => ({
-      decidePermission: broker.decide,
-      files: new FileService(roots, documents, (abs, before) => turnChanges.noteBefore(abs, before), guardWrite),
-      terminals: new TerminalService(roots, terminals.events, {
-        baseEnv: env.full,
-        allowedEnv: () => config().get<string[]>('terminals.allowedEnv', []),
-        // The agent's commands run in its sandbox (decided below when it starts).
-        sandbox: () => sandboxes.get(agent.name),
-      }),
-      ...questionServices(questionDialogs, agent.name, log),
-      ...(config().get<boolean>('ideTools.enabled', true) ? { ideTools: ideToolsService } : {}),
-    })),
+    manager.addSessionServices((agent, cwd, env, where) => {
+      // A tab pinned to a folder (a fan-out run's worktree) works there alone; others in the workspace's folders.
+      const within = where.pinned ? () => where.folders : roots;
+      return {
+        decidePermission: broker.decide,
+        files: new FileService(within, documents, (abs, before) => turnChanges.noteBefore(abs, before), guardWriteIn(within)),
+        terminals: new TerminalService(within, terminals.events, {
+          baseEnv: env.full,
+          allowedEnv: () => config().get<string[]>('terminals.allowedEnv', []),
+          // The agent's commands run in its sandbox (decided below when it starts).
+          sandbox: () => sandboxes.get(sandboxKey(agent, cwd)),
+        }),
+        ...questionServices(questionDialogs, agent.name, log),
+        ...(config().get<boolean>('ideTools.enabled', true) ? { ideTools: ideToolsService } : {}),
+      };
+    }),
     // The sandbox (docs/sandbox.md): the entry's mode, else agentHost.sandbox.default, with what the person allowed
     // from the chat; on a machine that cannot sandbox, the agent starts only after a modal warning.
-    manager.addSessionServices(async (agent, cwd, env) => {
+    manager.addSessionServices(async (agent, cwd, env, where) => {
       const choice = sandboxFor(agent, {
         cwd,
-        roots: roots(),
+        roots: where.pinned ? [...where.folders] : roots(),
         env: env.extra,
         fallback: defaultSandboxMode(),
         launcher: { node: process.execPath, launcher: context.asAbsolutePath(path.join('dist', 'sandbox.mjs')) },
         extra: allowedFor(agent.name),
       });
-      sandboxes.delete(agent.name);
+      sandboxes.delete(sandboxKey(agent, cwd));
       if (!choice.launch) return {};
       const available = await sandboxAvailability(choice.launch);
       if (available.ok) {
         log.info(`Sandbox for "${agent.name}": ${choice.description}`);
-        sandboxes.set(agent.name, choice.launch);
+        sandboxes.set(sandboxKey(agent, cwd), choice.launch);
         return { sandbox: choice.launch };
       }
       const why = available.errors.join('; ');
@@ -199,7 +212,7 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
 
   disposables.push(
     // The snapshot is taken before the prompt goes out: a fast agent must not write before it is complete.
-    manager.addBeforeTurn((tab) => turnChanges.begin(tab.id, tab.model)),
+    manager.addBeforeTurn((tab) => turnChanges.begin(tab.id, tab.model, foldersOf(tab.id))),
     // A turn that changed files ends with their summary in its tab's transcript (Review, Undo all).
     manager.addAfterTurn(async (tab) => {
       const summary = await turnChanges.end(tab.id);
@@ -216,9 +229,9 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
       log,
     ),
     // Each prompt's user message carries the checkpoint taken before it (per tab: the message is that tab's session's).
-    manager.addBeforeTurn(async ({ session }) => {
+    manager.addBeforeTurn(async ({ id, session }) => {
       if (!session) return;
-      const taken = await checkpointFolders(checkpoints, roots(), `${session.agentInfo.name} ${session.sessionId}`, checkpointExcludes, log);
+      const taken = await checkpointFolders(checkpoints, foldersOf(id)(), `${session.agentInfo.name} ${session.sessionId}`, checkpointExcludes, log);
       if (Object.keys(taken).length) session.model.nextCheckpoint = taken;
     }),
     manager.onSessionEvent((e) => terminals.onSessionEvent(e)),

@@ -139,18 +139,57 @@ export class RunWorktrees {
   async apply(run: RunWorktree, result: string): Promise<void> {
     const patch = await this.diff(run.repo, run.base, result);
     if (!patch.trim()) return;
-    const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-apply-'));
-    const file = path.join(tmp, 'run.patch');
-    try {
-      await fs.writeFile(file, patch);
+    await withTempFile(patch, async (file) => {
       try {
         await runGit(['apply', '--check', '--whitespace=nowarn', file], run.repo);
       } catch (error) {
         throw new ApplyConflictError(conflictsOf((error as Error).message), (error as Error).message);
       }
       await runGit(['apply', '--whitespace=nowarn', file], run.repo);
-    } finally {
-      await fs.rm(tmp, { recursive: true, force: true });
+    });
+  }
+
+  /**
+   * Puts a run's changes into the user's working tree where they apply cleanly, and merges the rest file by file
+   * (`git merge-file`): a file the user changed in the same lines meanwhile gets both sides between conflict
+   * markers, nothing lost. The index is not touched. Returns the files applied and those left with conflicts.
+   */
+  async applyMerging(run: RunWorktree, result: string): Promise<{ applied: string[]; conflicted: string[] }> {
+    const changed = parseNumstat(await runGit(['diff', '--numstat', '-z', '--no-renames', run.base, result], run.repo)).map((f) => f.file);
+    try {
+      await this.apply(run, result);
+      return { applied: changed, conflicted: [] };
+    } catch (error) {
+      if (!(error instanceof ApplyConflictError)) throw error;
+      const conflicting = error.files.length ? error.files : changed;
+      const clean = changed.filter((f) => !conflicting.includes(f));
+      if (clean.length) {
+        const patch = await this.diff(run.repo, run.base, result, clean);
+        await withTempFile(patch, (file) => runGit(['apply', '--whitespace=nowarn', file], run.repo));
+      }
+      const conflicted: string[] = [];
+      for (const file of conflicting) {
+        const base = await blobText(run.repo, run.base, file);
+        const theirs = await blobText(run.repo, result, file);
+        const target = path.join(run.repo, file);
+        const mine = await fs.readFile(target, 'utf8').catch(() => '');
+        const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-merge-'));
+        try {
+          const [m, b, t] = ['mine', 'base', 'theirs'].map((n) => path.join(tmp, n)) as [string, string, string];
+          await Promise.all([fs.writeFile(m, mine), fs.writeFile(b, base), fs.writeFile(t, theirs)]);
+          // Exit status: the number of conflicts (runGit rejects on any but 0).
+          const clash = await runGit(['merge-file', '-L', 'yours', '-L', 'the runs’ start', '-L', `run ${run.id}`, m, b, t], run.repo).then(
+            () => false,
+            () => true,
+          );
+          await fs.mkdir(path.dirname(target), { recursive: true });
+          await fs.writeFile(target, await fs.readFile(m));
+          if (clash) conflicted.push(file);
+        } finally {
+          await fs.rm(tmp, { recursive: true, force: true });
+        }
+      }
+      return { applied: changed.filter((f) => !conflicted.includes(f)), conflicted };
     }
   }
 
@@ -198,6 +237,22 @@ function conflictsOf(message: string): string[] {
     if (f) files.add(f.trim());
   }
   return [...files];
+}
+
+/** A file as a commit has it ('' when it has none). */
+export function blobText(repo: string, commit: string, file: string): Promise<string> {
+  return runGit(['show', `${commit}:${file}`], repo).catch(() => '');
+}
+
+async function withTempFile<T>(text: string, fn: (file: string) => Promise<T>): Promise<T> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-patch-'));
+  try {
+    const file = path.join(tmp, 'run.patch');
+    await fs.writeFile(file, text);
+    return await fn(file);
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
 }
 
 function parseNumstat(out: string): FileChange[] {

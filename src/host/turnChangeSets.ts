@@ -42,9 +42,9 @@ export class TurnChangeSets {
     private readonly limits: TurnChangeLimits = DEFAULT_TURN_LIMITS,
   ) {}
 
-  /** A turn of `tab` begins: its snapshot replaces the tab's previous turn. */
-  async begin(tab: string, model: () => SessionModel | undefined): Promise<void> {
-    const changes = new TurnChanges(this.roots, this.limits);
+  /** A turn of `tab` begins: its snapshot (of `roots`, the workspace's by default) replaces the tab's previous turn. */
+  async begin(tab: string, model: () => SessionModel | undefined, roots: () => readonly string[] = this.roots): Promise<void> {
+    const changes = new TurnChanges(roots, this.limits);
     const entry: TabTurn = { turn: ++this.counter, changes, model, from: model()?.timeline().length ?? 0, running: true, overlapped: new Set(), paths: undefined };
     for (const [other, t] of this.tabs) {
       if (!t.running || other === tab) continue;

@@ -6,12 +6,12 @@ import type { ContentPart, SessionEvent } from '../session/sessionModel';
 import type { SelectionTaskRequest } from '../session/selectionTask';
 import type { TrafficLog } from '../session/traffic';
 import { AgentDefaults, type AgentChoices } from './agentDefaults';
-import { AgentSlot, type LastSession, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention, type TurnHook } from './agentSlot';
+import { AgentSlot, type LastSession, type PinnedWorkspace, type ProcessContext, type SessionServices, type SlotHost, type StartAgent, type TabAttention, type TurnHook } from './agentSlot';
 import { AgentProblemReporter, type AgentList, readAgentList, type SettingsFiles } from './agentSources';
 
 export { CRASH_POLICY, SupersededStartError, unlessSuperseded } from './agentSlot';
 export { RestrictedModeError, restrictedModeMessage } from './workspaceTrust';
-export type { AgentEnvironment, ProcessContext, SessionServices, StartAgent, TabAttention, TurnHook, TurnTab } from './agentSlot';
+export type { AgentEnvironment, PinnedWorkspace, ProcessContext, SessionServices, StartAgent, TabAttention, TurnHook, TurnTab } from './agentSlot';
 export type { SignInHandler };
 export type { AgentState };
 
@@ -32,6 +32,8 @@ export interface TabInfo {
   state: AgentState;
   active: boolean;
   attention?: TabAttention;
+  /** The folder of a tab pinned to one (a fan-out run's worktree). */
+  folder?: string;
 }
 
 /**
@@ -202,6 +204,7 @@ export class AgentManager implements vscode.Disposable {
       state: s.state,
       active: s === this.active,
       ...(s.attention ? { attention: s.attention } : {}),
+      ...(s.pinned ? { folder: s.pinned.folder } : {}),
     }));
   }
 
@@ -212,6 +215,37 @@ export class AgentManager implements vscode.Disposable {
     this.show(slot);
     slot.ensureStarted().catch((e: Error) => this.log.warn(`New tab: the agent did not start: ${e.message}`));
     return slot.id;
+  }
+
+  /**
+   * Opens a tab that works in a folder of its own (a fan-out run's worktree) with `agentName`, in the background
+   * unless `show`; its agent starts. Resolves with the tab's id once its session is ready (rejects when it fails).
+   */
+  async openPinnedTab(agentName: string, pinned: PinnedWorkspace, show = false): Promise<string> {
+    const slot = this.add(undefined, undefined, pinned);
+    slot.select(agentName);
+    slot.setBackground(true);
+    if (show) this.show(slot);
+    else this.changed(false);
+    await slot.ensureStarted();
+    return slot.id;
+  }
+
+  /** Sends a prompt in tab `id` (shown or not); resolves with how the turn ended. */
+  promptIn(id: string, input: string | ContentPart[]): Promise<string> {
+    const slot = this.slots.find((s) => s.id === id);
+    if (!slot) return Promise.reject(new Error(`no tab ${id}`));
+    return slot.prompt(input);
+  }
+
+  /** Tab `id`'s running session, if any. */
+  sessionIn(id: string): AgentSession | undefined {
+    return this.slots.find((s) => s.id === id)?.current;
+  }
+
+  /** Cancels the turn running in tab `id`. */
+  cancelIn(id: string): Promise<void> {
+    return this.slots.find((s) => s.id === id)?.cancel() ?? Promise.resolve();
   }
 
   /** Shows another tab; nothing stops — the tab left keeps streaming in the background. */
@@ -318,10 +352,10 @@ export class AgentManager implements vscode.Disposable {
 
   // ------------------------------------------------------------------ inside
 
-  private add(id: string | undefined, last: LastSession | undefined): AgentSlot {
+  private add(id: string | undefined, last: LastSession | undefined, pinned?: PinnedWorkspace): AgentSlot {
     const tabId = id ?? this.nextId();
     this.tabCount = Math.max(this.tabCount, Number(tabId.replace(/^t/, '')) || 0);
-    const slot = new AgentSlot(tabId, this.host, last?.sessionId ? last : undefined);
+    const slot = new AgentSlot(tabId, this.host, last?.sessionId ? last : undefined, pinned);
     if (last && !last.sessionId) slot.select(last.agent);
     const forward = <T>(event: vscode.Event<T>, emitter: vscode.EventEmitter<T>) => event((v) => slot === this.active && emitter.fire(v));
     this.subs.set(slot, [
@@ -356,9 +390,11 @@ export class AgentManager implements vscode.Disposable {
 
   private save(): void {
     if (!this.memento || !this.active) return;
+    // A tab pinned to a run's worktree is not brought back by a reload (the run's view lists kept runs).
+    const kept = this.slots.filter((s) => !s.pinned);
     const saved: SavedTabs = {
-      tabs: this.slots.map((s) => ({ id: s.id, ...(s.remembered ? { last: s.remembered } : s.agentName ? { agent: s.agentName } : {}) })),
-      active: this.active.id,
+      tabs: kept.map((s) => ({ id: s.id, ...(s.remembered ? { last: s.remembered } : s.agentName ? { agent: s.agentName } : {}) })),
+      active: this.active.pinned ? (kept[0]?.id ?? '') : this.active.id,
     };
     void this.memento.update(TABS_KEY, saved);
   }

@@ -7,12 +7,12 @@ import type { ContentPart, SessionEvent } from '../session/sessionModel';
 import type { SelectionTaskRequest } from '../session/selectionTask';
 import { titleFrom } from '../session/sessionStore';
 import { TrafficLog } from '../session/traffic';
-import { failureText, launchAgent, LIFECYCLE_TEXTS, type SlotHost, type TurnHook, type TurnTab } from './slotStart';
+import { failureText, launchAgent, LIFECYCLE_TEXTS, type PinnedWorkspace, type SlotHost, type TurnHook, type TurnTab } from './slotStart';
 import { TurnSilence } from './turnSilence';
 import { requireTrust } from './workspaceTrust';
 
 export { CRASH_POLICY, SupersededStartError, unlessSuperseded, type LastSession } from '../session/lifecycle';
-export type { AgentEnvironment, ProcessContext, SessionServices, SlotHost, StartAgent, TurnHook, TurnTab } from './slotStart';
+export type { AgentEnvironment, PinnedWorkspace, ProcessContext, SessionServices, SlotHost, StartAgent, TurnHook, TurnTab } from './slotStart';
 
 /** What a background tab has that the person has not seen: a permission to answer, or a finished turn. */
 export type TabAttention = 'permission' | 'done';
@@ -54,6 +54,8 @@ export class AgentSlot implements vscode.Disposable {
     readonly id: string,
     private readonly host: SlotHost,
     restored?: LastSession,
+    /** Set for a tab that works in a folder of its own (a fan-out run). */
+    readonly pinned?: PinnedWorkspace,
   ) {
     this.currentName = restored?.agent;
     this.life = new AgentLifecycle<SlotPlan>(
@@ -88,6 +90,7 @@ export class AgentSlot implements vscode.Disposable {
     // A reattached session keeps the title of its first prompt, not of the first one since the reload.
     const kept = remembered?.title && (!session || remembered.sessionId === session.sessionId) ? remembered.title : undefined;
     const first = kept ?? session?.model.messages('user')[0]?.text ?? remembered?.title;
+    if (this.pinned) return this.pinned.label;
     return first ? titleFrom(first) : (this.agentName ?? '');
   }
 
@@ -209,7 +212,7 @@ export class AgentSlot implements vscode.Disposable {
     requireTrust();
     const config = this.defaultAgent();
     if (!config) throw new Error(vscode.l10n.t('No agent is configured. Add one to the "agentHost.agents" setting.'));
-    const folders = vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath) ?? [];
+    const folders = this.pinned ? [this.pinned.folder] : (vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath) ?? []);
     const cwd = folders[0];
     if (!cwd) throw new Error(vscode.l10n.t('Open a folder first: the agent works inside the workspace.'));
     this.currentName = config.name;
@@ -217,7 +220,7 @@ export class AgentSlot implements vscode.Disposable {
       agent: config.name,
       config,
       cwd,
-      launch: (attach) => launchAgent(this.host, { agent: config, cwd, folders, attach, traffic: this.traffic, secrets: this.secrets }),
+      launch: (attach) => launchAgent(this.host, { agent: config, cwd, folders, pinned: this.pinned !== undefined, attach, traffic: this.traffic, secrets: this.secrets }),
     };
   }
 

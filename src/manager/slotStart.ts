@@ -21,7 +21,13 @@ import { RestrictedModeError } from './workspaceTrust';
  * host tools). Called at every agent start, so settings changes apply on restart; async for what starts on first use.
  */
 type Lent = Partial<AgentStartOptions>;
-export type SessionServices = (agent: AgentConfig, cwd: string, env: AgentEnvironment) => Lent | Promise<Lent>;
+export type SessionServices = (agent: AgentConfig, cwd: string, env: AgentEnvironment, where: StartFolders) => Lent | Promise<Lent>;
+
+/** The folders a start works in: the workspace's, or (`pinned`) the one folder of a tab pinned to it. */
+export interface StartFolders {
+  folders: readonly string[];
+  pinned: boolean;
+}
 
 /** The agent's environment for this start: `extra` (sign-in keys) on top of its config; `full` what it runs with. */
 export interface AgentEnvironment {
@@ -36,6 +42,16 @@ export type StartAgent = (config: AgentConfig, options: AgentStartOptions) => Pr
 export interface ProcessContext {
   agent: AgentConfig;
   cwd: string;
+}
+
+/**
+ * A tab pinned to a folder of its own instead of the workspace's (a fan-out run's worktree, docs/fanout.md): its
+ * agent works there, its file boundary is that folder, and it is not kept across reloads.
+ */
+export interface PinnedWorkspace {
+  folder: string;
+  /** The tab's title ("codex · run 2"). */
+  label: string;
 }
 
 /** Which tab a turn is in, and that tab's session model (read when the hook runs: a turn may start the agent). */
@@ -68,6 +84,8 @@ export interface LaunchRequest {
   agent: AgentConfig;
   cwd: string;
   folders: string[];
+  /** The tab works in `folders[0]` alone (a fan-out run's worktree), not in the workspace. */
+  pinned: boolean;
   attach: AttachRequest | undefined;
   traffic: TrafficLog;
   secrets: { forget: () => void };
@@ -87,14 +105,14 @@ export async function launchAgent(host: SlotHost, request: LaunchRequest): Promi
 }
 
 /** Starts the agent with what the editor lends it (services, sign-in keys) and the settings of this start. */
-async function launchOnce(host: SlotHost, { agent, cwd, folders, attach, traffic, secrets }: LaunchRequest, signedIn: { restart: boolean }): Promise<AgentSession> {
+async function launchOnce(host: SlotHost, { agent, cwd, folders, pinned, attach, traffic, secrets }: LaunchRequest, signedIn: { restart: boolean }): Promise<AgentSession> {
   const config = vscode.workspace.getConfiguration('agentHost');
   const signIn = host.signIn();
   const env = signIn ? await signIn.env(agent) : {};
   secrets.forget();
   secrets.forget = registerEnvSecrets(agent.env, env);
   const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
-  const extra = Object.assign({}, ...(await Promise.all(host.services().map((s) => s(agent, cwd, environment))))) as Partial<AgentStartOptions>;
+  const extra = Object.assign({}, ...(await Promise.all(host.services().map((s) => s(agent, cwd, environment, { folders, pinned }))))) as Partial<AgentStartOptions>;
   if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };
   if (signIn) {
     extra.signIn = async (methods) => {

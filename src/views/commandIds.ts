@@ -62,6 +62,17 @@ export interface CommandMap {
   'agentHost.askAboutSelection': [[uri?: vscode.Uri, range?: vscode.Range], void];
   'agentHost.proposal.accept': [[uri?: vscode.Uri], void];
   'agentHost.proposal.reject': [[uri?: vscode.Uri], void];
+  /** One prompt on several agents, each in a git worktree (docs/fanout.md): the prompt, else an input box. */
+  'agentHost.runOnSeveralAgents': [[prompt?: string], void];
+  'agentHost.setRunsCheckCommand': [[], void];
+  /** The Runs view's actions on a run (its tree node). */
+  'agentHost.openRunChat': [[node?: unknown], unknown];
+  'agentHost.diffRun': [[node?: unknown], void];
+  'agentHost.compareRuns': [[node?: unknown], void];
+  'agentHost.applyRun': [[node?: unknown], void];
+  'agentHost.applyRunAsBranch': [[node?: unknown], void];
+  'agentHost.keepRun': [[node?: unknown], void];
+  'agentHost.discardRun': [[node?: unknown], void];
 }
 
 export type CommandId = keyof CommandMap;
@@ -110,6 +121,15 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.askAboutSelection',
   'agentHost.proposal.accept',
   'agentHost.proposal.reject',
+  'agentHost.runOnSeveralAgents',
+  'agentHost.setRunsCheckCommand',
+  'agentHost.openRunChat',
+  'agentHost.diffRun',
+  'agentHost.compareRuns',
+  'agentHost.applyRun',
+  'agentHost.applyRunAsBranch',
+  'agentHost.keepRun',
+  'agentHost.discardRun',
 ];
 
 /** Context keys package.json's `enablement` and `when` clauses read. */

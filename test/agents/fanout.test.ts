@@ -138,7 +138,10 @@ describe('agent-host fanout: codex, claude and opencode on one prompt, each in a
     }
     assert.equal(new Set(rows.map((x) => x.worktree)).size, 3);
     // Tokens from the agents' usage reports, where an agent sends them.
-    assert.ok(rows.some((x) => typeof x.tokens === 'number' && x.tokens > 0), JSON.stringify(rows.map((x) => [x.agent, x.tokens, x.usage])));
+    assert.ok(
+      rows.some((x) => typeof x.tokens === 'number' && x.tokens > 0),
+      JSON.stringify(rows.map((x) => [x.agent, x.tokens, x.usage])),
+    );
     assert.equal(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)?.length, 4);
   });
 
