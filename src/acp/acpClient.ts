@@ -394,7 +394,8 @@ export class AcpClient {
 
   private handleExit(exit: ExitInfo): void {
     if (this.exit.value) return;
-    const log = exit.code === 0 || exit.signal === 'SIGTERM' ? this.options.logger.info : this.options.logger.error;
+    // 143 is SIGTERM as an exit code: the sandbox's launcher passes it on that way.
+    const log = exit.code === 0 || exit.code === 143 || exit.signal === 'SIGTERM' ? this.options.logger.info : this.options.logger.error;
     log.call(this.options.logger, describeExit(exit));
     // The agent's own requests first: nobody can answer them now, so their handlers stop serving.
     for (const entry of [...this.interruptible]) {

@@ -234,7 +234,7 @@ function table(rows: RunRow[]): string {
   let out = line(head) + body.map(line).join('');
   for (const [i, r] of rows.entries()) {
     if (r.error) out += `run ${i + 1}: ${r.error.split('\n')[0]}\n`;
-    if (r.check && r.check.exitCode !== 0) out += `run ${i + 1} check: ${r.check.tail.trim().split('\n').slice(-3).join(' | ')}\n`;
+    if (r.check && r.check.exitCode !== 0) out += `run ${i + 1} check: ${r.check.tail.trim().split('\n').slice(-3).join(' | ') || `exit ${r.check.exitCode ?? r.check.signal}, no output`}\n`;
   }
   return out;
 }

@@ -275,7 +275,8 @@ export class RpcConnection {
 
   private handleExit(exit: ExitInfo): void {
     if (this.exit.value) return;
-    const log = exit.code === 0 || exit.signal === 'SIGTERM' ? this.options.logger.info : this.options.logger.error;
+    // 143 is SIGTERM as an exit code: the sandbox's launcher passes it on that way.
+    const log = exit.code === 0 || exit.code === 143 || exit.signal === 'SIGTERM' ? this.options.logger.info : this.options.logger.error;
     log.call(this.options.logger, describeExit(exit));
     const error = new AgentExitedError(exit);
     for (const p of [...this.pending.values()]) p.reject(error);

@@ -132,6 +132,10 @@ async function run(settingsJson: string, argv: string[]): Promise<void> {
   // the sandbox runs — a `.vscode` file in the workspace would keep VS Code from writing its settings. So it starts
   // from an empty folder of its own, and those of the workspace's folders that exist are denied here by name.
   const agentCwd = process.cwd();
+  // The runtime's bridges are Unix sockets in the temp folder, whose paths may not pass 107 bytes: under a deep
+  // TMPDIR (a test's scratch folder, a nested home) they could never be made, so this process uses /tmp for its
+  // own. The agent's temp folder is the runtime's (it sets the sandbox's TMPDIR) and the policy's, not this one.
+  if (Buffer.byteLength(path.join(os.tmpdir(), 'claude-socks-0123456789abcdef.sock')) > 100 && fs.existsSync('/tmp')) process.env.TMPDIR = '/tmp';
   const shadow = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-sandbox-'));
   process.chdir(shadow);
   process.on('exit', () => fs.rmSync(shadow, { recursive: true, force: true }));

@@ -211,6 +211,8 @@ export interface ChatRequests {
   revokeRule: [{ id: string }, void];
   /** "Allow" on what the sandbox blocked (a tool card's or a notice's): asked in a modal, then kept for the agent. */
   allowInSandbox: [{ kind: 'write' | 'network'; target: string }, void];
+  /** The composer's "Run on several agents…": its text is the prompt (docs/fanout.md). */
+  runOnSeveralAgents: [{ text: string }, void];
   /** A turn summary's Review (the multi-file diff) and Undo all (asks first), of that tab's turn while it is its last. */
   reviewChanges: [{ tab: string; turn: number }, void];
   undoChanges: [{ tab: string; turn: number }, void];
@@ -252,6 +254,7 @@ export interface ChatStrings {
   removeQueued: string;
   editQueued: string;
   attach: string;
+  runOnSeveral: string;
   addSelection: string;
   addProblems: string;
   removeChip: string;

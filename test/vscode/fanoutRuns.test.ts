@@ -1,6 +1,6 @@
 /**
- * Run on Several Agents… in the real VS Code (docs/fanout.md): codex, claude-agent and opencode on the scripted model
- * run one prompt, each in a git worktree of its own made from the workspace's tree as it is (an uncommitted change,
+ * Run on Several Agents… in the real VS Code (docs/fanout.md): the composer's "Run on several agents…" sends its
+ * text to codex, claude-agent and opencode on the scripted model, each in a git worktree of its own made from the workspace's tree as it is (an uncommitted change,
  * an untracked file, an ignored folder), each in a chat tab pinned to its worktree; each approves its shell command
  * in a modal. The check command, named once for the workspace, passes in codex's run only.
  * - Until something is applied, the workspace's files, index and HEAD are byte for byte as they were.
@@ -9,7 +9,8 @@
  * - The user changed the first line of tracked.txt while the runs waited; applying codex's run (which changed that
  *   line too) writes its other files as they are in its worktree and leaves tracked.txt with both sides as a merge
  *   conflict, opened in the merge editor (runs-merge.png): neither side is lost.
- * - Discarding the other two leaves `git worktree list` with the workspace alone, and no process of a run.
+ * - Claude's and opencode's runs side by side (runs-compare.png); claude's as a new branch (the working tree
+ *   untouched); opencode's discarded: `git worktree list` has the workspace alone, and no process of a run is left.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -90,7 +91,7 @@ test('Run on Several Agents: three agents in worktrees, the Runs view, a diff, a
 async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<void> {
   const initial = treeState(repo);
   // The chat first: the extension is up (its commands in the palette) and Atrium's side bar is shown.
-  await openChat(page);
+  const chat = await openChat(page);
 
   // The check command, once for the workspace.
   await runCommand(page, 'Atrium: Check Command for Runs');
@@ -100,8 +101,10 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
   await page.keyboard.press('Enter');
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
 
-  // Three runs, one prompt.
-  await runCommand(page, 'Atrium: Run on Several Agents');
+  // Three runs of the composer's text: its "Run on several agents…" button.
+  const command = ['basename "$PWD" > answer.txt', 'cat committed.txt notes.txt > seen.txt', 'ls build > ignored.txt 2>&1 || true', "sed -i 's/^first$/first, by the run/' tracked.txt"].join('; ');
+  await chat.locator('.composer textarea').fill(`Do it. SCENARIO: shell ${JSON.stringify({ command })}`);
+  await chat.locator('[data-testid="run-on-several"]').click();
   for (const id of ids) {
     const row = page.locator('.quick-input-list .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${id}$`) }) }).first();
     await row.waitFor({ timeout: 15_000 });
@@ -110,10 +113,6 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
   await page.locator('.quick-input-widget .quick-input-count', { hasText: '3 Selected' }).waitFor({ timeout: 10_000 });
   await info.screenshot('runs-pick');
   await page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).click();
-  const command = ['basename "$PWD" > answer.txt', 'cat committed.txt notes.txt > seen.txt', 'ls build > ignored.txt 2>&1 || true', "sed -i 's/^first$/first, by the run/' tracked.txt"].join('; ');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Run on 3 agents' }).waitFor({ timeout: 15_000 });
-  await input.fill(`Do it. SCENARIO: shell ${JSON.stringify({ command })}`);
-  await page.keyboard.press('Enter');
 
   // While the runs wait for their permissions: nothing of the workspace changed; then the user edits tracked.txt.
   const firstModal = page.locator('.monaco-dialog-box');
@@ -194,12 +193,37 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
   await info.screenshot('runs-merge');
   assert.equal(runWorktrees(repo).length, 2, 'the applied run’s worktree is still there');
 
-  // Discard the other two: no worktree, no process of a run is left.
-  for (const id of ['claude', 'opencode']) {
-    const before = runWorktrees(repo).length;
-    await action(rows.filter({ hasText: new RegExp(`^${id} · run`) }).first(), 'Discard');
-    await until(() => (runWorktrees(repo).length < before ? true : undefined), { what: `${id}'s worktree removed`, timeoutMs: 30_000 });
-  }
+  // The view's title says the disk the worktrees use.
+  assert.match((await view.locator('.pane-header').textContent()) ?? '', /\d worktree\(s\) · [\d.]+ MiB/);
+
+  // Two runs side by side: claude's against opencode's.
+  await action(rows.filter({ hasText: /^claude · run/ }).first(), 'Compare With Another Run');
+  await page
+    .locator('.quick-input-list .monaco-list-row', { hasText: /^opencode · run 3/ })
+    .first()
+    .click();
+  await page
+    .locator('.tab', { hasText: /claude · run 2 ↔ opencode · run 3/ })
+    .first()
+    .waitFor({ timeout: 30_000 });
+  await info.screenshot('runs-compare');
+
+  // Claude's run as a new branch (the working tree untouched), then opencode's discarded.
+  const beforeBranch = treeState(repo);
+  await action(rows.filter({ hasText: /^claude · run/ }).first(), 'Apply as a New Branch');
+  const branch = await until(
+    () =>
+      git(repo, 'branch', '--list', 'atrium/*')
+        .trim()
+        .replace(/^\*?\s*/, '') || undefined,
+    { what: 'the run’s branch', timeoutMs: 30_000 },
+  );
+  assert.match(git(repo, 'show', `${branch}:answer.txt`), /claude/);
+  assert.equal(git(repo, 'show', `${branch}:tracked.txt`), 'first, by the run\nsecond\n');
+  assert.equal(treeState(repo), beforeBranch, 'Apply as a New Branch touched the working tree');
+  const before = runWorktrees(repo).length;
+  await action(rows.filter({ hasText: /^opencode · run/ }).first(), 'Discard');
+  await until(() => (runWorktrees(repo).length < before ? true : undefined), { what: "opencode's worktree removed", timeoutMs: 30_000 });
   assert.deepEqual(runWorktrees(repo), []);
   await until(
     () => {

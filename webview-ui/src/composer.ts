@@ -72,6 +72,9 @@ export class Composer {
       this.insertAtCaret('@');
       void this.refreshMenu();
     });
+    // The composer's text on several agents at once, each in a git worktree (the extension asks which).
+    const several = h('vscode-toolbar-button', { icon: 'run-all', label: s.runOnSeveral, title: s.runOnSeveral, 'aria-label': s.runOnSeveral, 'data-testid': 'run-on-several' });
+    several.addEventListener('click', () => send('runOnSeveralAgents', { text: this.input.value }));
     this.sendBtn = h('vscode-button', { className: 'send', title: `${s.send} (Enter)`, 'aria-label': s.send, 'data-testid': 'send' }, icon('send'));
     this.sendBtn.addEventListener('click', () => this.submit());
     this.stopBtn = h('vscode-button', { className: 'stop', secondary: true, title: s.stop, 'aria-label': s.stop, 'data-testid': 'stop', hidden: true }, icon('debug-stop'), ` ${s.stop}`);
@@ -91,7 +94,7 @@ export class Composer {
       { className: 'input-box' },
       this.chipsEl,
       this.input,
-      h('div', { className: 'input-actions' }, attach, h('span', { className: 'spacer' }), this.stopBtn, this.steerBtn, this.followUpBtn, this.sendBtn),
+      h('div', { className: 'input-actions' }, attach, several, h('span', { className: 'spacer' }), this.stopBtn, this.steerBtn, this.followUpBtn, this.sendBtn),
     );
     const keys = h('span', { className: 'sr-only', id: 'composer-keys' }, s.keyboardHint);
     this.el = h('div', { className: 'composer' }, this.agentEl, this.queueEl, this.menu, this.warn, this.silence, box, keys);

@@ -26,6 +26,7 @@ export function chatStrings(): ChatStrings {
     removeQueued: vscode.l10n.t('Remove from queue'),
     editQueued: vscode.l10n.t('Edit queued message'),
     attach: vscode.l10n.t('Attach context'),
+    runOnSeveral: vscode.l10n.t('Run on several agents…'),
     addSelection: vscode.l10n.t('Current selection'),
     addProblems: vscode.l10n.t('Problems'),
     removeChip: vscode.l10n.t('Remove {0}'),

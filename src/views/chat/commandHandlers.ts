@@ -10,6 +10,7 @@ export const commandHandlers = {
   runCommand: async ({ command }: Params<'runCommand'>) => void (await runCommand(firstStepCommand(command))),
   revokeRule: ({ id }: Params<'revokeRule'>) => runCommand('agentHost.managePermissionRules', id),
   allowInSandbox: ({ kind, target }: Params<'allowInSandbox'>) => runCommand('agentHost.allowInSandbox', kind === 'network' ? 'network' : 'write', String(target)),
+  runOnSeveralAgents: async ({ text }: Params<'runOnSeveralAgents'>) => void (await runCommand('agentHost.runOnSeveralAgents', typeof text === 'string' ? text : '')),
   reviewChanges: async ({ tab, turn }: Params<'reviewChanges'>) => void (await runCommand('agentHost.reviewTurnChanges', tab, turn)),
   // Undo all asks first (the same modal as the palette's Revert).
   droppedUris: ({ uris }: Params<'droppedUris'>) => droppedChips(uris),

@@ -96,14 +96,36 @@ export function registerRunsView(runs: RunsController, manager: AgentManager, lo
   const tree = new RunsTree(runs);
   const view = vscode.window.createTreeView('agentHost.runs', { treeDataProvider: tree, showCollapseAll: false });
   let repo: string | undefined;
-  const refreshLeftovers = async () => {
+  // One walk of the worktrees at a time (it sizes every file): changes meanwhile ask for one more after it.
+  let walking: Promise<void> | undefined;
+  let again = false;
+  const refreshLeftovers = (): Promise<void> => {
+    if (walking !== undefined) {
+      again = true;
+      return walking;
+    }
+    walking = walk().finally(() => {
+      walking = undefined;
+      if (again) {
+        again = false;
+        void refreshLeftovers().then(update);
+      }
+    });
+    return walking;
+  };
+  const walk = async () => {
     const folder = runs.repositoryFolder ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder) return;
     try {
       repo = await repositoryOf(folder);
-      tree.leftovers = await runs.worktrees.list(repo);
+      const all = await runs.worktrees.list(repo);
+      tree.leftovers = all;
+      // The disk every run's worktree uses (these runs' and those left from earlier windows).
+      const bytes = all.reduce((n, w) => n + w.bytes, 0);
+      view.description = all.length ? vscode.l10n.t('{0} worktree(s) · {1} MiB', all.length, (bytes / (1024 * 1024)).toFixed(1)) : '';
     } catch {
       tree.leftovers = [];
+      view.description = '';
     }
     tree.refresh();
   };
