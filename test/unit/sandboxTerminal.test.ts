@@ -38,8 +38,8 @@ describe('terminal commands in the agent sandbox', () => {
   });
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  async function run(sandbox: SandboxLaunch | undefined, line: string): Promise<{ output: string; exitCode: number | null | undefined }> {
-    const terminals = new TerminalService(() => [workspace], {}, { baseEnv: () => ({ PATH: process.env.PATH ?? '', HOME: home }), sandbox: () => sandbox });
+  async function run(sandbox: SandboxLaunch | undefined, line: string, env: Record<string, string> = {}): Promise<{ output: string; exitCode: number | null | undefined }> {
+    const terminals = new TerminalService(() => [workspace], {}, { baseEnv: () => ({ PATH: process.env.PATH ?? '', HOME: home, ...env }), sandbox: () => sandbox });
     const { terminalId } = await terminals.create({ command: line });
     const exit = await terminals.waitForExit(terminalId);
     const { output } = await terminals.output(terminalId);
@@ -60,6 +60,15 @@ describe('terminal commands in the agent sandbox', () => {
     assert.match(r.output, /b\.txt: Read-only file system/);
     assert.ok(!r.output.includes('KEY'), r.output);
     assert.match(r.output, /done/);
+  });
+
+  test('a temp folder too deep for a Unix socket path (the runtime puts its bridges there) still starts the sandbox', { timeout: 60_000 }, async () => {
+    const deep = path.join(root, 'a-temp-folder-whose-path-is-long', 'enough-that-a-socket-in-it', 'would-pass-the-limit');
+    fs.mkdirSync(deep, { recursive: true });
+    assert.ok(Buffer.byteLength(path.join(deep, 'claude-socks-0123456789abcdef.sock')) > 107, 'the folder is not deep enough for this test');
+    const r = await run(launch, `echo in-the-sandbox > ${workspace}/deep.txt; echo done`, { TMPDIR: deep });
+    assert.equal(r.exitCode, 0, r.output);
+    assert.equal(fs.readFileSync(path.join(workspace, 'deep.txt'), 'utf8'), 'in-the-sandbox\n');
   });
 
   test('unsandboxed: the same command writes outside and reads the key', { timeout: 60_000 }, async () => {

@@ -162,7 +162,12 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
 
   // Codex's run: its diff against the start.
   const codexRow = rows.filter({ hasText: /^codex · run/ }).first();
-  await action(codexRow, 'Diff Against the Start');
+  await action(codexRow, 'Diff Against the Start', () =>
+    page
+      .locator('.tab', { hasText: /codex · run 1 ↔ the tree it started from/ })
+      .first()
+      .isVisible(),
+  );
   await page.locator('.multiDiffEditor, .multi-diff-editor', {}).first().waitFor({ timeout: 30_000 });
   await page
     .locator('.tab', { hasText: /codex · run 1 ↔ the tree it started from/ })
@@ -174,7 +179,7 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
   const codexWt = runWorktrees(repo).find((w) => fs.readFileSync(path.join(w, 'answer.txt'), 'utf8').includes('codex'));
   assert.ok(codexWt, 'codex’s worktree');
   const expected = Object.fromEntries(['answer.txt', 'seen.txt', 'ignored.txt'].map((f) => [f, fs.readFileSync(path.join(codexWt, f), 'utf8')]));
-  await action(codexRow, 'Apply to My Files');
+  await action(codexRow, 'Apply to My Files', () => fs.existsSync(path.join(repo, 'answer.txt')));
   await until(() => fs.existsSync(path.join(repo, 'answer.txt')) || undefined, { what: 'the applied files', timeoutMs: 30_000 });
   for (const [f, text] of Object.entries(expected)) assert.equal(fs.readFileSync(path.join(repo, f), 'utf8'), text, f);
   const merged = await until(
@@ -197,7 +202,12 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
   assert.match((await view.locator('.pane-header').textContent()) ?? '', /\d worktree\(s\) · [\d.]+ MiB/);
 
   // Two runs side by side: claude's against opencode's.
-  await action(rows.filter({ hasText: /^claude · run/ }).first(), 'Compare With Another Run');
+  await action(rows.filter({ hasText: /^claude · run/ }).first(), 'Compare With Another Run', () =>
+    page
+      .locator('.quick-input-list .monaco-list-row', { hasText: /^opencode · run 3/ })
+      .first()
+      .isVisible(),
+  );
   await page
     .locator('.quick-input-list .monaco-list-row', { hasText: /^opencode · run 3/ })
     .first()
@@ -206,11 +216,20 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
     .locator('.tab', { hasText: /claude · run 2 ↔ opencode · run 3/ })
     .first()
     .waitFor({ timeout: 30_000 });
+  // Each side's answer.txt: its own worktree's name.
+  await page
+    .locator('.view-line', { hasText: /-2-claude$/ })
+    .first()
+    .waitFor({ timeout: 30_000 });
+  await page
+    .locator('.view-line', { hasText: /-3-opencode$/ })
+    .first()
+    .waitFor({ timeout: 30_000 });
   await info.screenshot('runs-compare');
 
   // Claude's run as a new branch (the working tree untouched), then opencode's discarded.
   const beforeBranch = treeState(repo);
-  await action(rows.filter({ hasText: /^claude · run/ }).first(), 'Apply as a New Branch');
+  await action(rows.filter({ hasText: /^claude · run/ }).first(), 'Apply as a New Branch', () => git(repo, 'branch', '--list', 'atrium/*').trim() !== '');
   const branch = await until(
     () =>
       git(repo, 'branch', '--list', 'atrium/*')
@@ -221,9 +240,10 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
   assert.match(git(repo, 'show', `${branch}:answer.txt`), /claude/);
   assert.equal(git(repo, 'show', `${branch}:tracked.txt`), 'first, by the run\nsecond\n');
   assert.equal(treeState(repo), beforeBranch, 'Apply as a New Branch touched the working tree');
-  const before = runWorktrees(repo).length;
-  await action(rows.filter({ hasText: /^opencode · run/ }).first(), 'Discard');
-  await until(() => (runWorktrees(repo).length < before ? true : undefined), { what: "opencode's worktree removed", timeoutMs: 30_000 });
+  // The branch keeps the run: its worktree goes.
+  await until(() => (runWorktrees(repo).length === 1 ? true : undefined), { what: "claude's worktree removed", timeoutMs: 30_000 });
+  await action(rows.filter({ hasText: /^opencode · run/ }).first(), 'Discard', () => runWorktrees(repo).length === 0);
+  await until(() => (runWorktrees(repo).length === 0 ? true : undefined), { what: "opencode's worktree removed", timeoutMs: 30_000 });
   assert.deepEqual(runWorktrees(repo), []);
   await until(
     () => {
@@ -249,8 +269,11 @@ function runsView(page: Page): Locator {
   return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*Runs/i }) }).first();
 }
 
-/** Runs an action of a tree row from its context menu (opened again if a hover or a re-render closed it). */
-async function action(row: Locator, label: string): Promise<void> {
+/**
+ * Runs an action of a tree row from its context menu, again while `done` says it has not happened (a hover or a
+ * re-render of the tree can close the menu before the pick lands).
+ */
+async function action(row: Locator, label: string, done?: () => boolean | Promise<boolean>): Promise<void> {
   const page = row.page();
   const menu = page.locator('.context-view .monaco-menu');
   const item = menu.locator('.action-item', { hasText: label }).first();
@@ -265,11 +288,16 @@ async function action(row: Locator, label: string): Promise<void> {
         if (!(await item.evaluate((el) => el.classList.contains('focused') || el.querySelector('.focused') !== null || el.contains(document.activeElement)))) return undefined;
         await page.keyboard.press('Enter');
         await menu.waitFor({ state: 'hidden', timeout: 3_000 });
-        return true;
       } catch {
         return undefined;
       }
+      if (!done) return true;
+      for (let i = 0; i < 50; i++) {
+        if (await done()) return true;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return undefined;
     },
-    { what: `"${label}" from the row's context menu`, timeoutMs: 45_000, intervalMs: 300 },
+    { what: `"${label}" from the row's context menu`, timeoutMs: 60_000, intervalMs: 300 },
   );
 }
