@@ -9,6 +9,7 @@ import { oneLine } from '../core/visibleText';
 import type { AgentConfig } from '../session/agentConfig';
 import { TURN_EXIT_CODES, type AgentSession } from '../session/agentSession';
 import { AgentLifecycle, TurnInterruptedError } from '../session/lifecycle';
+import { chooseModel } from '../session/modelChoice';
 import { phrase } from '../session/notices';
 import { AuthRequiredError, type AgentStartOptions } from '../session/sessionHost';
 import type { TimelineEntity } from '../session/sessionModel';
@@ -134,7 +135,7 @@ export async function runPrompt(run: PromptRun): Promise<number> {
   }
   if (run.model) {
     try {
-      await session.setModel(run.model);
+      await chooseModel(session, run.model);
     } catch (e) {
       const message = `could not set the model ${run.model}: ${(e as Error).message}`;
       emit({ type: 'result', outcome: 'error', exitCode: TURN_EXIT_CODES.error, error: message });

@@ -1,7 +1,7 @@
 /**
  * `agent-host fanout` (docs/fanout.md) with codex-acp, claude-agent-acp and opencode on the scripted model, in a git
  * repository whose tree has an uncommitted change, an untracked file and an ignored one:
- * - one prompt runs on the three at once, each in a worktree of its own: each writes its own answer.txt (its
+ * - one prompt runs on the three at once (codex on a model asked for by --model), each in a worktree of its own: each writes its own answer.txt (its
  *   worktree's name), records what it found of the user's uncommitted and untracked files, and changes the first
  *   line of a tracked file; the check command passes in codex's run only; the rows (JSON) say so;
  * - the user's tree (files, index, HEAD) is byte for byte as before while the runs are kept;
@@ -110,7 +110,10 @@ describe('agent-host fanout: codex, claude and opencode on one prompt, each in a
   test('three runs in parallel, each in its own worktree with the user’s uncommitted and untracked files; the tree untouched', { timeout: 420_000 }, async () => {
     initial = treeState(repo);
     const command = ['basename "$PWD" > answer.txt', 'cat committed.txt notes.txt > seen.txt', 'ls build > ignored.txt 2>&1 || true', "sed -i 's/^first$/first, by the run/' tracked.txt"].join('; ');
-    const r = await runCli(runArgs('--agent', 'codex', '--agent', 'claude', '--agent', 'opencode', '--check', 'grep -q codex answer.txt', '--keep', '--format', 'json', shellPrompt(command)), repo);
+    const r = await runCli(
+      runArgs('--agent', 'codex', '--model', 'gpt-5.4', '--agent', 'claude', '--agent', 'opencode', '--check', 'grep -q codex answer.txt', '--keep', '--format', 'json', shellPrompt(command)),
+      repo,
+    );
     assert.equal(r.code, 0, r.stderr);
     rows = JSON.parse(r.stdout) as Row[];
     assert.deepEqual(
@@ -123,6 +126,12 @@ describe('agent-host fanout: codex, claude and opencode on one prompt, each in a
       r.stderr,
     );
     assert.equal(treeState(repo), initial, 'the user’s tree changed before any apply');
+    // Codex's run on the model asked for (a config option of codex's), which the model server was asked for.
+    assert.equal(rows[0]!.label, 'codex (gpt-5.4)');
+    assert.ok(
+      model.requests.some((q) => (q.body as { model?: string } | undefined)?.model === 'gpt-5.4'),
+      'no request for gpt-5.4',
+    );
     for (const row of rows) {
       const wt = row.worktree;
       assert.ok(wt.startsWith(worktrees + path.sep), `${row.agent}'s worktree ${wt} is not under --worktrees`);
