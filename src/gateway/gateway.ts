@@ -192,7 +192,8 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       return [503, `Too many connections: the gateway serves ${limits.maxConnections} at once (--max-connections); try again later`, { 'Retry-After': '10' }];
     }
     const id = req.headers[HEADER_CONNECTION_ID];
-    const why = typeof id === 'string' ? gone.get(id) : undefined;
+    // Ended, or ending (deleted or idle, its agent still going away: the SDK has forgotten it already).
+    const why = typeof id === 'string' ? (gone.get(id) ?? byAcpId.get(id)?.reason) : undefined;
     return why ? [410, `This connection has ended: ${why}`] : undefined;
   };
 

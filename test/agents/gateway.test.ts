@@ -309,7 +309,10 @@ describe('agent-host serve: its own refusals and the idle time', { skip, concurr
     const gw = await serve(['--listen', '0.0.0.0:0', '--allow-remote', '--command', 'true'], { ...process.env, ACP_REMOTE_TOKEN: TOKEN });
     try {
       assert.match(gw.url, /^http:\/\/0\.0\.0\.0:[1-9]\d*\/acp$/);
-      assert.match(gw.stderr(), /listening on 0\.0\.0\.0, beyond this machine, over plain HTTP: the token crosses the network in clear/);
+      // The warning is on stderr, the address on stdout: one may come before the other.
+      await until(() => /listening on 0\.0\.0\.0, beyond this machine, over plain HTTP: the token crosses the network in clear/.test(gw.stderr()) || undefined, {
+        what: () => `the warning in ${gw.stderr()}`,
+      });
       const res = await fetch(gw.url.replace('0.0.0.0', '127.0.0.1'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
       assert.equal(res.status, 401);
       gw.child.kill('SIGTERM');
@@ -319,7 +322,8 @@ describe('agent-host serve: its own refusals and the idle time', { skip, concurr
     }
   });
 
-  test('a connection idle for --idle-timeout is closed (4000 and why) and its agent stopped; agents never see the token', { timeout: 30_000 }, async () => {
+  // A sandboxed codex starts in seconds on a loaded machine: the idle time is counted from its first answer.
+  test('a connection idle for --idle-timeout is closed (4000 and why) and its agent stopped; agents never see the token', { timeout: 120_000 }, async () => {
     const model = await startScriptedModel();
     const scratch = fs.mkdtempSync(path.join(repoRoot, '.scratch', 'gateway-idle-'));
     let gw: Served | undefined;
