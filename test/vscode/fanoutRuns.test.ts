@@ -117,7 +117,8 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
   // While the runs wait for their permissions: nothing of the workspace changed; then the user edits tracked.txt.
   const firstModal = page.locator('.monaco-dialog-box');
   await firstModal.waitFor({ timeout: 180_000 });
-  assert.equal(runWorktrees(repo).length, 3, 'not one worktree per run');
+  const worktreesMade = runWorktrees(repo);
+  assert.equal(worktreesMade.length, 3, 'not one worktree per run');
   assert.equal(treeState(repo), initial, 'the workspace changed before any apply');
   for (const wt of runWorktrees(repo)) {
     assert.equal(fs.readFileSync(path.join(wt, 'committed.txt'), 'utf8'), 'changed, not committed\n', `${wt} lacks the uncommitted change`);
@@ -256,7 +257,7 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
             return '';
           }
         })();
-        if (cwd.includes(`${path.sep}worktrees${path.sep}`) && cwd.includes(path.basename(repo))) left.push(`${pid} ${cwd}`);
+        if (worktreesMade.some((w) => cwd === w || cwd.startsWith(w + path.sep))) left.push(`${pid} ${cwd}`);
       }
       return left.length === 0 ? true : undefined;
     },
