@@ -10,6 +10,7 @@ import { defaultStateDir, SessionStore } from '../session/sessionStore';
 import { runSessions, SESSIONS_USAGE } from './sessionsCommand';
 import { cliSandbox, reportingSandbox, UsageError } from './sandboxFlag';
 import type { SandboxChoice } from '../agents/sandbox';
+import { withMcpLoopback } from '../session/sandboxPolicy';
 import { AGENT_OPTIONS, type AgentValues, agentFromFile, envPairs, mcpServersFromFlags, splitAgentWords, tlsFlags, withAgentCommand } from './agentOptions';
 import { AGENT_VERBS, runAgentsCommand } from './agentsCommand';
 import { runCheckCommand } from './checkCommand';
@@ -235,7 +236,7 @@ async function agentRun(values: AgentValues, usageText: string): Promise<{ agent
     // The CLI runs no MCP bridge: its file tools reach pi RPC agents only.
     ...(values['host-tools'] ? { ideTools: { tools: workspaceFileTools(cwd), mcpServer: async () => undefined } } : {}),
     ...(mcp.servers.length ? { mcpServers: mcp.servers } : {}),
-    ...(sandbox.launch ? { sandbox: sandbox.launch } : {}),
+    ...(sandbox.launch ? { sandbox: withMcpLoopback(sandbox.launch, mcp.servers) } : {}),
     requestTimeoutMs: timeoutS * 1000,
     initializeTimeoutMs: timeoutS * 1000,
     // A remote agent's secret: from the environment only, never a flag (a flag shows in `ps`).

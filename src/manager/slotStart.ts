@@ -11,6 +11,7 @@ import type { AttachRequest, LifecycleTexts } from '../session/lifecycle';
 import type { SessionModel } from '../session/sessionModel';
 import { exitPhrase } from '../session/notices';
 import { policyDecider } from '../session/permissions';
+import { withMcpLoopback } from '../session/sandboxPolicy';
 import { AuthRequiredError, type AgentStartOptions, type SignInHandler } from '../session/sessionHost';
 import { trafficLogger, type TrafficLog } from '../session/traffic';
 import { noticeText } from './noticeTexts';
@@ -114,6 +115,8 @@ async function launchOnce(host: SlotHost, { agent, cwd, folders, pinned, attach,
   const environment: AgentEnvironment = { extra: env, full: () => agentEnvironment(agent, env) };
   const extra = Object.assign({}, ...(await Promise.all(host.services().map((s) => s(agent, cwd, environment, { folders, pinned }))))) as Partial<AgentStartOptions>;
   if (Object.keys(env).length) extra.env = { ...(extra.env ?? {}), ...env };
+  // The sandbox and the MCP servers are lent by different services: the servers' loopback ports join the sandbox here.
+  if (extra.sandbox && extra.mcpServers) extra.sandbox = withMcpLoopback(extra.sandbox, extra.mcpServers);
   if (signIn) {
     extra.signIn = async (methods) => {
       const answer = await signIn.signIn(agent, methods);

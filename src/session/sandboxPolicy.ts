@@ -10,6 +10,7 @@
  * hosts, loopback, and the hosts the entry adds.
  */
 import * as path from 'node:path';
+import type { McpServerEntry } from './mcpConfig';
 
 export type SandboxMode = 'workspace-write' | 'read-only' | 'off';
 export const SANDBOX_MODES: readonly SandboxMode[] = ['workspace-write', 'read-only', 'off'];
@@ -179,6 +180,29 @@ export function loopbackPorts(allowHosts: readonly string[], env: Readonly<Recor
   }
   for (const value of Object.values(env)) if (value) for (const m of value.matchAll(LOOPBACK_URL)) ports.add(Number(m[1]));
   return [...ports].filter((p) => p > 0 && p < 65536).sort((a, b) => a - b);
+}
+
+/**
+ * `launch` with the ports of the loopback HTTP and SSE MCP servers the agent is given forwarded too: an agent whose
+ * loopback stays inside the sandbox (OpenCode) reaches this machine's only on forwarded ports. Others reach loopback
+ * through the proxy already: unchanged.
+ */
+export function withMcpLoopback<L extends { settings: object }>(launch: L, servers: readonly McpServerEntry[]): L {
+  const settings = launch.settings as Partial<SandboxRuntimeSettings>;
+  if (!settings.loopback?.direct) return launch;
+  const ports = new Set(settings.loopback.ports);
+  for (const s of servers) {
+    if (s.type === 'stdio' || !s.url) continue;
+    try {
+      const u = new URL(s.url);
+      if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) continue;
+      ports.add(Number(u.port || (u.protocol === 'https:' ? 443 : 80)));
+    } catch {
+      /* not a URL: the agent will say */
+    }
+  }
+  if (ports.size === settings.loopback.ports.length) return launch;
+  return { ...launch, settings: { ...settings, loopback: { ...settings.loopback, ports: [...ports].sort((a, b) => a - b) } } };
 }
 
 /** One line for the header's tooltip and the log: what the policy allows. */

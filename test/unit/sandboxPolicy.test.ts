@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import { sandboxFor, withSandboxMode } from '../../src/agents/sandbox';
 import { parseAgentConfigs } from '../../src/session/agentConfig';
 import { outputTextOf, withBlocks, writeBlocksIn, MAX_BLOCKS } from '../../src/session/sandboxBlocks';
-import { CREDENTIAL_PATHS, sandboxModeOf, sandboxRuntimeSettings, type SandboxContext } from '../../src/session/sandboxPolicy';
+import { CREDENTIAL_PATHS, sandboxModeOf, sandboxRuntimeSettings, type SandboxContext, withMcpLoopback } from '../../src/session/sandboxPolicy';
 
 const ctx: SandboxContext = {
   cwd: '/w/project',
@@ -41,6 +41,21 @@ describe('sandboxRuntimeSettings', () => {
     assert.ok(s.filesystem.allowWrite.includes('/w/project/rel/data'), s.filesystem.allowWrite.join(', '));
     const none = sandboxRuntimeSettings('workspace-write', undefined, needs, { ...ctx, args: ['--session-dir'] });
     assert.ok(!none.filesystem.allowWrite.includes('/s/sessions'));
+  });
+
+  test('an agent with loopback of its own (OpenCode) gets the ports of its loopback HTTP/SSE MCP servers forwarded; others are left as they are', () => {
+    const servers = [
+      { name: 'docs', source: 'user', origin: 'x', type: 'http', url: 'http://127.0.0.1:4711/mcp' },
+      { name: 'events', source: 'user', origin: 'x', type: 'sse', url: 'http://localhost:4712/sse' },
+      { name: 'far', source: 'user', origin: 'x', type: 'http', url: 'https://mcp.example.com/mcp' },
+      { name: 'local', source: 'user', origin: 'x', type: 'stdio', command: 'srv' },
+    ] as Parameters<typeof withMcpLoopback>[1];
+    const own = sandboxRuntimeSettings('workspace-write', { allowHosts: ['127.0.0.1:9000'] }, { state: [], hosts: [], ownLoopback: true }, ctx);
+    const forwarded = withMcpLoopback({ settings: own }, servers).settings as typeof own;
+    assert.deepEqual(forwarded.loopback.ports, [4711, 4712, 9000]);
+    const proxied = sandboxRuntimeSettings('workspace-write', undefined, { state: [], hosts: [] }, ctx);
+    const same = { settings: proxied };
+    assert.equal(withMcpLoopback(same, servers), same);
   });
 
   test("credential stores are denied in the agent's home and the user's; the entry adds paths, folders and hosts", () => {

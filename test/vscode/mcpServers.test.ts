@@ -59,10 +59,13 @@ test("the user's MCP servers: workspace servers only when trusted and allowed, p
   try {
     const prepared = await Promise.all([opencode, codex, piAcp].map((a) => a.prepare({ scratch: path.join(scratch, a.id), modelUrl: model.url, workspace })));
     const [oc, cx, pa] = prepared as [(typeof prepared)[0], (typeof prepared)[0], (typeof prepared)[0]];
+    // The stdio ticket server runs in its agent's sandbox (the default) and logs outside the workspace: that folder is
+    // allowed in the entries, as docs/sandbox.md tells a user whose MCP server writes elsewhere.
+    const sandbox = { allowWrite: [scratch] };
     const agents = [
-      { name: 'opencode', command: oc.command, args: oc.args, env: oc.env, inheritEnv: false },
-      { name: 'codex', command: cx.command, args: cx.args, env: cx.env, inheritEnv: false, mcpServers: ['tickets'] },
-      { name: 'pi-acp', command: pa.command, args: pa.args, env: pa.env, inheritEnv: false },
+      { name: 'opencode', command: oc.command, args: oc.args, env: oc.env, inheritEnv: false, sandbox },
+      { name: 'codex', command: cx.command, args: cx.args, env: cx.env, inheritEnv: false, mcpServers: ['tickets'], sandbox },
+      { name: 'pi-acp', command: pa.command, args: pa.args, env: pa.env, inheritEnv: false, sandbox },
     ];
     await withWorkbench(
       {
