@@ -24,6 +24,8 @@ export interface EditorRun {
   n: number;
   agent: string;
   label: string;
+  /** What this run was asked (each start of several runs has its own). */
+  prompt: string;
   worktree: RunWorktree;
   state: RunState;
   tabId?: string;
@@ -44,7 +46,6 @@ export class RunsController implements vscode.Disposable {
   readonly runs: EditorRun[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
-  private prompt = '';
   private repo: string | undefined;
   private readonly waiting: EditorRun[] = [];
   private active = 0;
@@ -112,7 +113,6 @@ export class RunsController implements vscode.Disposable {
   async startRuns(repo: string, agents: readonly string[], prompt: string): Promise<EditorRun[]> {
     if (agents.length < 2 || agents.length > 8) throw new Error(vscode.l10n.t('Pick 2 to 8 runs.'));
     this.repo = repo;
-    this.prompt = prompt;
     const base = await this.worktrees.snapshot(repo);
     const stamp = Date.now().toString(36);
     const made: EditorRun[] = [];
@@ -120,7 +120,7 @@ export class RunsController implements vscode.Disposable {
       const n = this.runs.length + 1;
       const id = `${stamp}-${i + 1}-${agent.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 24)}`;
       const worktree = await this.worktrees.create(repo, base, id);
-      const run: EditorRun = { id, n, agent, label: vscode.l10n.t('{0} · run {1}', agent, n), worktree, state: 'queued', keep: false };
+      const run: EditorRun = { id, n, agent, label: vscode.l10n.t('{0} · run {1}', agent, n), prompt, worktree, state: 'queued', keep: false };
       this.runs.push(run);
       made.push(run);
       this.waiting.push(run);
@@ -152,7 +152,7 @@ export class RunsController implements vscode.Disposable {
       run.tabId = await this.manager.openPinnedTab(run.agent, { folder: run.worktree.path, label: run.label }, run.n === 1);
       run.state = 'running';
       this.changed.fire();
-      run.outcome = await this.manager.promptIn(run.tabId, this.prompt);
+      run.outcome = await this.manager.promptIn(run.tabId, run.prompt);
     } catch (error) {
       run.error = (error as Error).message;
       run.outcome = run.outcome ?? 'error';
