@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runGit } from '../host/checkpoints';
+import { dirBytes, runGit } from '../host/checkpoints';
 
 /** The ref namespace that keeps each run's snapshots (base and result) reachable until the run is removed. */
 const REF_ROOT = 'refs/atrium-runs';
@@ -267,16 +267,3 @@ function parseNumstat(out: string): FileChange[] {
 }
 
 const sum = (files: FileChange[], key: 'added' | 'removed') => files.reduce((n, f) => n + f[key], 0);
-
-async function dirBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) total += await dirBytes(p);
-    else {
-      const st = await fs.lstat(p).catch(() => undefined);
-      total += st ? (st.blocks ? st.blocks * 512 : st.size) : 0;
-    }
-  }
-  return total;
-}

@@ -286,14 +286,15 @@ const exists = (p: string) =>
     () => false,
   );
 
-async function dirBytes(dir: string): Promise<number> {
+/** The disk a folder's files use (blocks where the file system says, else sizes); a file gone meanwhile counts nothing. */
+export async function dirBytes(dir: string): Promise<number> {
   let total = 0;
   for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) total += await dirBytes(p);
     else {
-      const st = await fs.lstat(p);
-      total += st.blocks ? st.blocks * 512 : st.size;
+      const st = await fs.lstat(p).catch(() => undefined);
+      total += st ? (st.blocks ? st.blocks * 512 : st.size) : 0;
     }
   }
   return total;

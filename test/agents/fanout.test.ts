@@ -17,6 +17,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { git, treeState } from '../support/gitTree';
 import { startScriptedModel, type ScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { runCli } from '../support/cli';
 import { cliPath, repoRoot } from '../support/paths';
@@ -24,24 +25,6 @@ import { agentById } from './catalog';
 
 const SCRATCH_ROOT = path.join(repoRoot, '.scratch', 'fanout');
 const ids = ['codex', 'claude', 'opencode'] as const;
-
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
-
-/** Every file of the tree (not .git) with its bytes, the index's bytes and HEAD: what "unchanged" means here. */
-function treeState(repo: string): string {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = path.join(dir, e.name);
-      if (e.name === '.git') continue;
-      if (e.isDirectory()) walk(p);
-      else out.push(`${path.relative(repo, p)}\n${fs.readFileSync(p, 'base64')}`);
-    }
-  };
-  walk(repo);
-  out.push(`index\n${fs.readFileSync(path.join(repo, '.git', 'index'), 'base64')}`, `HEAD\n${git(repo, 'rev-parse', 'HEAD')}`);
-  return out.join('\n');
-}
 
 interface Row {
   run: number;

@@ -13,11 +13,11 @@
  *   untouched); opencode's discarded: `git worktree list` has the workspace alone, and no process of a run is left.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
+import { git, treeState } from '../support/gitTree';
 import { startScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { agentById } from '../agents/catalog';
 import { scratchWorkspace } from '../support/paths';
@@ -26,24 +26,6 @@ import { openChat } from './chatUi';
 import { runCommand, withWorkbench, type WorkbenchInfo } from './runner';
 
 const ids = ['codex', 'claude', 'opencode'] as const;
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
-
-/** Every file of the tree (not .git) with its bytes, the index's bytes and HEAD. */
-function treeState(repo: string): string {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = path.join(dir, e.name);
-      if (e.name === '.git') continue;
-      if (e.isDirectory()) walk(p);
-      else out.push(`${path.relative(repo, p)}\n${fs.readFileSync(p, 'base64')}`);
-    }
-  };
-  walk(repo);
-  out.push(`index\n${fs.readFileSync(path.join(repo, '.git', 'index'), 'base64')}`, `HEAD\n${git(repo, 'rev-parse', 'HEAD')}`);
-  return out.join('\n');
-}
-
 /** The worktrees git knows besides the workspace's own. */
 const runWorktrees = (repo: string) =>
   git(repo, 'worktree', 'list', '--porcelain')
