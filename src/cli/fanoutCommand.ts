@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Logger } from '../core/log';
 import { oneLine } from '../core/visibleText';
 import { MAX_RUNS, runFanout, type RunRow, type RunSpec, type TurnOutcome } from '../fanout/fanout';
-import { ApplyConflictError, NotAGitRepositoryError, repositoryOf, type RunWorktree, RunWorktrees } from '../fanout/worktrees';
+import { ApplyConflictError, NotAGitRepositoryError, ProtectedFilesError, repositoryOf, type RunWorktree, RunWorktrees } from '../fanout/worktrees';
 import type { AgentConfig } from '../session/agentConfig';
 import { TURN_EXIT_CODES, type AgentSession } from '../session/agentSession';
 import type { AgentStartOptions } from '../session/sessionHost';
@@ -38,7 +38,8 @@ tree, index and branches are not touched until --apply. Prints one row per run w
                        Ctrl-C too
   --apply RUN          put run RUN's changes into your working tree: after the runs, RUN is its number (1, 2, …);
                        alone, the id of a kept run (--list). Refused, writing nothing, when you changed the same
-                       lines meanwhile (exit 5)
+                       lines meanwhile (exit 5), or when the run changed a protected file (.git*, .vscode/,
+                       .github/workflows/, .env*, … as for an agent's writes) and --allow-protected is not given
   --list               the kept runs of this repository, with the disk each uses
   --remove RUN|all     remove a kept run's worktree (or all of this repository's)
   --format text|json   rows as a table (default) or one JSON array of rows
@@ -58,6 +59,8 @@ export interface FanoutCommand {
   check?: string;
   keep: boolean;
   apply?: string;
+  /** --allow-protected: --apply may write the protected files a run changed. */
+  allowProtected?: boolean;
   maxParallel: number;
   format: 'text' | 'json';
   store: SessionStore;
@@ -153,11 +156,11 @@ export async function runFanoutCommand(c: FanoutCommand): Promise<number> {
       code = TURN_EXIT_CODES.usage!;
     } else {
       try {
-        await worktrees.apply(wt, row.result);
+        await worktrees.apply(wt, row.result, { allowProtected: c.allowProtected === true });
         applied = { run: row.id };
       } catch (error) {
-        applied = { run: row.id, error: (error as Error).message };
-        code = error instanceof ApplyConflictError ? TURN_EXIT_CODES.refusal! : TURN_EXIT_CODES.error!;
+        applied = { run: row.id, error: refusalText(error) };
+        code = isRefusal(error) ? TURN_EXIT_CODES.refusal! : TURN_EXIT_CODES.error!;
       }
     }
   }
@@ -239,8 +242,18 @@ function table(rows: RunRow[]): string {
   return out;
 }
 
+/** An apply refused, writing nothing: the user changed the same lines, or the run changed protected files. */
+function isRefusal(error: unknown): boolean {
+  return error instanceof ApplyConflictError || error instanceof ProtectedFilesError;
+}
+
+function refusalText(error: unknown): string {
+  const message = (error as Error).message;
+  return error instanceof ProtectedFilesError ? `${message}; --allow-protected applies them (look first: --keep leaves the run's worktree to read)` : message;
+}
+
 /** `--list`, `--remove RUN|all`, `--apply RUN` without a prompt: on the runs kept for --cwd's repository. */
-export async function keptRunsCommand(o: { cwd: string; worktreesDir: string; list?: boolean; remove?: string; apply?: string; format: 'text' | 'json' }): Promise<number> {
+export async function keptRunsCommand(o: { cwd: string; worktreesDir: string; list?: boolean; remove?: string; apply?: string; allowProtected?: boolean; format: 'text' | 'json' }): Promise<number> {
   let repo: string;
   try {
     repo = await repositoryOf(o.cwd);
@@ -273,10 +286,10 @@ export async function keptRunsCommand(o: { cwd: string; worktreesDir: string; li
   }
   const changes = await worktrees.changes(run);
   try {
-    await worktrees.apply(run, changes.result);
+    await worktrees.apply(run, changes.result, { allowProtected: o.allowProtected === true });
   } catch (error) {
-    stderr(`agent-host: --apply ${oneLine(run.id)}: ${(error as Error).message}\n`);
-    return error instanceof ApplyConflictError ? TURN_EXIT_CODES.refusal! : TURN_EXIT_CODES.error!;
+    stderr(`agent-host: --apply ${oneLine(run.id)}: ${refusalText(error)}\n`);
+    return isRefusal(error) ? TURN_EXIT_CODES.refusal! : TURN_EXIT_CODES.error!;
   }
   stderr(`agent-host: applied run ${oneLine(run.id)} (${changes.files.length} files, +${changes.added} -${changes.removed}) to ${repo}\n`);
   return 0;
@@ -337,6 +350,7 @@ export async function fanoutVerb(
       ...(values.list ? { list: true } : {}),
       ...(values.remove !== undefined ? { remove: values.remove } : {}),
       ...(values.apply !== undefined ? { apply: values.apply } : {}),
+      ...(values['allow-protected'] ? { allowProtected: true } : {}),
     });
   }
   if (values.list || values.remove !== undefined) return usage('--list and --remove take no prompt');
@@ -367,6 +381,7 @@ export async function fanoutVerb(
     ...(values.check ? { check: values.check } : {}),
     keep: values.keep === true,
     ...(values.apply !== undefined ? { apply: values.apply } : {}),
+    ...(values['allow-protected'] ? { allowProtected: true } : {}),
     maxParallel,
     format,
     store,

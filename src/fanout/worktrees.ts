@@ -11,6 +11,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { dirBytes, runGit } from '../host/checkpoints';
+import { DEFAULT_PROTECTED_PATTERNS, protectedBy } from '../host/protectedPaths';
 
 /** The ref namespace that keeps each run's snapshots (base and result) reachable until the run is removed. */
 const REF_ROOT = 'refs/atrium-runs';
@@ -50,6 +51,40 @@ export interface RunChanges {
   removed: number;
 }
 
+/** How a run's changes go into the user's tree. */
+export interface ApplyOptions {
+  /** Only these of the files the run changed (all when not given). */
+  only?: readonly string[];
+  /**
+   * Protected files (src/host/protectedPaths.ts: git config and hooks, editor settings, CI workflows, env files…)
+   * that the run changed are refused — nothing written — unless this is true.
+   */
+  allowProtected?: boolean;
+  /** The protected patterns (relative to the repository); DEFAULT_PROTECTED_PATTERNS when not given. */
+  protectedPatterns?: readonly string[];
+}
+
+/** A protected file a run changed, and the pattern that protects it. */
+export interface ProtectedChange {
+  file: string;
+  pattern: string;
+}
+
+/** Which of `files` (relative to `repo`) are protected, each with its pattern. */
+export function protectedChanges(repo: string, files: readonly string[], patterns: readonly string[] = DEFAULT_PROTECTED_PATTERNS): ProtectedChange[] {
+  return files.flatMap((file) => {
+    const pattern = protectedBy(path.join(repo, file), [repo], patterns);
+    return pattern ? [{ file, pattern }] : [];
+  });
+}
+
+/** A run changed protected files and the apply was not told to allow them: nothing was written. */
+export class ProtectedFilesError extends Error {
+  constructor(readonly files: ProtectedChange[]) {
+    super(`the run changed protected files, which run code or configure tools when they change: ${files.map((f) => `${f.file} (${f.pattern})`).join(', ')} (nothing was written)`);
+  }
+}
+
 type Git = (args: string[]) => Promise<string>;
 
 const gitAt =
@@ -77,7 +112,16 @@ async function snapshotOf(folder: string, message: string, parent: string | unde
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'atrium-index-'));
   const index = path.join(tmp, 'index');
   try {
-    await fs.copyFile(own, index).catch(() => undefined); // a repository without commits has no index yet
+    // A repository without commits has no index yet. The copy keeps the index's time: git trusts an entry's
+    // size and time only when the file is older than its index, so a fresh time on the copy would hide a
+    // same-size edit made in the second the index was written.
+    await fs
+      .copyFile(own, index)
+      .then(async () => {
+        const { atime, mtime } = await fs.stat(own);
+        await fs.utimes(index, atime, mtime);
+      })
+      .catch(() => undefined);
     const withIndex: Git = (args) => runGit(args, folder, { GIT_INDEX_FILE: index });
     await withIndex(['add', '-A', '--', '.']);
     const tree = (await withIndex(['write-tree'])).trim();
@@ -128,16 +172,30 @@ export class RunWorktrees {
 
   /** A unified diff between two snapshots (a run's base and result, or two runs' results). */
   diff(repo: string, from: string, to: string, files: readonly string[] = []): Promise<string> {
-    return runGit(['diff', '--no-color', '--no-renames', '--binary', from, to, '--', ...files], repo);
+    // Literal paths: a file named `*.ts` is that file, not a glob.
+    return runGit(['diff', '--no-color', '--no-renames', '--binary', from, to, '--', ...files.map((f) => `:(literal)${f}`)], repo);
+  }
+
+  /** The files the run changed between its base and `result` (relative to the repository), chosen by `only`. */
+  private async chosen(run: RunWorktree, result: string, o: ApplyOptions): Promise<string[]> {
+    const changed = parseNumstat(await runGit(['diff', '--numstat', '-z', '--no-renames', run.base, result], run.repo)).map((f) => f.file);
+    const files = o.only ? changed.filter((f) => o.only?.includes(f)) : changed;
+    if (!o.allowProtected) {
+      const refused = protectedChanges(run.repo, files, o.protectedPatterns);
+      if (refused.length) throw new ProtectedFilesError(refused);
+    }
+    return files;
   }
 
   /**
    * Puts a run's changes into the user's working tree (not its index). Refuses — changing nothing — when a file the
    * run changed was changed by the user meanwhile in the same lines (or created, or deleted): ApplyConflictError
-   * names the files.
+   * names the files. Refuses protected files the same way unless `o.allowProtected` (ProtectedFilesError).
    */
-  async apply(run: RunWorktree, result: string): Promise<void> {
-    const patch = await this.diff(run.repo, run.base, result);
+  async apply(run: RunWorktree, result: string, o: ApplyOptions = {}): Promise<void> {
+    const files = await this.chosen(run, result, o);
+    if (!files.length) return;
+    const patch = await this.diff(run.repo, run.base, result, o.only ? files : []);
     if (!patch.trim()) return;
     await withTempFile(patch, async (file) => {
       try {
@@ -153,11 +211,13 @@ export class RunWorktrees {
    * Puts a run's changes into the user's working tree where they apply cleanly, and merges the rest file by file
    * (`git merge-file`): a file the user changed in the same lines meanwhile gets both sides between conflict
    * markers, nothing lost. The index is not touched. Returns the files applied and those left with conflicts.
+   * Protected files as in apply: refused, nothing written, unless `o.allowProtected`.
    */
-  async applyMerging(run: RunWorktree, result: string): Promise<{ applied: string[]; conflicted: string[] }> {
-    const changed = parseNumstat(await runGit(['diff', '--numstat', '-z', '--no-renames', run.base, result], run.repo)).map((f) => f.file);
+  async applyMerging(run: RunWorktree, result: string, o: ApplyOptions = {}): Promise<{ applied: string[]; conflicted: string[] }> {
+    const changed = await this.chosen(run, result, o);
+    if (!changed.length) return { applied: [], conflicted: [] };
     try {
-      await this.apply(run, result);
+      await this.apply(run, result, { ...o, only: changed, allowProtected: true }); // checked just above
       return { applied: changed, conflicted: [] };
     } catch (error) {
       if (!(error instanceof ApplyConflictError)) throw error;

@@ -8,7 +8,8 @@
  *   opens the multi-file diff against the start (runs-diff.png).
  * - The user changed the first line of tracked.txt while the runs waited; applying codex's run (which changed that
  *   line too) writes its other files as they are in its worktree and leaves tracked.txt with both sides as a merge
- *   conflict, opened in the merge editor (runs-merge.png): neither side is lost.
+ *   conflict, opened in the merge editor (runs-merge.png): neither side is lost. Each run also wrote a CI workflow,
+ *   a protected file: Apply names it in a modal first (runs-protected.png), and "Apply the Other Files" leaves it out.
  * - Claude's and opencode's runs side by side (runs-compare.png); claude's as a new branch (the working tree
  *   untouched); opencode's discarded: `git worktree list` has the workspace alone, and no process of a run is left.
  */
@@ -84,7 +85,13 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
 
   // Three runs of the composer's text: its "Run on several agents…" button.
-  const command = ['basename "$PWD" > answer.txt', 'cat committed.txt notes.txt > seen.txt', 'ls build > ignored.txt 2>&1 || true', "sed -i 's/^first$/first, by the run/' tracked.txt"].join('; ');
+  const command = [
+    'basename "$PWD" > answer.txt',
+    'cat committed.txt notes.txt > seen.txt',
+    'ls build > ignored.txt 2>&1 || true',
+    "sed -i 's/^first$/first, by the run/' tracked.txt",
+    'mkdir -p .github/workflows && echo "on: push" > .github/workflows/ci.yml',
+  ].join('; ');
   await chat.locator('.composer textarea').fill(`Do it. SCENARIO: shell ${JSON.stringify({ command })}`);
   await chat.locator('[data-testid="run-on-several"]').click();
   for (const id of ids) {
@@ -135,7 +142,7 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
     const t = texts.find((x) => x.startsWith(`${id} · run`));
     assert.ok(t, `no row for ${id}: ${texts.join(' | ')}`);
     assert.match(t, /end_turn/, t);
-    assert.match(t, /4 file\(s\) \+5 −1/, t);
+    assert.match(t, /5 file\(s\) \+6 −1/, t);
     assert.match(t, id === 'codex' ? /check passed/ : /check exit 1/, t);
   }
   // The workspace still has only the user's own edit.
@@ -162,9 +169,15 @@ async function steps(page: Page, info: WorkbenchInfo, repo: string): Promise<voi
   const codexWt = runWorktrees(repo).find((w) => fs.readFileSync(path.join(w, 'answer.txt'), 'utf8').includes('codex'));
   assert.ok(codexWt, 'codex’s worktree');
   const expected = Object.fromEntries(['answer.txt', 'seen.txt', 'ignored.txt'].map((f) => [f, fs.readFileSync(path.join(codexWt, f), 'utf8')]));
-  await action(codexRow, 'Apply to My Files', () => fs.existsSync(path.join(repo, 'answer.txt')));
+  const protectedModal = page.locator('.monaco-dialog-box', { hasText: /changed protected files: \.github\/workflows\/ci\.yml/ });
+  await action(codexRow, 'Apply to My Files', () => protectedModal.isVisible());
+  assert.match((await protectedModal.textContent()) ?? '', /\*\*\/\.github\/workflows/);
+  assert.ok(!fs.existsSync(path.join(repo, 'answer.txt')), 'applied before the protected file was answered');
+  await info.screenshot('runs-protected');
+  await protectedModal.locator('.dialog-buttons .monaco-button', { hasText: 'Apply the Other Files' }).click();
   await until(() => fs.existsSync(path.join(repo, 'answer.txt')) || undefined, { what: 'the applied files', timeoutMs: 30_000 });
   for (const [f, text] of Object.entries(expected)) assert.equal(fs.readFileSync(path.join(repo, f), 'utf8'), text, f);
+  assert.ok(!fs.existsSync(path.join(repo, '.github')), 'the protected file was applied');
   const merged = await until(
     () => {
       const text = fs.readFileSync(path.join(repo, 'tracked.txt'), 'utf8');

@@ -10,10 +10,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { runCheck, type CheckResult } from '../../fanout/fanout';
-import { NotAGitRepositoryError, repositoryOf, type RunChanges, type RunWorktree, type RunWorktrees } from '../../fanout/worktrees';
+import { type ApplyOptions, NotAGitRepositoryError, protectedChanges, repositoryOf, type RunChanges, type RunWorktree, type RunWorktrees } from '../../fanout/worktrees';
 import { runGit } from '../../host/checkpoints';
+import { DEFAULT_PROTECTED_PATTERNS } from '../../host/protectedPaths';
 import type { AgentManager } from '../../manager/agentManager';
 import type { Usage } from '../../session/timelineTypes';
+import { confirmProtectedApply } from '../protectedWriteDialog';
 import { snapshotUri, showRunDiff, worktreeUri } from './runDiffs';
 
 export type RunState = 'queued' | 'starting' | 'running' | 'checking' | 'done' | 'failed' | 'cancelled';
@@ -248,7 +250,8 @@ export class RunsController implements vscode.Disposable {
    * Puts the run's changes into the workspace's files: where they apply cleanly at once; a file the user changed
    * in the same lines meanwhile gets both sides as a merge conflict, opened in VS Code's merge editor (its result
    * is the real file). Then the review of what changed (Revert Block per change) opens, the run's tab closes and
-   * its worktree goes.
+   * its worktree goes. Protected files the run changed (.vscode/, .github/workflows/, .env…, and
+   * `agentHost.files.protectedPaths`) go in only after a modal naming them (with the rest, or the rest alone).
    */
   async apply(run: EditorRun): Promise<{ applied: string[]; conflicted: string[] } | undefined> {
     await this.refreshChanges(run);
@@ -258,8 +261,19 @@ export class RunsController implements vscode.Disposable {
       return undefined;
     }
     const { repo } = run.worktree;
+    const patterns = [...DEFAULT_PROTECTED_PATTERNS, ...vscode.workspace.getConfiguration('agentHost', vscode.Uri.file(repo)).get<string[]>('files.protectedPaths', [])];
+    const files = changes.files.map((f) => f.file);
+    const guarded = protectedChanges(repo, files, patterns);
+    let options: ApplyOptions = { protectedPatterns: patterns };
+    if (guarded.length) {
+      this.log.warn(`Runs: ${run.label} changed protected files: ${guarded.map((g) => `${g.file} (${g.pattern})`).join(', ')}`);
+      const others = files.filter((f) => !guarded.some((g) => g.file === f));
+      const choice = await confirmProtectedApply(run.label, guarded, others.length > 0);
+      if (!choice) return undefined;
+      options = choice === 'all' ? { allowProtected: true } : { only: others, protectedPatterns: patterns };
+    }
     const yours = await this.worktrees.snapshot(repo);
-    const result = await this.worktrees.applyMerging(run.worktree, changes.result);
+    const result = await this.worktrees.applyMerging(run.worktree, changes.result, options);
     this.log.info(
       `Runs: applied ${run.label}: ${result.applied.length} file(s) clean, ${result.conflicted.length} with conflicts${result.conflicted.length ? ` (${result.conflicted.join(', ')})` : ''}`,
     );
