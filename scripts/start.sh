@@ -142,7 +142,6 @@ if (!fs.existsSync(user)) {
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    'chat.disableAIFeatures': true,
     'telemetry.telemetryLevel': 'off',
     'update.mode': 'none',
     'extensions.autoCheckUpdates': false,

@@ -87,7 +87,7 @@ else
   # scans, the long transcript, npm installs, vscode-test, npm start; and every new file) run one at a time once the
   # agent suites are done, then that lane helps the second: both take the second lane's files from one queue.
   lane2=()
-  for n in agentDefaults agentService chatQueue chatSecurity hostUi lifecycle markdownParts markdownStream permissionWithdraw reload remoteAcp rpc rpcSelection tabs traffic trust turnReview walkthrough checkpoints terminalCard history ideLookups headerGroups agentEvents mcpServers sandbox fanoutRuns; do
+  for n in agentDefaults agentService chatQueue chatSecurity hostUi lifecycle markdownParts markdownStream permissionWithdraw reload remoteAcp rpc rpcSelection tabs traffic trust turnReview walkthrough checkpoints terminalCard history ideLookups headerGroups agentEvents mcpServers sandbox fanoutRuns chatParticipant; do
     lane2+=("out/test/vscode/$n.test.js")
   done
   vsix=out/test/vscode/vsix.test.js

@@ -22,6 +22,7 @@ import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { RunWorktrees } from './fanout/worktrees';
 import { registerRunDocuments } from './views/runs/runDiffs';
 import { RunsController } from './views/runs/runsController';
+import { registerChatParticipant, registerOpenChatTab } from './views/chatParticipant/participant';
 import { registerRunsView } from './views/runs/runsTree';
 import { FollowAgent } from './views/chat/followAgent';
 import { TabHistories } from './views/chat/tabHistories';
@@ -111,6 +112,8 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
     // Status entries belong to the agent process that set them.
     manager.onEachProcess(() => new vscode.Disposable(() => rpcUi.clearStatus())),
     registerRpcCommands(manager, log),
+    registerOpenChatTab(manager),
+    registerChatParticipant(manager, host.turnChanges, context.extensionUri, log),
     recordSessions(manager, sessions, log),
     registerSelectionCommands(manager, log, () => transcript.show()),
     ...registerAgentCommands(ctx, transcript, chat),

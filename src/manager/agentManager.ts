@@ -231,6 +231,26 @@ export class AgentManager implements vscode.Disposable {
     return slot.id;
   }
 
+  /**
+   * Opens a tab in the background with `agentName` — continuing its session `sessionId` when given (replayed or
+   * resumed as the sidebar's history does) — for a conversation held outside the sidebar (VS Code's Chat view).
+   * Resolves with the tab's id once its session is ready (rejects when it fails; the tab stays, saying why).
+   */
+  async openBackgroundTab(agentName: string, sessionId?: string): Promise<string> {
+    const slot = this.add(undefined, undefined);
+    slot.select(agentName);
+    slot.setBackground(true);
+    this.changed(false);
+    if (sessionId) await slot.openSession(agentName, sessionId);
+    else await slot.ensureStarted();
+    return slot.id;
+  }
+
+  /** Whether tab `id` is open. */
+  hasTab(id: string): boolean {
+    return this.slots.some((s) => s.id === id);
+  }
+
   /** Sends a prompt in tab `id` (shown or not); resolves with how the turn ended. */
   promptIn(id: string, input: string | ContentPart[]): Promise<string> {
     const slot = this.slots.find((s) => s.id === id);

@@ -73,6 +73,8 @@ export interface CommandMap {
   'agentHost.applyRunAsBranch': [[node?: unknown], void];
   'agentHost.keepRun': [[node?: unknown], void];
   'agentHost.discardRun': [[node?: unknown], void];
+  /** Shows a tab in the sidebar chat (VS Code's Chat view: "Continue in Atrium's Chat"); a closed one: the session history. */
+  'agentHost.openChatTab': [[tab?: string], void];
 }
 
 export type CommandId = keyof CommandMap;
@@ -130,6 +132,7 @@ export const COMMAND_IDS: readonly CommandId[] = [
   'agentHost.applyRunAsBranch',
   'agentHost.keepRun',
   'agentHost.discardRun',
+  'agentHost.openChatTab',
 ];
 
 /** Context keys package.json's `enablement` and `when` clauses read. */
