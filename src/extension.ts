@@ -54,6 +54,8 @@ export interface AgentHostApi {
   readonly sessions: () => SessionStore;
   /** Runs of "Run on Several Agents…" (docs/fanout.md). */
   readonly runs: RunsController;
+  /** `@atrium` is offered in VS Code's Chat view (VS Code has the language-model provider API: 1.104 and later). */
+  readonly chatParticipant: boolean;
   contextKeys(): ContextKeyValues;
 }
 
@@ -95,6 +97,8 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const chat = new ChatViewProvider(context.extensionUri, manager, log, histories, host.broker, host.terminals, host.restoreCheckpointFiles);
   const rpcUi = new VsCodeRpcUi();
   // Each run's worktree lives in the extension's storage, outside the user's tree.
+  // @atrium in VS Code's own Chat view, where VS Code can host it (docs/chat-view.md).
+  const participant = registerChatParticipant(manager, host.turnChanges, context.extensionUri, log);
   const runs = new RunsController(manager, new RunWorktrees(path.join(context.globalStorageUri.fsPath, 'worktrees')), context.workspaceState, log);
   runningRuns = runs;
   context.subscriptions.push(runs, registerRunsView(runs, manager, log), registerRunDocuments());
@@ -113,7 +117,7 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
     manager.onEachProcess(() => new vscode.Disposable(() => rpcUi.clearStatus())),
     registerRpcCommands(manager, log),
     registerOpenChatTab(manager),
-    registerChatParticipant(manager, host.turnChanges, context.extensionUri, log),
+    participant.disposable,
     recordSessions(manager, sessions, log),
     registerSelectionCommands(manager, log, () => transcript.show()),
     ...registerAgentCommands(ctx, transcript, chat),
@@ -121,7 +125,7 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   );
   openChatOnFirstStart(context, log);
   log.info(`Atrium activated in ${(performance.now() - started).toFixed(1)} ms`);
-  return { manager, host, chat, sessions, runs, contextKeys: () => ctx.keys.snapshot() };
+  return { manager, host, chat, sessions, runs, chatParticipant: participant.offered, contextKeys: () => ctx.keys.snapshot() };
 }
 
 /** The first start in a profile shows the chat in the side bar once (`agentHost.chat.openOnFirstStart`). */

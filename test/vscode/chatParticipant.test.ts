@@ -126,16 +126,23 @@ async function steps(page: Page, info: WorkbenchInfo, workspace: string, model: 
   // 4. pi in RPC mode, picked in the model picker, in a new conversation (a chat editor).
   await runCommand(page, 'Chat: New Chat Editor');
   const editor = '.part.editor';
+  // The model picker: its search, then the row (or Enter on the first match when its list is not laid out yet).
+  const picked = page.locator(`${editor} .interactive-input-part .action-label`, { hasText: 'pi via' });
   const search = page.locator('input[placeholder="Search models"]:visible');
   await until(
     async () => {
-      if (!(await search.isVisible())) await page.locator(`${editor} .interactive-input-part .action-label`, { hasText: 'opencode via' }).first().click();
-      return (await search.isVisible()) || undefined;
+      if (await picked.first().isVisible()) return true;
+      await page.keyboard.press('Escape');
+      await page.locator(`${editor} .interactive-input-part .action-label`, { hasText: 'opencode via' }).first().click({ timeout: 5_000 });
+      if (!(await search.isVisible())) return undefined;
+      await search.fill('pi via');
+      const row = page.locator('.monaco-list-row:visible, .action-item:visible', { hasText: 'pi via Atrium' }).first();
+      if (await row.isVisible()) await row.click({ timeout: 5_000 });
+      else await page.keyboard.press('Enter');
+      return (await picked.first().isVisible()) || undefined;
     },
-    { what: 'the model picker', timeoutMs: 30_000, intervalMs: 1000 },
+    { what: '"pi via Atrium" picked in the model picker', timeoutMs: 60_000, intervalMs: 1000 },
   );
-  await search.fill('pi via');
-  await page.locator('.monaco-list-row:visible, .action-item:visible', { hasText: 'pi via Atrium' }).first().click();
   await page.locator(`${editor} .interactive-input-part`, { hasText: 'pi via' }).first().waitFor({ timeout: 15_000 });
   await chatInput(page, editor);
   await page.keyboard.type('@atrium SCENARIO: answer {"text":"pi answers in the Chat view"}');

@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { TurnChangeSets } from '../../host/turnChangeSets';
 import type { AgentManager } from '../../manager/agentManager';
 import type { ContentPart } from '../../session/sessionModel';
+import { registerCommand } from '../commandRegistry';
 import { type LanguageModelChatInformation, languageModelProviderApi } from './lmApi';
 import { type FeedPart, planMarkdown, TurnFeed } from './turnFeed';
 
@@ -31,12 +32,20 @@ interface ResultMetadata {
   atrium?: ConversationRef;
 }
 
-/** Registers the participant and its language model, when the running VS Code can host them; else nothing. */
-export function registerChatParticipant(manager: AgentManager, turnChanges: TurnChangeSets, extensionUri: vscode.Uri, log: vscode.LogOutputChannel): vscode.Disposable {
+/**
+ * Registers the participant and its language model, when the running VS Code can host them (`offered`); else
+ * nothing.
+ */
+export function registerChatParticipant(
+  manager: AgentManager,
+  turnChanges: TurnChangeSets,
+  extensionUri: vscode.Uri,
+  log: vscode.LogOutputChannel,
+): { offered: boolean; disposable: vscode.Disposable } {
   const registerProvider = languageModelProviderApi();
   if (!registerProvider) {
-    log.info("VS Code's Chat view: this VS Code has no language-model provider API (1.104 or later); @atrium is not offered");
-    return new vscode.Disposable(() => undefined);
+    log.info(`VS Code's Chat view: VS Code ${vscode.version} has no language-model provider API (1.104 or later); @${PARTICIPANT_NAME} is not offered`);
+    return { offered: false, disposable: new vscode.Disposable(() => undefined) };
   }
   const changed = new vscode.EventEmitter<void>();
   const provider = registerProvider(MODEL_VENDOR, {
@@ -57,14 +66,17 @@ export function registerChatParticipant(manager: AgentManager, turnChanges: Turn
     (models) => log.info(`VS Code's Chat view: @${PARTICIPANT_NAME} offered with ${models.length} agent model(s)`),
     (error: Error) => log.warn(`VS Code's Chat view: the agent models were not listed: ${error.message}`),
   );
-  return vscode.Disposable.from(
-    provider,
-    participant,
-    changed,
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('agentHost.agents')) changed.fire();
-    }),
-  );
+  return {
+    offered: true,
+    disposable: vscode.Disposable.from(
+      provider,
+      participant,
+      changed,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('agentHost.agents')) changed.fire();
+      }),
+    ),
+  };
 }
 
 /** One model per configured agent, named for what it is. */
@@ -226,7 +238,7 @@ function promptOf(request: vscode.ChatRequest): ContentPart[] {
  * Chat"); a tab closed since opens the session history instead, where the session is.
  */
 export function registerOpenChatTab(manager: AgentManager): vscode.Disposable {
-  return vscode.commands.registerCommand('agentHost.openChatTab', async (tab?: string) => {
+  return registerCommand('agentHost.openChatTab', async (tab?: string) => {
     if (tab && manager.hasTab(tab)) {
       manager.switchTab(tab);
       await vscode.commands.executeCommand('agentHost.chat.focus');

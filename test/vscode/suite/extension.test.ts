@@ -71,6 +71,48 @@ describe('Atrium in a real VS Code (code-server)', () => {
     assert.deepEqual(extra, [], `registered but not declared: ${extra.join(', ')}`);
   });
 
+  it("offers @atrium in VS Code's Chat view exactly where VS Code has the language-model provider API (not on the minimum, 1.99)", () => {
+    const hasApi = typeof (vscode.lm as { registerLanguageModelChatProvider?: unknown }).registerLanguageModelChatProvider === 'function';
+    const [major, minor] = vscode.version.split('.').map(Number) as [number, number];
+    console.log(`VS Code ${vscode.version}: language-model provider API ${hasApi ? 'present' : 'absent'}, @atrium ${api.chatParticipant ? 'offered' : 'not offered'}`);
+    assert.equal(hasApi, major > 1 || minor >= 104, `VS Code ${vscode.version}`);
+    assert.equal(api.chatParticipant, hasApi);
+  });
+
+  it('its "<agent> via Atrium" models answer a request from outside @atrium only with a pointer to @atrium, never from an agent', async () => {
+    if (!api.chatParticipant) {
+      // The minimum (1.99): no provider API, so no model of ours either.
+      assert.deepEqual(await vscode.lm.selectChatModels({ vendor: 'atrium' }), []);
+      return;
+    }
+    const config = vscode.workspace.getConfiguration('agentHost');
+    const before = config.inspect('agents')?.globalValue;
+    // An agent that would fail loudly if anything started it.
+    const probe = { name: 'never-started', command: process.execPath, args: ['-e', 'process.exit(42)'] };
+    await config.update('agents', [...((before as unknown[]) ?? []), probe], vscode.ConfigurationTarget.Global);
+    try {
+      let models: vscode.LanguageModelChat[] = [];
+      for (let i = 0; i < 50 && !models.some((m) => m.id === probe.name); i++) {
+        models = await vscode.lm.selectChatModels({ vendor: 'atrium' });
+        if (!models.some((m) => m.id === probe.name)) await new Promise((r) => setTimeout(r, 100));
+      }
+      const model = models.find((m) => m.id === probe.name);
+      assert.ok(model, `no model for the agent: ${models.map((m) => m.id).join(', ')}`);
+      assert.equal(model.name, 'never-started via Atrium');
+      const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('What is 2 + 2?')], {});
+      let text = '';
+      for await (const chunk of response.text) text += chunk;
+      assert.match(text, /only answers through @atrium/);
+      assert.equal(
+        api.manager.tabs().some((t) => t.agent === probe.name),
+        false,
+        'a tab of the agent was opened',
+      );
+    } finally {
+      await config.update('agents', before, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('with no agent running, the agent context keys are off (Stop, Cancel, Agent Commands disabled)', async () => {
     assert.equal(api.manager.current, undefined);
     assert.deepEqual(api.contextKeys(), {
