@@ -106,6 +106,10 @@ export function conversationOf(history: ReadonlyArray<vscode.ChatRequestTurn | v
 }
 
 class ParticipantTurn {
+  /** When the request reached the participant, for the log's "first text after" (docs/chat-view.md). */
+  private readonly started = performance.now();
+  private toldText = false;
+
   constructor(
     private readonly manager: AgentManager,
     private readonly turnChanges: TurnChangeSets,
@@ -170,6 +174,10 @@ class ParticipantTurn {
   }
 
   private tell(stream: vscode.ChatResponseStream, part: FeedPart): void {
+    if (part.kind === 'markdown' && !this.toldText) {
+      this.toldText = true;
+      this.log.info(`VS Code's Chat view: the answer's first text ${Math.round(performance.now() - this.started)} ms after the request reached @${PARTICIPANT_NAME}`);
+    }
     if (part.kind === 'markdown') stream.markdown(part.text);
     else if (part.kind === 'progress') stream.progress(part.text);
     else {
