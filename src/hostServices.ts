@@ -88,7 +88,8 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
   // Rules kept "everywhere" live in the user's global state; "this session" ones only in memory.
   const rules = new PermissionRuleStore(context.workspaceState, {
     user: context.globalState,
-    protectedTarget: (toolCall) => protectedTarget(toolCall, roots(), [...DEFAULT_PROTECTED_PATTERNS, ...config().get<string[]>('files.protectedPaths', [])]),
+    // Each folder's own patterns (a folder-level setting included), all of them: a pattern of any folder protects.
+    protectedTarget: (toolCall) => protectedTarget(toolCall, roots(), [...DEFAULT_PROTECTED_PATTERNS, ...roots().flatMap((r) => config(vscode.Uri.file(r)).get<string[]>('files.protectedPaths', []))]),
   });
   const openDiff = async (d: { path: string; oldText: string | null; newText: string }) => {
     const title = vscode.l10n.t("{0} ↔ agent's proposed edit", vscode.workspace.asRelativePath(d.path));

@@ -3,7 +3,7 @@
  * Copilot: `@atrium` with opencode on the scripted model answers in the Chat view; its write asks in our modal and
  * lands on disk; a second request continues the same session (the model's second request carries the first turn);
  * the conversation is a tab of the sidebar chat and continues there. Then pi in RPC mode through the same
- * participant. Screenshots: chat-view-answer.png, chat-view-followup.png, chat-view-sidebar.png, chat-view-pi.png.
+ * participant. The session is in the history index. Screenshots: chat-view-answer.png, chat-view-followup.png, chat-view-sidebar.png, chat-view-pi.png.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -34,12 +34,18 @@ test("@atrium in VS Code's Chat view: opencode answers, asks in our modal, conti
     await withWorkbench(
       {
         workspace,
-        userSettings: { 'agentHost.agents': agents, 'agentHost.defaultAgent': 'opencode', 'chat.disableAIFeatures': false, 'workbench.colorTheme': 'Default Light Modern' },
+        userSettings: {
+          'agentHost.agents': agents,
+          'agentHost.defaultAgent': 'opencode',
+          'agentHost.sessions.stateDir': path.join(scratch, 'state'),
+          'chat.disableAIFeatures': false,
+          'workbench.colorTheme': 'Default Light Modern',
+        },
         timeoutMs: 840_000,
         viewport: { width: 1400, height: 900 },
         failureShot: 'chat-view-failure',
       },
-      (page, info) => steps(page, info, workspace, model),
+      (page, info) => steps(page, info, workspace, model, path.join(scratch, 'state')),
     );
   } finally {
     await model.close();
@@ -72,7 +78,7 @@ function requestsLogged(scratch: string): Array<{ agent: string; tab: string; se
   return [...agentHostLog(scratch).matchAll(/@atrium → (\S+) \(tab (\S+), session (\S+)\)/g)].map((m) => ({ agent: m[1]!, tab: m[2]!, session: m[3]! }));
 }
 
-async function steps(page: Page, info: WorkbenchInfo, workspace: string, model: ScriptedModel): Promise<void> {
+async function steps(page: Page, info: WorkbenchInfo, workspace: string, model: ScriptedModel, stateDir: string): Promise<void> {
   await statusBarItem(page, 'agentHost.status', 60_000);
   await runCommand(page, 'Chat: Open Chat');
   // The model picker picks an agent of ours by itself ("opencode via Atrium"): no Copilot, no sign-in.
@@ -111,6 +117,21 @@ async function steps(page: Page, info: WorkbenchInfo, workspace: string, model: 
       .join(', ')}`,
   );
   assert.ok(JSON.stringify(second.body).includes('Hello from the Chat view'), 'the follow-up’s model request does not carry the first turn');
+
+  // The session is in Atrium's session history (its index), as the Chat view's conversation.
+  const indexed = await until(
+    () => {
+      try {
+        const index = JSON.parse(fs.readFileSync(path.join(stateDir, 'sessions', 'index.json'), 'utf8')) as { sessions: Array<{ sessionId: string; agent: string; firstPrompt?: string }> };
+        return index.sessions.find((r) => r.sessionId === asked[0]!.session);
+      } catch {
+        return undefined;
+      }
+    },
+    { what: 'the session in the history index', timeoutMs: 30_000 },
+  );
+  assert.equal(indexed.agent, 'opencode');
+  assert.match(indexed.firstPrompt ?? '', /SCENARIO: write/);
 
   // 3. The conversation is a tab of the sidebar chat, and continues there.
   await page.locator('.interactive-response .monaco-button:visible', { hasText: "Continue in Atrium's Chat" }).last().click();
