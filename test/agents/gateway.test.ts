@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 import { startScriptedModel, type ScriptedModel } from '../../src/scriptedModel/scriptedModel';
 import { runCli } from '../support/cli';
 import { cliPath, hostileAgent, repoRoot } from '../support/paths';
-import { until } from '../support/wait';
+import { until, within } from '../support/wait';
 import { agentById } from './catalog';
 
 const TOKEN = 'gw-test-token-5f2c9a81d3e7';
@@ -332,18 +332,21 @@ describe('agent-host serve: its own refusals and the idle time', { skip, concurr
       // The ad-hoc form after "--": the agent inherits the gateway's environment, which holds the token.
       gw = await serve(['--idle-timeout', '2', '--', spec.command, ...spec.args], { ...spec.env, ACP_REMOTE_TOKEN: TOKEN });
       const ws = socket(gw.url);
-      await opened(ws);
+      // Listened for from the start: the idle close may come while the agent's process is still being looked at.
+      const closed = closedWith(ws);
+      await within(opened(ws), 30_000, 'the WebSocket to open');
+      const reply = nextMessage(ws);
       ws.send(JSON.stringify(INITIALIZE));
-      await nextMessage(ws);
+      await within(reply, 60_000, () => `the initialize answer (stderr: ${gw?.stderr()})`);
+      const t0 = Date.now();
       const [pid] = gw.agents();
       assert.ok(!fs.readFileSync(`/proc/${pid}/environ`, 'latin1').includes('ACP_REMOTE_TOKEN'), 'the agent was given the token');
-      const t0 = Date.now();
-      assert.deepEqual(await closedWith(ws), { code: 4000, reason: 'closed after 2 s without traffic (--idle-timeout)' });
+      assert.deepEqual(await within(closed, 30_000, 'the idle close'), { code: 4000, reason: 'closed after 2 s without traffic (--idle-timeout)' });
       assert.ok(Date.now() - t0 > 1000, 'closed before the idle time');
       await until(() => !procs().some((p) => p.pid === pid), { what: 'the idle connection’s agent to stop' });
       await until(() => /connection ended: .*; closed after 2 s without traffic/.test(gw!.stderr()), { what: () => `the idle connection's log line in ${gw!.stderr()}` });
       gw.child.kill('SIGTERM');
-      assert.equal(await gw.exited, 0);
+      assert.equal(await within(gw.exited, 30_000, 'the gateway to exit on SIGTERM'), 0);
     } finally {
       if (gw?.child.exitCode === null) gw.child.kill('SIGKILL');
       await model.close();

@@ -55,3 +55,12 @@ export async function stillAbsent(present: () => unknown, ms: number, what: stri
     await sleep(Math.min(intervalMs, deadline - Date.now()));
   }
 }
+
+/** `promise`, or an error naming `what` when it has not settled within `ms` (a wait that can fail, never hang). */
+export function within<T>(promise: Promise<T>, ms: number, what: string | (() => string)): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${typeof what === 'function' ? what() : what}`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

@@ -94,7 +94,8 @@ export async function agentMenu(page: Page, info: Shooter, lineText: string, ite
   const agent = page.locator('.monaco-menu .action-item', { has: page.locator('.action-label', { hasText: /^Agent$/ }) }).first();
   await agent.waitFor({ timeout: 15_000 });
   await agent.click();
-  const entry = page.locator('.monaco-menu .action-item .action-label', { hasText: item }).first();
+  // In the Agent submenu: VS Code's own menu has an Explain and a Fix too when its AI features are on.
+  const entry = page.locator('.monaco-submenu .action-item .action-label', { hasText: item }).first();
   await entry.waitFor({ timeout: 15_000 });
   if (shot) await info.screenshot(shot);
   // A click that lands while the submenu is still opening is swallowed: the item stays highlighted. Hovered,
