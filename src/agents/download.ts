@@ -51,8 +51,9 @@ function fetchTo(url: string, file: string, opts: DownloadOptions, redirectsLeft
   return new Promise((resolve, reject) => {
     // The file stream opens asynchronously: a failure settles only once it is closed, so the caller's
     // cleanup cannot run before the file exists (a cancelled download must leave nothing).
-    let writing: Promise<unknown> | undefined;
-    const fail = (e: Error) => void (writing ?? Promise.resolve()).catch(() => undefined).then(() => reject(e));
+    // `done`: the pipeline settled AND the file stream closed (the pipeline may reject first, on the abort itself).
+    let done: Promise<unknown> | undefined;
+    const fail = (e: Error) => void (done ?? Promise.resolve()).then(() => reject(e));
     const req = get(parsed, { headers: { 'user-agent': 'agent-host' }, ...(signal ? { signal } : {}) }, (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400 && res.headers.location) {
@@ -80,7 +81,8 @@ function fetchTo(url: string, file: string, opts: DownloadOptions, redirectsLeft
       const out = fs.createWriteStream(file);
       // A stream destroyed before its file opened still opens it, then closes it: settle after that close.
       const closed = new Promise<void>((r) => out.once('close', () => r()));
-      writing = pipeline(res, count, out, ...(signal ? [{ signal }] : []));
+      const writing = pipeline(res, count, out, ...(signal ? [{ signal }] : []));
+      done = writing.catch(() => undefined).then(() => closed);
       writing
         .then(() => {
           if (total !== undefined && received !== total) throw new Error(`${url}: the download ended after ${received} of ${total} bytes`);
