@@ -96,9 +96,9 @@ export function activate(context: vscode.ExtensionContext): AgentHostApi {
   const histories = new TabHistories(historyDir, context.workspaceState, log);
   const chat = new ChatViewProvider(context.extensionUri, manager, log, histories, host.broker, host.terminals, host.restoreCheckpointFiles);
   const rpcUi = new VsCodeRpcUi();
-  // Each run's worktree lives in the extension's storage, outside the user's tree.
   // @atrium in VS Code's own Chat view, where VS Code can host it (docs/chat-view.md).
   const participant = registerChatParticipant(manager, host.turnChanges, context.extensionUri, log);
+  // Each run's worktree lives in the extension's storage, outside the user's tree.
   const runs = new RunsController(manager, new RunWorktrees(path.join(context.globalStorageUri.fsPath, 'worktrees')), context.workspaceState, log);
   runningRuns = runs;
   context.subscriptions.push(runs, registerRunsView(runs, manager, log), registerRunDocuments());

@@ -12,7 +12,8 @@ import { CheckpointStore, checkpointFolders, excludePatterns, restoreFolders } f
 import { FileService, type WriteGuard } from './host/fileService';
 import { questionServices } from './host/agentQuestions';
 import { PermissionBroker } from './host/permissionBroker';
-import { DEFAULT_PROTECTED_PATTERNS, protectedBy, protectedTarget } from './host/protectedPaths';
+import { protectedBy, protectedTarget } from './host/protectedPaths';
+import { protectedPatternsFor } from './host/vscode/protectedSettings';
 import { describeRule, PermissionRuleStore } from './host/permissionRules';
 import { AgentSignIn } from './host/signIn';
 import { TerminalService } from './host/terminalService';
@@ -83,13 +84,16 @@ export function createHostServices(context: vscode.ExtensionContext, manager: Ag
     return folder ? () => [folder] : roots;
   };
   const docs = new VirtualDocuments();
-  const protectedPatterns = (abs: string) => [...DEFAULT_PROTECTED_PATTERNS, ...config(vscode.Uri.file(abs)).get<string[]>('files.protectedPaths', [])];
+  const protectedPatterns = (abs: string) => protectedPatternsFor([abs]);
   // A call naming a protected file is never answered by a rule nor made one (its write asks in a modal too).
   // Rules kept "everywhere" live in the user's global state; "this session" ones only in memory.
   const rules = new PermissionRuleStore(context.workspaceState, {
     user: context.globalState,
     // Each folder's own patterns (a folder-level setting included), all of them: a pattern of any folder protects.
-    protectedTarget: (toolCall) => protectedTarget(toolCall, roots(), [...DEFAULT_PROTECTED_PATTERNS, ...roots().flatMap((r) => config(vscode.Uri.file(r)).get<string[]>('files.protectedPaths', []))]),
+    protectedTarget: (toolCall) => {
+      const folders = roots();
+      return protectedTarget(toolCall, folders, protectedPatternsFor(folders));
+    },
   });
   const openDiff = async (d: { path: string; oldText: string | null; newText: string }) => {
     const title = vscode.l10n.t("{0} ↔ agent's proposed edit", vscode.workspace.asRelativePath(d.path));

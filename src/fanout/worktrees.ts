@@ -194,8 +194,13 @@ export class RunWorktrees {
    */
   async apply(run: RunWorktree, result: string, o: ApplyOptions = {}): Promise<void> {
     const files = await this.chosen(run, result, o);
-    if (!files.length) return;
-    const patch = await this.diff(run.repo, run.base, result, o.only ? files : []);
+    if (!files.length) return; // `only` named none of its files: nothing, not all of them
+    await this.applyFiles(run, result, o.only ? files : []);
+  }
+
+  /** `files` of the run's changes (all when none are named), checked then applied as one patch, or none of it. */
+  private async applyFiles(run: RunWorktree, result: string, files: readonly string[]): Promise<void> {
+    const patch = await this.diff(run.repo, run.base, result, files);
     if (!patch.trim()) return;
     await withTempFile(patch, async (file) => {
       try {
@@ -217,7 +222,7 @@ export class RunWorktrees {
     const changed = await this.chosen(run, result, o);
     if (!changed.length) return { applied: [], conflicted: [] };
     try {
-      await this.apply(run, result, { ...o, only: changed, allowProtected: true }); // checked just above
+      await this.applyFiles(run, result, o.only ? changed : []);
       return { applied: changed, conflicted: [] };
     } catch (error) {
       if (!(error instanceof ApplyConflictError)) throw error;

@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import { runCheck, type CheckResult } from '../../fanout/fanout';
 import { type ApplyOptions, NotAGitRepositoryError, protectedChanges, repositoryOf, type RunChanges, type RunWorktree, type RunWorktrees } from '../../fanout/worktrees';
 import { runGit } from '../../host/checkpoints';
-import { DEFAULT_PROTECTED_PATTERNS } from '../../host/protectedPaths';
+import { protectedPatternsFor } from '../../host/vscode/protectedSettings';
 import type { AgentManager } from '../../manager/agentManager';
 import type { Usage } from '../../session/timelineTypes';
 import { confirmProtectedApply } from '../protectedWriteDialog';
@@ -261,7 +261,7 @@ export class RunsController implements vscode.Disposable {
       return undefined;
     }
     const { repo } = run.worktree;
-    const patterns = [...DEFAULT_PROTECTED_PATTERNS, ...vscode.workspace.getConfiguration('agentHost', vscode.Uri.file(repo)).get<string[]>('files.protectedPaths', [])];
+    const patterns = protectedPatternsFor([repo]);
     const files = changes.files.map((f) => f.file);
     const guarded = protectedChanges(repo, files, patterns);
     let options: ApplyOptions = { protectedPatterns: patterns };
